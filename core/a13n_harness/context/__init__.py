@@ -1,0 +1,1 @@
+"""The pure core: bytes and values in, values out. No I/O, no clock, no environment."""

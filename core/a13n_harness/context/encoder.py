@@ -1,0 +1,119 @@
+"""The context-value encoder (SPEC section 1).
+
+Every untrusted value that reaches model context goes through
+:func:`encode_value`. Its output cannot author a tag, an entity or a new
+line, and it shows the reader that a bidi control or a separator was there
+instead of silently dropping it.
+
+Grammar of the encoded form (what :func:`decode_value` accepts)::
+
+    encoded   = *( plain / "&amp;" / "&lt;" / "&gt;" / "&#x" hex ";" )
+    plain     = any code point that is not "&", "<", ">" nor ESCAPED
+    hex       = uppercase hexadecimal of an ESCAPED code point, no leading zeros
+"""
+
+from __future__ import annotations
+
+import re
+
+from a13n_harness.context.errors import DefinitionError
+
+__all__ = ["ESCAPED_RANGES", "decode_value", "encode_value", "is_escaped"]
+
+ESCAPED_RANGES: tuple[tuple[int, int], ...] = (
+    (0x0000, 0x001F),  # C0 controls: new lines, tabs, escape sequences
+    (0x007F, 0x009F),  # DEL and C1 controls, U+0085 NEXT LINE among them
+    (0x200E, 0x200F),  # LRM, RLM
+    (0x2028, 0x2029),  # LINE SEPARATOR, PARAGRAPH SEPARATOR
+    (0x202A, 0x202E),  # bidi embeddings and overrides
+    (0x2066, 0x2069),  # bidi isolates
+    (0xD800, 0xDFFF),  # surrogates: never valid UTF-8 on their own
+    (0xFEFF, 0xFEFF),  # BOM / zero-width no-break space
+)
+"""Inclusive code point ranges that are written as ``&#xH;``."""
+
+_NAMED = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_ESCAPED_CLASS = "".join(
+    f"\\u{lo:04x}" if lo == hi else f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in ESCAPED_RANGES
+)
+_NEEDS_ENCODING = re.compile(f"[&<>{_ESCAPED_CLASS}]")
+_TOKEN = re.compile(r"&(?:(amp|lt|gt)|#x([0-9A-F]{1,6}));|[&<>]")
+_ENTITY_CHAR = {"amp": "&", "lt": "<", "gt": ">"}
+
+
+def is_escaped(code_point: int) -> bool:
+    """Whether ``code_point`` is one the encoder writes as ``&#xH;``."""
+    return any(lo <= code_point <= hi for lo, hi in ESCAPED_RANGES)
+
+
+def _encode_char(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    return f"&#x{ord(char):X};"
+
+
+def encode_value(s: str) -> str:
+    """Encode ``s`` so that it is inert text in model context.
+
+    ``&``, ``<`` and ``>`` become ``&amp;``, ``&lt;`` and ``&gt;``; every code
+    point in :data:`ESCAPED_RANGES` becomes ``&#xH;`` (uppercase hex, no
+    leading zeros); everything else is copied unchanged.
+
+    >>> encode_value("a<b>&" + chr(10))
+    'a&lt;b&gt;&amp;&#xA;'
+    """
+    if not isinstance(s, str):
+        raise DefinitionError(
+            "context_value_invalid", f"expected str, got {type(s).__name__}"
+        )
+    return _NEEDS_ENCODING.sub(_encode_char, s)
+
+
+def decode_value(t: str) -> str:
+    """Invert :func:`encode_value`, accepting only its canonical output.
+
+    Raises ``DefinitionError(code="context_value_invalid")`` for anything
+    :func:`encode_value` cannot have produced: a raw ``<``, ``>`` or ``&``
+    outside an entity, an escaped code point left raw, a numeric reference to
+    a code point that is not escaped, lowercase hex or leading zeros.
+    """
+    if not isinstance(t, str):
+        raise DefinitionError(
+            "context_value_invalid", f"expected str, got {type(t).__name__}"
+        )
+    parts: list[str] = []
+    position = 0
+    for match in _TOKEN.finditer(t):
+        _check_plain(t, position, match.start())
+        parts.append(t[position : match.start()])
+        name, digits = match.group(1), match.group(2)
+        if name is not None:
+            parts.append(_ENTITY_CHAR[name])
+        elif digits is not None and _canonical_hex(digits):
+            parts.append(chr(int(digits, 16)))
+        else:
+            raise DefinitionError(
+                "context_value_invalid",
+                f"not canonical encoder output at offset {match.start()}",
+                reason="entity",
+            )
+        position = match.end()
+    _check_plain(t, position, len(t))
+    parts.append(t[position:])
+    return "".join(parts)
+
+
+def _canonical_hex(digits: str) -> bool:
+    return (digits == "0" or not digits.startswith("0")) and is_escaped(int(digits, 16))
+
+
+def _check_plain(t: str, start: int, end: int) -> None:
+    found = _NEEDS_ENCODING.search(t, start, end)
+    if found is not None:
+        raise DefinitionError(
+            "context_value_invalid",
+            f"raw U+{ord(found.group()):04X} at offset {found.start()}",
+            reason="raw_character",
+        )

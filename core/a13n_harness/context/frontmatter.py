@@ -1,0 +1,294 @@
+"""SKILL.md frontmatter (SPEC section 2).
+
+Grammar of the document prefix this module reads::
+
+    document     = [BOM] fence frontmatter fence-or-eof ...
+    BOM          = %xEF.BB.BF                      ; one, skipped
+    fence        = "---" *( " " / HTAB ) ( LF / CRLF )
+    fence-or-eof = "---" *( " " / HTAB ) ( LF / CRLF / end of data )
+    frontmatter  = *line                            ; at most max_bytes bytes, strict UTF-8
+
+Only the fences and the frontmatter are decoded and parsed: the body after the
+closing fence is not examined, so parsing a bounded prefix of a file gives the
+same answer as parsing the whole file.
+
+The frontmatter is read through PyYAML's *event* stream (libyaml's C parser when
+present), never its composer or constructor: those recurse and type scalars.
+Every guard (one document, mapping root, no anchors, aliases or tags, scalar
+keys, no duplicate keys, depth, node count) is checked as events arrive, so the
+work done is bounded by ``max_bytes`` whatever the input.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import yaml
+from yaml import events as _events
+
+from a13n_harness.context.errors import FrontmatterError
+
+__all__ = [
+    "NAME_MAX_CHARS",
+    "FrontmatterLimits",
+    "SkillFrontmatter",
+    "is_valid_name",
+    "normalize_description",
+    "parse_skill_document",
+]
+
+NAME_MAX_CHARS = 64  # the Agent Skills name rule; a name is also a folder name and an identity
+_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*", re.ASCII)
+_BOM = b"\xef\xbb\xbf"
+_FENCE = re.compile(rb"---[ \t]*(?:\r?\n|\Z)")
+_ELLIPSIS = "\N{HORIZONTAL ELLIPSIS}"
+
+if yaml.__with_libyaml__:  # pragma: no branch - depends on how PyYAML was built
+    _EventSource: type = yaml.CBaseLoader
+else:  # pragma: no cover
+    _EventSource = yaml.BaseLoader
+
+
+@dataclass(frozen=True, slots=True)
+class FrontmatterLimits:
+    """Bounds on what one SKILL.md may make the parser do.
+
+    A bad limit is a programming error and raises ``ValueError``.
+    """
+
+    # 32 KiB: thirty times the longest real frontmatter seen, and small enough
+    # that reading it for 512 skills stays a few MB.
+    max_bytes: int = 32_768
+    # 16: real frontmatter nests 2-3 levels (metadata maps); 16 leaves room
+    # for tooling keys while refusing nesting bombs early.
+    max_depth: int = 16
+    # 1,024: an order of magnitude above the largest real frontmatter, and the
+    # cap that keeps the duplicate-key sets small.
+    max_nodes: int = 1_024
+    # 1,024: the Agent Skills description limit; longer ones are cut, not refused.
+    max_description_chars: int = 1_024
+
+    def __post_init__(self) -> None:
+        for field in ("max_bytes", "max_depth", "max_nodes", "max_description_chars"):
+            value = getattr(self, field)
+            if type(value) is not int or value < 1:
+                raise ValueError(f"FrontmatterLimits.{field} must be a positive int")
+
+
+@dataclass(frozen=True, slots=True)
+class SkillFrontmatter:
+    """The parts of a SKILL.md frontmatter the catalog uses."""
+
+    name: str
+    description: str
+    description_truncated: bool
+
+
+def is_valid_name(name: object) -> bool:
+    """Whether ``name`` is a skill name: ASCII ``[a-z0-9]+(-[a-z0-9]+)*``, at most 64 characters."""
+    return (
+        isinstance(name, str)
+        and len(name) <= NAME_MAX_CHARS
+        and _NAME.fullmatch(name) is not None
+    )
+
+
+def normalize_description(text: str, max_chars: int = 1_024) -> tuple[str, bool]:
+    """Collapse every whitespace run to one space, strip, and cut to ``max_chars``.
+
+    Returns the description and whether it was cut. A cut keeps
+    ``max_chars - 1`` code points and appends ``…``.
+    """
+    collapsed = " ".join(text.split())
+    if len(collapsed) <= max_chars:
+        return collapsed, False
+    return collapsed[: max_chars - 1] + _ELLIPSIS, True
+
+
+def parse_skill_document(
+    data: bytes, limits: FrontmatterLimits = FrontmatterLimits()
+) -> SkillFrontmatter:
+    """Parse the frontmatter of a SKILL.md given as bytes.
+
+    Raises :class:`FrontmatterError` (code ``skill_frontmatter_invalid``) with a
+    ``reason`` and, where known, a 1-based ``line`` and ``column`` counted in
+    the whole file (the opening fence is line 1).
+    """
+    text = _frontmatter_text(bytes(data), limits.max_bytes)
+    name, description = _scan_events(text, limits)
+    if name is None:
+        raise FrontmatterError("missing_name", "frontmatter has no name")
+    if not isinstance(name.value, str) or not is_valid_name(name.value):
+        raise FrontmatterError(
+            "name_invalid",
+            "name must be a scalar of lowercase ASCII letters, digits and single hyphens, "
+            f"at most {NAME_MAX_CHARS} characters",
+            line=name.line,
+            column=name.column,
+        )
+    if description is None:
+        raise FrontmatterError("missing_description", "frontmatter has no description")
+    if not isinstance(description.value, str):
+        raise FrontmatterError(
+            "description_invalid",
+            "description must be a scalar",
+            line=description.line,
+            column=description.column,
+        )
+    text_value, truncated = normalize_description(
+        description.value, limits.max_description_chars
+    )
+    if not text_value:
+        raise FrontmatterError(
+            "description_invalid",
+            "description is empty",
+            line=description.line,
+            column=description.column,
+        )
+    return SkillFrontmatter(name.value, text_value, truncated)
+
+
+def _frontmatter_text(data: bytes, max_bytes: int) -> str:
+    """Find the fences and return the frontmatter between them, decoded."""
+    start = len(_BOM) if data.startswith(_BOM) else 0
+    opening = _FENCE.match(data, start)
+    if opening is None or opening.end() == len(data) and not data.endswith(b"\n"):
+        raise FrontmatterError("missing_fence", "line 1 must be ---", line=1, column=1)
+    body_start = opening.end()
+    position = body_start
+    # Scan line by line, never past max_bytes of frontmatter plus one fence line.
+    while True:
+        if _FENCE.match(data, position):
+            break
+        newline = data.find(b"\n", position, body_start + max_bytes + 1)
+        if newline < 0:
+            if len(data) - body_start > max_bytes:
+                raise FrontmatterError(
+                    "too_large", f"frontmatter exceeds {max_bytes} bytes", line=2, column=1
+                )
+            raise FrontmatterError("unterminated", "no closing --- line", line=2, column=1)
+        position = newline + 1
+        if position - body_start > max_bytes:
+            raise FrontmatterError(
+                "too_large", f"frontmatter exceeds {max_bytes} bytes", line=2, column=1
+            )
+    raw = data[body_start:position]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        prefix = raw[: error.start]
+        line = prefix.count(b"\n") + 2
+        column = len(prefix) - (prefix.rfind(b"\n") + 1) + 1
+        raise FrontmatterError(
+            "encoding", "frontmatter is not valid UTF-8", line=line, column=column
+        ) from None
+
+
+@dataclass(slots=True)
+class _Field:
+    value: str | None  # None: present but not a scalar
+    line: int
+    column: int
+
+
+@dataclass(slots=True)
+class _Mapping:
+    keys: set[str]
+    expecting_key: bool = True
+
+
+def _position(event: _events.Event) -> tuple[int, int]:
+    mark = event.start_mark
+    # PyYAML counts from 0 inside the frontmatter, which starts on file line 2.
+    return (mark.line + 2, mark.column + 1) if mark is not None else (2, 1)
+
+
+def _fail(reason: str, message: str, event: _events.Event) -> FrontmatterError:
+    line, column = _position(event)
+    return FrontmatterError(reason, message, line=line, column=column)
+
+
+def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _Field | None]:
+    """Stream events, enforce every guard, and pick out ``name`` and ``description``."""
+    source = _EventSource(text)
+    stack: list[_Mapping | None] = []  # None marks a sequence
+    nodes = 0
+    documents = 0
+    root_seen = False
+    fields: dict[str, _Field] = {}
+    pending: str | None = None  # top-level key whose value comes next
+    try:
+        while True:
+            event = source.get_event()
+            if event is None or isinstance(event, _events.StreamEndEvent):
+                break
+            if isinstance(event, _events.DocumentStartEvent):
+                documents += 1
+                if documents > 1:
+                    raise _fail("multiple_documents", "frontmatter holds more than one document", event)
+                continue
+            if isinstance(event, _events.AliasEvent):
+                raise _fail("alias", "aliases are not allowed", event)
+            if isinstance(event, _events.CollectionEndEvent):
+                stack.pop()
+                _value_done(stack)
+                continue
+            if not isinstance(event, _events.NodeEvent):
+                continue  # stream start, document end
+            if event.anchor is not None:
+                raise _fail("alias", "anchors are not allowed", event)
+            if getattr(event, "tag", None) is not None:
+                raise _fail("tag", "explicit tags are not allowed", event)
+            nodes += 1
+            if nodes > limits.max_nodes:
+                raise _fail("too_many_nodes", f"more than {limits.max_nodes} nodes", event)
+            if not root_seen:
+                root_seen = True
+                if not isinstance(event, _events.MappingStartEvent):
+                    raise _fail("not_mapping", "frontmatter must be a mapping", event)
+            top = stack[-1] if stack else None
+            is_key = top is not None and top.expecting_key
+            if isinstance(event, _events.ScalarEvent):
+                if is_key:
+                    assert top is not None
+                    if event.value in top.keys:
+                        raise _fail("duplicate_key", f"duplicate key {event.value!r}", event)
+                    top.keys.add(event.value)
+                    top.expecting_key = False
+                    pending = event.value if len(stack) == 1 else None
+                    continue
+                if pending is not None and len(stack) == 1:
+                    fields.setdefault(pending, _Field(event.value, *_position(event)))
+                _value_done(stack)
+                continue
+            # A collection start.
+            if is_key:
+                raise _fail("non_scalar_key", "mapping keys must be scalars", event)
+            if pending is not None and len(stack) == 1:
+                fields.setdefault(pending, _Field(None, *_position(event)))
+            if len(stack) + 1 > limits.max_depth:
+                raise _fail("too_deep", f"nesting deeper than {limits.max_depth}", event)
+            is_mapping = isinstance(event, _events.MappingStartEvent)
+            stack.append(_Mapping(set()) if is_mapping else None)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line, column = (mark.line + 2, mark.column + 1) if mark is not None else (2, 1)
+        raise FrontmatterError(
+            "yaml_syntax", str(error.problem or "invalid YAML"), line=line, column=column
+        ) from None
+    except yaml.YAMLError as error:
+        raise FrontmatterError("yaml_syntax", str(error) or "invalid YAML", line=2, column=1) from None
+    finally:
+        source.dispose()
+    if not root_seen:
+        raise FrontmatterError("not_mapping", "frontmatter is empty", line=2, column=1)
+    return fields.get("name"), fields.get("description")
+
+
+def _value_done(stack: list[_Mapping | None]) -> None:
+    """A value (scalar or whole collection) ended inside the innermost collection."""
+    if stack and stack[-1] is not None:
+        top = stack[-1]
+        assert top is not None
+        top.expecting_key = True

@@ -1,0 +1,312 @@
+"""The context manifest: catalog and facts as canonical JSON (SPEC section 5).
+
+Shape (every key required, no other key allowed)::
+
+    {"environment": null | {"cwd": str, "current_date": str, "git": null | {
+         "ahead": u64, "behind": u64, "branch": str | null, "conflicted": u64,
+         "renamed": u64, "staged": u64, "unstaged": u64, "untracked": u64,
+         "upstream": str | null},
+       "os": str, "shell": str, "timezone": str},
+     "skill_catalog": {"roots": [str], "skills": [{"description": str, "file": str,
+                        "name": str}], "unlisted": u64},
+     "version": 1}
+
+Canonical form: UTF-8, keys sorted, ``(",", ":")`` separators, no ASCII
+escaping (what :func:`json.dumps` writes with those settings). Decoding is
+strict: the manifest is untrusted input and crosses process boundaries.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog
+from a13n_harness.context.errors import DefinitionError
+from a13n_harness.context.facts import EnvironmentFacts, GitStatus
+
+__all__ = [
+    "MANIFEST_VERSION",
+    "MAX_MANIFEST_BYTES",
+    "ContextManifest",
+    "decode_manifest",
+    "encode_manifest",
+    "publish_catalog",
+]
+
+MANIFEST_VERSION = 1
+MAX_MANIFEST_BYTES = 1_048_576  # 1 MiB: 512 full entries take about 0.7 MiB; more is not a catalog
+_TOP_KEYS = frozenset({"environment", "skill_catalog", "version"})
+_CATALOG_KEYS = frozenset({"roots", "skills", "unlisted"})
+_ENTRY_KEYS = frozenset({"description", "file", "name"})
+_ENV_KEYS = frozenset({"cwd", "shell", "os", "current_date", "timezone", "git"})
+_GIT_COUNTS = ("ahead", "behind", "staged", "unstaged", "untracked", "conflicted", "renamed")
+_GIT_KEYS = frozenset({"branch", "upstream", *_GIT_COUNTS})
+_T = TypeVar("_T")
+
+
+def _invalid(reason: str, message: str) -> DefinitionError:
+    return DefinitionError("manifest_invalid", message, reason=reason)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextManifest:
+    """What one operation pins about its checkout: facts and catalog data."""
+
+    environment: EnvironmentFacts | None
+    skill_catalog: SkillCatalog
+    version: int = MANIFEST_VERSION
+
+    def __post_init__(self) -> None:
+        if type(self.version) is not int or self.version != MANIFEST_VERSION:
+            raise _invalid("version", f"unsupported manifest version {self.version!r}")
+        if not isinstance(self.skill_catalog, SkillCatalog):
+            raise _invalid("type", "skill_catalog must be a SkillCatalog")
+        if self.environment is not None and not isinstance(self.environment, EnvironmentFacts):
+            raise _invalid("type", "environment must be EnvironmentFacts or None")
+
+
+def _dumps(value: object) -> bytes:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _invalid("surrogate", "a string holds a lone surrogate") from None
+
+
+def _entry_json(entry: CatalogEntry) -> dict[str, str]:
+    return {"description": entry.description, "file": entry.file, "name": entry.name}
+
+
+def _environment_json(facts: EnvironmentFacts | None) -> dict[str, Any] | None:
+    if facts is None:
+        return None
+    git = facts.git
+    return {
+        "cwd": facts.cwd,
+        "shell": facts.shell,
+        "os": facts.os,
+        "current_date": facts.current_date,
+        "timezone": facts.timezone,
+        "git": None
+        if git is None
+        else {
+            "branch": git.branch,
+            "upstream": git.upstream,
+            **{count: getattr(git, count) for count in _GIT_COUNTS},
+        },
+    }
+
+
+def _manifest_json(manifest: ContextManifest) -> dict[str, Any]:
+    catalog = manifest.skill_catalog
+    return {
+        "environment": _environment_json(manifest.environment),
+        "skill_catalog": {
+            "roots": list(catalog.roots),
+            "skills": [_entry_json(entry) for entry in catalog.entries],
+            "unlisted": catalog.unlisted,
+        },
+        "version": manifest.version,
+    }
+
+
+def encode_manifest(m: ContextManifest) -> bytes:
+    """The canonical JSON bytes of ``m``."""
+    if not isinstance(m, ContextManifest):
+        raise _invalid("type", f"expected ContextManifest, got {type(m).__name__}")
+    if m.environment is not None:
+        _check_environment_values(m.environment)
+    return _dumps(_manifest_json(m))
+
+
+def _check_environment_values(facts: EnvironmentFacts) -> None:
+    """Refuse facts that decode_manifest would refuse, so encoding never emits them."""
+    _decode_environment(_environment_json(facts))
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _invalid("duplicate_key", f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def _no_constants(name: str) -> Any:
+    raise _invalid("non_finite", f"{name} is not a JSON number")
+
+
+def decode_manifest(data: bytes, max_bytes: int = MAX_MANIFEST_BYTES) -> ContextManifest:
+    """Decode and validate untrusted manifest bytes.
+
+    Raises ``DefinitionError(code="manifest_invalid")`` with a ``reason``
+    (``oversize``, ``encoding``, ``json``, ``too_deep``, ``duplicate_key``,
+    ``non_finite``, ``unknown_key``, ``missing_key``, ``type``, ``surrogate``,
+    ``version``, ``catalog``) or ``catalog_total_unrepresentable``.
+    """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise _invalid("type", f"expected bytes, got {type(data).__name__}")
+    if len(data) > max_bytes:
+        raise _invalid("oversize", f"manifest exceeds {max_bytes} bytes")
+    try:
+        text = bytes(data).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _invalid("encoding", f"not UTF-8 at byte {error.start}") from None
+    try:
+        value = json.loads(
+            text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants
+        )
+    except RecursionError:
+        raise _invalid("too_deep", "JSON nesting too deep") from None
+    except DefinitionError:
+        raise
+    except ValueError as error:  # JSONDecodeError, and integers past the digit limit
+        raise _invalid("json", f"invalid JSON: {error}") from None
+    top = _object(value, _TOP_KEYS, "manifest")
+    version = top["version"]
+    if type(version) is not int or version != MANIFEST_VERSION:
+        raise _invalid("version", f"unsupported manifest version {version!r}")
+    environment = _decode_environment(top["environment"])
+    return ContextManifest(environment, _decode_catalog(top["skill_catalog"]), version)
+
+
+def _object(value: object, keys: frozenset[str], where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _invalid("type", f"{where} must be an object")
+    unknown = value.keys() - keys
+    if unknown:
+        raise _invalid("unknown_key", f"{where}: unknown key {sorted(unknown)[0]!r}")
+    missing = keys - value.keys()
+    if missing:
+        raise _invalid("missing_key", f"{where}: missing key {sorted(missing)[0]!r}")
+    return value
+
+
+def _string(value: object, where: str) -> str:
+    if not isinstance(value, str):
+        raise _invalid("type", f"{where} must be a string")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _invalid("surrogate", f"{where} holds a lone surrogate") from None
+    return value
+
+
+def _count(value: object, where: str) -> int:
+    # bool is an int subclass; a JSON true is not a count.
+    if type(value) is not int or not 0 <= value <= MAX_TOTAL:
+        raise _invalid("type", f"{where} must be an integer from 0 to 2**64 - 1")
+    return value
+
+
+def _unlisted(value: object) -> int:
+    # Unbounded here on purpose: a total past 2**64 - 1 is refused by the
+    # catalog's checked total with its own code, catalog_total_unrepresentable.
+    if type(value) is not int or value < 0:
+        raise _invalid("type", "skill_catalog.unlisted must be a non-negative integer")
+    return value
+
+
+def _decode_environment(value: object) -> EnvironmentFacts | None:
+    if value is None:
+        return None
+    env = _object(value, _ENV_KEYS, "environment")
+    git_value = env["git"]
+    git = None
+    if git_value is not None:
+        raw = _object(git_value, _GIT_KEYS, "environment.git")
+        branch, upstream = raw["branch"], raw["upstream"]
+        git = GitStatus(
+            None if branch is None else _string(branch, "git.branch"),
+            None if upstream is None else _string(upstream, "git.upstream"),
+            *(_count(raw[count], f"git.{count}") for count in _GIT_COUNTS),
+        )
+    return EnvironmentFacts(
+        _string(env["cwd"], "environment.cwd"),
+        _string(env["shell"], "environment.shell"),
+        _string(env["os"], "environment.os"),
+        _string(env["current_date"], "environment.current_date"),
+        _string(env["timezone"], "environment.timezone"),
+        git,
+    )
+
+
+def _decode_catalog(value: object) -> SkillCatalog:
+    raw = _object(value, _CATALOG_KEYS, "skill_catalog")
+    roots, skills, unlisted = raw["roots"], raw["skills"], raw["unlisted"]
+    if not isinstance(roots, list) or not isinstance(skills, list):
+        raise _invalid("type", "skill_catalog.roots and .skills must be arrays")
+    entries = []
+    for index, skill in enumerate(skills):
+        fields = _object(skill, _ENTRY_KEYS, f"skill_catalog.skills[{index}]")
+        entries.append(
+            _catalog_call(
+                CatalogEntry,
+                _string(fields["name"], "name"),
+                _string(fields["description"], "description"),
+                _string(fields["file"], "file"),
+            )
+        )
+    return _catalog_call(
+        SkillCatalog,
+        tuple(entries),
+        _unlisted(unlisted),
+        tuple(_string(root, "skill_catalog.roots[]") for root in roots),
+    )
+
+
+def _catalog_call(build: Callable[..., _T], *args: Any) -> _T:
+    """Build a catalog value, reporting its refusal as a manifest refusal."""
+    try:
+        return build(*args)
+    except DefinitionError as error:
+        if error.code == "catalog_invalid":
+            raise DefinitionError(
+                "manifest_invalid", error.message, reason="catalog"
+            ) from error
+        raise
+
+
+def publish_catalog(
+    items: Iterable[CatalogEntry],
+    roots: Iterable[str],
+    max_manifest_bytes: int,
+    *,
+    environment: EnvironmentFacts | None = None,
+) -> SkillCatalog:
+    """The catalog listing the longest name-sorted prefix of ``items`` that fits.
+
+    "Fits" means the whole encoded manifest (with ``environment``) is at most
+    ``max_manifest_bytes`` bytes; the other items are counted in ``unlisted``.
+    Sizes are exact JSON arithmetic: each entry is encoded once, never the
+    whole manifest per prefix. Refused with ``manifest_invalid`` (reason
+    ``oversize``) when even the manifest listing nothing does not fit.
+    """
+    if type(max_manifest_bytes) is not int or max_manifest_bytes < 0:
+        raise _invalid("type", "max_manifest_bytes must be a non-negative int")
+    ordered = sorted(items, key=lambda entry: entry.name)
+    if not all(isinstance(entry, CatalogEntry) for entry in ordered):
+        raise DefinitionError("catalog_invalid", "items must be CatalogEntry", reason="entries")
+    root_tuple = tuple(roots)
+    # Validates names, order, roots and the total before any arithmetic.
+    SkillCatalog(tuple(ordered), 0, root_tuple)
+    total = len(ordered)
+    empty = ContextManifest(environment, SkillCatalog((), total, root_tuple))
+    # Size with no entry listed, minus the digits of its unlisted count.
+    base = len(encode_manifest(empty)) - len(str(total))
+    sizes = [len(_dumps(_entry_json(entry))) for entry in ordered]
+    running = 0
+    best = -1
+    for listed in range(total + 1):
+        if listed:
+            # Entries after the first are preceded by a comma.
+            running += sizes[listed - 1] + (1 if listed > 1 else 0)
+        if base + running + len(str(total - listed)) <= max_manifest_bytes:
+            best = listed
+    if best < 0:
+        raise _invalid("oversize", f"no manifest fits in {max_manifest_bytes} bytes")
+    return SkillCatalog(tuple(ordered[:best]), total - best, root_tuple)
