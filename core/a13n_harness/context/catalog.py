@@ -72,13 +72,15 @@ def checked_total(listed: object, unlisted: object) -> int:
     Both arguments must be non-bool ints >= 0. Used by construction, rendering
     and manifest admission alike, so the three can never disagree.
     """
+    counts = []
     for label, value in (("listed", listed), ("unlisted", unlisted)):
+        # bool is an int subclass, and True is not a count.
         if type(value) is not int:
             raise _invalid(label, f"{label} count must be an int, got {type(value).__name__}")
         if value < 0:
             raise _invalid(label, f"{label} count must be >= 0")
-    assert isinstance(listed, int) and isinstance(unlisted, int)
-    total = listed + unlisted
+        counts.append(value)
+    total = counts[0] + counts[1]
     if total > MAX_TOTAL:
         raise DefinitionError(
             "catalog_total_unrepresentable",
@@ -111,8 +113,7 @@ class SkillCatalog:
                     f"entries must be strictly sorted by name: {before.name!r} then {after.name!r}",
                 )
         if not isinstance(self.roots, tuple) or not all(
-            isinstance(root, str) and root and not _has_lone_surrogate(root)
-            for root in self.roots
+            isinstance(root, str) and root and not _has_lone_surrogate(root) for root in self.roots
         ):
             raise _invalid("roots", "roots must be a tuple of non-empty str")
         checked_total(len(self.entries), self.unlisted)

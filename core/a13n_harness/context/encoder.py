@@ -65,9 +65,7 @@ def encode_value(s: str) -> str:
     'a&lt;b&gt;&amp;&#xA;'
     """
     if not isinstance(s, str):
-        raise DefinitionError(
-            "context_value_invalid", f"expected str, got {type(s).__name__}"
-        )
+        raise DefinitionError("context_value_invalid", f"expected str, got {type(s).__name__}")
     return _NEEDS_ENCODING.sub(_encode_char, s)
 
 
@@ -80,9 +78,7 @@ def decode_value(t: str) -> str:
     a code point that is not escaped, lowercase hex or leading zeros.
     """
     if not isinstance(t, str):
-        raise DefinitionError(
-            "context_value_invalid", f"expected str, got {type(t).__name__}"
-        )
+        raise DefinitionError("context_value_invalid", f"expected str, got {type(t).__name__}")
     parts: list[str] = []
     position = 0
     for match in _TOKEN.finditer(t):

@@ -88,9 +88,7 @@ class SkillFrontmatter:
 def is_valid_name(name: object) -> bool:
     """Whether ``name`` is a skill name: ASCII ``[a-z0-9]+(-[a-z0-9]+)*``, at most 64 characters."""
     return (
-        isinstance(name, str)
-        and len(name) <= NAME_MAX_CHARS
-        and _NAME.fullmatch(name) is not None
+        isinstance(name, str) and len(name) <= NAME_MAX_CHARS and _NAME.fullmatch(name) is not None
     )
 
 
@@ -136,9 +134,16 @@ def parse_skill_document(
             line=description.line,
             column=description.column,
         )
-    text_value, truncated = normalize_description(
-        description.value, limits.max_description_chars
-    )
+    if _has_surrogate(description.value):
+        # A YAML escape such as "\ud800" yields one; libyaml refuses it, the
+        # pure parser does not, and no catalog can hold it.
+        raise FrontmatterError(
+            "description_invalid",
+            "description holds a lone surrogate",
+            line=description.line,
+            column=description.column,
+        )
+    text_value, truncated = normalize_description(description.value, limits.max_description_chars)
     if not text_value:
         raise FrontmatterError(
             "description_invalid",
@@ -149,11 +154,15 @@ def parse_skill_document(
     return SkillFrontmatter(name.value, text_value, truncated)
 
 
+def _has_surrogate(text: str) -> bool:
+    return any(0xD800 <= ord(char) <= 0xDFFF for char in text) if not text.isascii() else False
+
+
 def _frontmatter_text(data: bytes, max_bytes: int) -> str:
     """Find the fences and return the frontmatter between them, decoded."""
     start = len(_BOM) if data.startswith(_BOM) else 0
     opening = _FENCE.match(data, start)
-    if opening is None or opening.end() == len(data) and not data.endswith(b"\n"):
+    if opening is None or not data[: opening.end()].endswith(b"\n"):
         raise FrontmatterError("missing_fence", "line 1 must be ---", line=1, column=1)
     body_start = opening.end()
     position = body_start
@@ -226,7 +235,9 @@ def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _
             if isinstance(event, _events.DocumentStartEvent):
                 documents += 1
                 if documents > 1:
-                    raise _fail("multiple_documents", "frontmatter holds more than one document", event)
+                    raise _fail(
+                        "multiple_documents", "frontmatter holds more than one document", event
+                    )
                 continue
             if isinstance(event, _events.AliasEvent):
                 raise _fail("alias", "aliases are not allowed", event)
@@ -278,7 +289,9 @@ def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _
             "yaml_syntax", str(error.problem or "invalid YAML"), line=line, column=column
         ) from None
     except yaml.YAMLError as error:
-        raise FrontmatterError("yaml_syntax", str(error) or "invalid YAML", line=2, column=1) from None
+        raise FrontmatterError(
+            "yaml_syntax", str(error) or "invalid YAML", line=2, column=1
+        ) from None
     finally:
         source.dispose()
     if not root_seen:

@@ -157,9 +157,7 @@ def decode_manifest(data: bytes, max_bytes: int = MAX_MANIFEST_BYTES) -> Context
     except UnicodeDecodeError as error:
         raise _invalid("encoding", f"not UTF-8 at byte {error.start}") from None
     try:
-        value = json.loads(
-            text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants
-        )
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
     except RecursionError:
         raise _invalid("too_deep", "JSON nesting too deep") from None
     except DefinitionError:
@@ -265,9 +263,7 @@ def _catalog_call(build: Callable[..., _T], *args: Any) -> _T:
         return build(*args)
     except DefinitionError as error:
         if error.code == "catalog_invalid":
-            raise DefinitionError(
-                "manifest_invalid", error.message, reason="catalog"
-            ) from error
+            raise DefinitionError("manifest_invalid", error.message, reason="catalog") from error
         raise
 
 

@@ -74,7 +74,9 @@ def _plural(count: int) -> str:
 
 
 def _roots_phrase(roots: tuple[str, ...]) -> str:
-    shown = [encode_value(root) if root.endswith("/") else encode_value(root) + "/" for root in roots]
+    shown = [
+        encode_value(root) if root.endswith("/") else encode_value(root) + "/" for root in roots
+    ]
     if not shown:
         return NO_ROOTS
     if len(shown) == 1:
@@ -234,7 +236,9 @@ def verify_rendering(catalog: SkillCatalog, budget_bytes: int, rendered: Rendere
     minimal = _minimal_line(total, catalog.roots, phrase)
     if rendered.form == "listing":
         if first_listing_fit != rendered.listed:
-            raise refuse(f"the longest fitting prefix lists {first_listing_fit}, not {rendered.listed}")
+            raise refuse(
+                f"the longest fitting prefix lists {first_listing_fit}, not {rendered.listed}"
+            )
         expected = "".join(_framed_lines(catalog, rendered.listed, total))
     elif rendered.form == "minimal":
         if first_listing_fit is not None or rendered.listed != 0:

@@ -1,0 +1,427 @@
+"""SKILL.md frontmatter parsing (SPEC section 2)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from a13n_harness import DefinitionError, FrontmatterError
+from a13n_harness.context import frontmatter as fm
+from a13n_harness.context.errors import FRONTMATTER_REASONS
+from a13n_harness.context.frontmatter import (
+    FrontmatterLimits,
+    SkillFrontmatter,
+    normalize_description,
+    parse_skill_document,
+)
+from a13n_harness.testing.controls import property_fails
+from a13n_harness.testing.strategies import skill_names
+
+
+def quoted(value: str) -> str:
+    """A YAML double-quoted scalar for ``value`` written in printable ASCII only."""
+    out = []
+    for char in value:
+        code = ord(char)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif 0x20 <= code < 0x7F:
+            out.append(char)
+        elif code <= 0xFFFF:
+            out.append(f"\\u{code:04X}")
+        else:
+            out.append(f"\\U{code:08X}")
+    return '"' + "".join(out) + '"'
+
+
+def document(body: str, *, newline: str = "\n", bom: bool = False, tail: str = "# Body\n") -> bytes:
+    text = "---" + newline + body.replace("\n", newline) + "---" + newline + tail
+    return (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
+
+
+def reason_of(data: bytes, limits: FrontmatterLimits | None = None) -> str:
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(data, limits or FrontmatterLimits())
+    error = caught.value
+    assert error.code == "skill_frontmatter_invalid"
+    assert error.reason is not None
+    return error.reason
+
+
+def nested(depth: int, *, flow: bool) -> str:
+    """A value that nests ``depth`` collections."""
+    if flow:
+        return "[" * depth + "]" * depth
+    lines = []
+    for level in range(depth):
+        lines.append("  " * level + f"k{level}:")
+    lines[-1] += " {}" if depth else ""
+    return "\n" + "\n".join(lines)
+
+
+descriptions_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=300)
+ignored_values: st.SearchStrategy[Any] = st.recursive(
+    st.text(max_size=10),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text("abcxyz", min_size=1, max_size=4), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+def depth_of(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max((depth_of(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((depth_of(v) for v in value), default=0)
+    return 0
+
+
+@given(
+    name=skill_names(),
+    description=descriptions_text,
+    extra=ignored_values,
+    newline=st.sampled_from(["\n", "\r\n"]),
+    bom=st.booleans(),
+)
+def test_generated_document_parses_back_to_its_values(
+    name: str, description: str, extra: object, newline: str, bom: bool
+) -> None:
+    """A valid document parses back to its values, through CRLF and a BOM."""
+    expected, truncated = normalize_description(description)
+    assume(expected)
+    extra_yaml = yaml.safe_dump({"metadata": extra}, default_flow_style=False)
+    body = f"name: {name}\ndescription: {quoted(description)}\n{extra_yaml}"
+    parsed = parse_skill_document(document(body, newline=newline, bom=bom))
+    assert parsed == SkillFrontmatter(name, expected, truncated)
+
+
+@given(descriptions_text)
+def test_description_whitespace_runs_collapse(description: str) -> None:
+    """Every whitespace run becomes one space, the ends are stripped, nothing else changes."""
+    normalized, truncated = normalize_description(description, 10_000)
+    assert not truncated
+    assert normalized == normalized.strip()
+    assert "  " not in normalized
+    assert not any(c.isspace() and c != " " for c in normalized)
+    assert normalized.replace(" ", "") == "".join(c for c in description if not c.isspace())
+
+
+def test_description_whitespace_examples() -> None:
+    body = 'name: a\ndescription: "  one\\n\\ttwo\\u2028three\\x85four\\u3000five  "\n'
+    assert parse_skill_document(document(body)).description == "one two three four five"
+
+
+def test_long_description_is_cut_to_the_limit_with_an_ellipsis() -> None:
+    """Longer than max_description_chars: max - 1 code points plus '…', flagged, not an error."""
+    for length, cut in ((1024, False), (1025, True), (5000, True)):
+        parsed = parse_skill_document(document(f"name: a\ndescription: {'é' * length}\n"))
+        assert parsed.description_truncated is cut
+        assert len(parsed.description) == 1024 if cut else length
+        if cut:
+            assert parsed.description == "é" * 1023 + "…"
+
+
+def test_scalars_are_strings_exactly_as_written() -> None:
+    """No implicit typing: 123, no, ~, 1.0, null and dates are the strings written."""
+    for name in ("123", "no", "true", "0x1f", "2001-12-14"):
+        assert parse_skill_document(document(f"name: {name}\ndescription: d\n")).name == name
+    for description in ("123", "no", "~", "1.0", "null", ".inf", "2001-12-14 21:59:43.10 -5"):
+        parsed = parse_skill_document(document(f"name: a\ndescription: {description}\n"))
+        assert parsed.description == description
+
+
+def test_descriptions_keep_markup_as_written() -> None:
+    """Escaping is the encoder's job: <, & and closing tags stay."""
+    text = "Use <b> & </skills_instructions> here"
+    parsed = parse_skill_document(document(f"name: a\ndescription: {quoted(text)}\n"))
+    assert parsed.description == text
+
+
+def test_unknown_top_level_keys_are_ignored() -> None:
+    body = (
+        "name: a\ndescription: d\nlicense: MIT\nmetadata: {x: [1, 2, {y: z}]}\nallowed-tools: [a]\n"
+    )
+    assert parse_skill_document(document(body)) == SkillFrontmatter("a", "d", False)
+
+
+@pytest.mark.parametrize("flow", [True, False])
+def test_ignored_field_nesting_is_pinned_at_the_limit(flow: bool) -> None:
+    """Root mapping is depth 1: a value nesting 15 more passes at max_depth=16, 16 more fails."""
+    ok = document(f"name: a\ndescription: d\nmeta: {nested(15, flow=flow)}\n")
+    assert parse_skill_document(ok).name == "a"
+    bad = document(f"name: a\ndescription: d\nmeta: {nested(16, flow=flow)}\n")
+    assert reason_of(bad) == "too_deep"
+
+
+@given(extra=ignored_values)
+def test_ignored_fields_nesting_up_to_the_limit_are_accepted(extra: object) -> None:
+    """Arbitrary ignored structures within the depth limit never disturb name and description."""
+    depth = depth_of({"metadata": extra})  # the outer dict stands for the root mapping
+    extra_yaml = yaml.safe_dump({"metadata": extra}, default_flow_style=False)
+    limits = FrontmatterLimits(max_depth=max(depth, 2))
+    parsed = parse_skill_document(document(f"name: a\ndescription: d\n{extra_yaml}"), limits)
+    assert parsed == SkillFrontmatter("a", "d", False)
+    if depth > 2:
+        too_tight = FrontmatterLimits(max_depth=depth - 1)
+        assert (
+            reason_of(document(f"name: a\ndescription: d\n{extra_yaml}"), too_tight) == "too_deep"
+        )
+
+
+def test_node_limit_is_pinned() -> None:
+    """name, description and their keys are 4 nodes plus the root: 1,024 nodes pass, 1,025 fail."""
+
+    def doc(items: int) -> bytes:
+        return document("name: a\ndescription: d\nk: [" + ", ".join(["x"] * items) + "]\n")
+
+    # root + 2 keys + 2 values + key k + the sequence = 7 nodes before the items
+    assert parse_skill_document(doc(1024 - 7)).name == "a"
+    assert reason_of(doc(1024 - 6)) == "too_many_nodes"
+
+
+def test_size_limit_is_pinned() -> None:
+    """Frontmatter of exactly max_bytes bytes passes; one more byte is too_large."""
+    head = "name: a\ndescription: d\nk: "
+    filler = 32_768 - len(head) - 1
+    ok = document(head + "x" * filler + "\n")
+    assert parse_skill_document(ok).name == "a"
+    assert reason_of(document(head + "x" * (filler + 1) + "\n")) == "too_large"
+
+
+REJECTIONS: dict[str, bytes] = {
+    "encoding": b"---\nname: a\ndescription: \xff\n---\n",
+    "missing_fence": b"name: a\ndescription: d\n",
+    "unterminated": b"---\nname: a\ndescription: d\n",
+    "too_large": b"---\nname: a\n" + b"k: " + b"x" * 40_000 + b"\n",
+    "multiple_documents": b"---\nname: a\ndescription: d\n...\n--- {b: c}\n---\n",
+    "not_mapping": b"---\n- name: a\n---\n",
+    "alias": b"---\nname: &n a\ndescription: *n\n---\n",
+    "tag": b"---\nname: !!str a\ndescription: d\n---\n",
+    "non_scalar_key": b"---\nname: a\ndescription: d\n[a]: b\n---\n",
+    "duplicate_key": b"---\nname: a\ndescription: d\nm: {x: {y: 1, y: 2}}\n---\n",
+    "too_deep": b"---\nname: a\ndescription: d\nk: " + b"[" * 20 + b"]" * 20 + b"\n---\n",
+    "too_many_nodes": b"---\nname: a\ndescription: d\nk: [" + b"x," * 1100 + b"]\n---\n",
+    "yaml_syntax": b"---\nname: a\ndescription: d\nk: {\n---\n",
+    "missing_name": b"---\ndescription: d\n---\n",
+    "name_invalid": b"---\nname: Code_Review\ndescription: d\n---\n",
+    "missing_description": b"---\nname: a\n---\n",
+    "description_invalid": b"---\nname: a\ndescription: '   '\n---\n",
+}
+
+
+def test_every_rejection_reason_is_listed() -> None:
+    assert set(REJECTIONS) == FRONTMATTER_REASONS
+
+
+@pytest.mark.parametrize("reason", sorted(REJECTIONS))
+def test_every_rejection_reason_is_reachable(reason: str) -> None:
+    """Each documented reason has an input that produces it."""
+    assert reason_of(REJECTIONS[reason]) == reason
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"---", "missing_fence"),
+        (b"--- x\nname: a\n---\n", "missing_fence"),
+        (b"\xef\xbb\xbf\xef\xbb\xbf---\nname: a\n---\n", "missing_fence"),
+        (b"---\n---\n", "not_mapping"),
+        (b"---\nplain scalar\n---\n", "not_mapping"),
+        (b"---\nname: [a]\ndescription: d\n---\n", "name_invalid"),
+        (b"---\nname: a\ndescription: {x: y}\n---\n", "description_invalid"),
+        (b"---\nname: " + b"a" * 65 + b"\ndescription: d\n---\n", "name_invalid"),
+        (b"---\nname: a--b\ndescription: d\n---\n", "name_invalid"),
+        (b"---\nname: -a\ndescription: d\n---\n", "name_invalid"),
+        (b'---\nname: "a\\n"\ndescription: d\n---\n', "name_invalid"),
+        ("---\nname: caf\u00e9\ndescription: d\n---\n".encode(), "name_invalid"),
+        ("---\nname: \uff41\ndescription: d\n---\n".encode(), "name_invalid"),
+        (b"---\nname: a\ndescription: d\nname: b\n---\n", "duplicate_key"),
+        (b"---\nname: a\ndescription: d\n'name': b\n---\n", "duplicate_key"),
+        (b"---\nname: a\ndescription: d\nx: [{k: 1, k: 2}]\n---\n", "duplicate_key"),
+        (b"---\nname: a\ndescription: d\n? {a: b}\n: c\n---\n", "non_scalar_key"),
+        (b"---\nname: a\ndescription: d\nx: &anchor [1]\n---\n", "alias"),
+        (b"---\nname: a\ndescription: d\nx: !custom 1\n---\n", "tag"),
+        (b"---\nname: a\ndescription: d\nx: ! 1\n---\n", "tag"),
+        (
+            b'---\nname: a\ndescription: "\\ud800"\n---\n',
+            "yaml_syntax" if yaml.__with_libyaml__ else "description_invalid",
+        ),
+    ],
+)
+def test_rejection_examples(data: bytes, reason: str) -> None:
+    assert reason_of(data) == reason
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "column"),
+    [
+        (b"---\nname: a\ndescription: d\nname: b\n---\n", 4, 1),
+        (b"---\nname: Bad\ndescription: d\n---\n", 2, 7),
+        (b"---\nname: a\ndescription: \xff\n---\n", 3, 14),
+        (b"\xef\xbb\xbf---\r\nname: a\r\ndescription: d\r\nx: *y\r\n---\r\n", 4, 4),
+        (b"oops\n", 1, 1),
+    ],
+)
+def test_positions_count_lines_in_the_whole_file(data: bytes, line: int, column: int) -> None:
+    """line/column are 1-based in the whole SKILL.md: the opening fence is line 1."""
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(data)
+    assert (caught.value.line, caught.value.column) == (line, column)
+
+
+def test_fence_tolerance_and_body_is_not_examined() -> None:
+    """Trailing spaces/tabs on fences, CRLF, a closing fence at end of data, any body bytes."""
+    assert parse_skill_document(b"--- \t\r\nname: a\r\ndescription: d\r\n---\t").name == "a"
+    assert parse_skill_document(b"---\nname: a\ndescription: d\n---\n\xff\xfe body").name == "a"
+    assert (
+        parse_skill_document(b"---\nname: a\ndescription: 'x --- y'\n---\n").description
+        == "x --- y"
+    )
+
+
+def test_hostile_inputs_end_quickly() -> None:
+    """10 MB files, 200,000-deep nesting, alias bombs: the documented error, fast."""
+    bomb = (
+        b"---\na: &a [x, x]\n"
+        + b"".join(
+            b"b%d: &b%d [*%s, *%s]\n"
+            % (i, i, (b"a" if i == 0 else b"b%d" % (i - 1)), (b"a" if i == 0 else b"b%d" % (i - 1)))
+            for i in range(30)
+        )
+        + b"---\n"
+    )
+    cases = [
+        (b"---\nk: " + b"[" * 200_000 + b"\n---\n", "too_large"),
+        (b"---\nk: " + b"[" * 10_000 + b"]" * 10_000 + b"\n---\n", "too_deep"),
+        (b"---\n" + b"".join(b"  " * i + b"k:\n" for i in range(150)) + b"---\n", "too_deep"),
+        (b"---\n" + b"x" * 10_000_000, "too_large"),
+        (b"---\nname: a\n" + b"\n" * 10_000_000, "too_large"),
+        (bomb, "alias"),
+    ]
+    for data, reason in cases:
+        started = time.perf_counter()
+        assert reason_of(data) == reason
+        assert time.perf_counter() - started < 2.0
+
+
+@given(st.binary(max_size=400))
+def test_arbitrary_bytes_give_a_value_or_frontmatter_error(data: bytes) -> None:
+    """Any bytes: a SkillFrontmatter or a FrontmatterError, never another exception."""
+    for candidate in (data, b"---\n" + data, b"---\nname: a\ndescription: d\n" + data + b"\n---\n"):
+        try:
+            parse_skill_document(candidate)
+        except FrontmatterError as error:
+            assert error.code == "skill_frontmatter_invalid"
+            assert error.reason in FRONTMATTER_REASONS
+
+
+yaml_fragments = st.sampled_from(
+    [
+        "name: a\n",
+        "name: b-c\n",
+        "description: d\n",
+        "description: 'x y'\n",
+        "description: >\n  folded\n  text\n",
+        "description: |\n  lit\n",
+        "k: [1, 2]\n",
+        "k: {a: b}\n",
+        "- x\n",
+        "&a x\n",
+        "*a\n",
+        "!t x\n",
+        "? x\n",
+        "name: 1\n",
+        "description: 2001-01-01\n",
+        "description: yes\n",
+        "m:\n  n: o\n",
+        "'q': r\n",
+        '"s": "\\u2028"\n',
+        "{\n",
+        "]\n",
+        ":\n",
+        "name:\n",
+        "...\n",
+        "--- x\n",
+        "%YAML 1.1\n",
+        "k: v # c\n",
+        "\t\n",
+        "x: 'it''s'\n",
+    ]
+)
+
+
+@given(st.lists(yaml_fragments, max_size=8).map("".join))
+def test_agrees_with_safe_load_on_documents_both_accept(body: str) -> None:
+    """Differential: where we accept and safe_load yields string fields, they agree."""
+    data = document(body)
+    try:
+        ours = parse_skill_document(data)
+    except FrontmatterError:
+        return
+    try:
+        theirs = yaml.safe_load(body)
+    except yaml.YAMLError:
+        pytest.fail(f"we accepted what safe_load refuses: {body!r}")
+    assert isinstance(theirs, dict)
+    if isinstance(theirs.get("name"), str) and isinstance(theirs.get("description"), str):
+        assert ours.name == theirs["name"]
+        assert ours.description == normalize_description(theirs["description"])[0]
+
+
+@pytest.fixture
+def pure_python_events(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fm, "_EventSource", yaml.BaseLoader)
+
+
+@pytest.mark.parametrize("reason", sorted(set(REJECTIONS) - {"encoding", "too_large"}))
+def test_pure_python_parser_gives_the_same_reasons(reason: str, pure_python_events: None) -> None:
+    """Without libyaml the pure PyYAML parser is used; the guards give the same answers."""
+    assert reason_of(REJECTIONS[reason]) == reason
+
+
+def test_pure_python_parser_refuses_surrogate_escapes(pure_python_events: None) -> None:
+    assert reason_of(b'---\nname: a\ndescription: "\\ud800"\n---\n') == "description_invalid"
+
+
+def test_limits_must_be_positive_ints() -> None:
+    for bad in (0, -1, True, 1.5):
+        with pytest.raises(ValueError, match="positive int"):
+            FrontmatterLimits(max_depth=bad)  # type: ignore[arg-type]
+
+
+def test_frontmatter_error_is_a_definition_error() -> None:
+    assert issubclass(FrontmatterError, DefinitionError)
+
+
+def _parse_without_depth_guard(data: bytes) -> SkillFrontmatter:
+    """A broken parser with no depth guard (negative control)."""
+    return parse_skill_document(data, FrontmatterLimits(max_depth=10_000, max_nodes=10**6))
+
+
+def pinned_depth_limit_holds(parse: Callable[[bytes], SkillFrontmatter]) -> None:
+    """The property behind test_ignored_field_nesting_is_pinned_at_the_limit, for any parser."""
+    for flow in (True, False):
+        assert parse(document(f"name: a\ndescription: d\nmeta: {nested(15, flow=flow)}\n"))
+        try:
+            parse(document(f"name: a\ndescription: d\nmeta: {nested(16, flow=flow)}\n"))
+        except FrontmatterError as error:
+            assert error.reason == "too_deep"
+        else:
+            raise AssertionError("nesting past the limit was accepted")
+
+
+def test_pinned_depth_limit_holds_for_the_parser() -> None:
+    pinned_depth_limit_holds(parse_skill_document)
+
+
+def test_negative_control_missing_depth_guard_fails_the_limit_property() -> None:
+    """The pinned-limit property fails for a parser whose depth guard is gone."""
+    property_fails(lambda: pinned_depth_limit_holds(_parse_without_depth_guard))

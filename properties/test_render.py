@@ -1,0 +1,324 @@
+"""The longest-prefix renderer and its certificate (SPEC section 4)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from a13n_harness import DefinitionError
+from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog
+from a13n_harness.context.render import (
+    FOOTER,
+    HEADER,
+    RenderedCatalog,
+    catalog_allowance,
+    reference_render,
+    render_catalog,
+    verify_rendering,
+)
+from a13n_harness.testing.controls import control_settings, property_fails
+from a13n_harness.testing.strategies import budgets, skill_catalogs
+
+Renderer = Callable[[SkillCatalog, int], RenderedCatalog]
+
+
+def utf8_len(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def candidate_sizes(catalog: SkillCatalog) -> list[int]:
+    """Sizes of every framed candidate (k = 0..n) and then the minimal one, via the oracle."""
+    n = len(catalog.entries)
+    sizes = []
+    for k in range(n + 1):
+        trimmed = SkillCatalog(catalog.entries[:k], catalog.total - k, catalog.roots)
+        sizes.append(utf8_len(reference_render(trimmed, 10**9).text))
+    minimal = reference_render(catalog, sizes[0] - 1 if sizes[0] else 0)
+    sizes.append(utf8_len(minimal.text))
+    return sizes
+
+
+def assert_longest_prefix(render: Renderer, catalog: SkillCatalog, budget: int) -> None:
+    """The whole rule: fits, is the first fitting candidate, pointer present, counts exact."""
+    rendered = render(catalog, budget)
+    assert utf8_len(rendered.text) <= budget
+    assert rendered == reference_render(catalog, budget)
+    verify_rendering(catalog, budget, rendered)
+    total = catalog.total
+    assert rendered.total == total
+    assert rendered.listed + rendered.omitted == total
+    if rendered.form == "listing":
+        assert rendered.text.startswith(HEADER)
+        assert rendered.text.endswith(FOOTER)
+        pointer = f"{total} {'skill' if total == 1 else 'skills'} available (list "
+        assert pointer in rendered.text
+        assert (f"{rendered.omitted} more skill" in rendered.text) == (rendered.omitted > 0)
+
+
+budget_near_candidates = st.integers(-3, 3)
+
+
+@given(skill_catalogs(), budgets())
+def test_rendered_catalog_fits_any_budget(catalog: SkillCatalog, budget: int) -> None:
+    """Rendered bytes <= budget; equals reference_render; certified by verify_rendering."""
+    assert_longest_prefix(render_catalog, catalog, budget)
+
+
+@given(skill_catalogs(max_entries=8), st.data(), budget_near_candidates)
+def test_rendering_is_exact_around_every_candidate_size(
+    catalog: SkillCatalog, data: st.DataObject, delta: int
+) -> None:
+    """Budgets drawn around the exact size of each candidate, where off-by-one errors live."""
+    sizes = candidate_sizes(catalog)
+    size = data.draw(st.sampled_from(sizes))
+    assert_longest_prefix(render_catalog, catalog, max(0, size + delta))
+
+
+@given(skill_catalogs(max_entries=10, tiny=True), st.data(), budget_near_candidates)
+def test_rendering_is_exact_where_size_is_not_monotone(
+    catalog: SkillCatalog, data: st.DataObject, delta: int
+) -> None:
+    """Short entries and no unlisted skill: the non-monotone region, at every candidate size."""
+    size = data.draw(st.sampled_from(candidate_sizes(catalog)))
+    assert_longest_prefix(render_catalog, catalog, max(0, size + delta))
+
+
+@given(skill_catalogs(), budgets())
+def test_every_value_is_encoded_so_lines_are_fixed(catalog: SkillCatalog, budget: int) -> None:
+    """No value can add a line or a tag: line count and tags are the framing's own."""
+    rendered = render_catalog(catalog, budget)
+    text = rendered.text
+    if rendered.form == "listing":
+        more = 1 if rendered.omitted else 0
+        assert text.count("\n") == 3 + rendered.listed + more + 2
+        inner = text.removeprefix("<skills_instructions>").removesuffix("</skills_instructions>\n")
+        assert "<" not in inner
+        assert ">" not in inner
+        for line in text.splitlines()[3 : 3 + rendered.listed]:
+            assert re.fullmatch(r"- [a-z0-9-]+: .+ \(file: .+\)", line)
+    elif rendered.form == "minimal":
+        assert text.count("\n") == 1
+        assert "<" not in text
+    for char in "\r\u2028\u2029\u0085\u202e\ufeff":
+        assert char not in text
+
+
+def test_exact_listing_output() -> None:
+    catalog = SkillCatalog(
+        (
+            CatalogEntry("code-review", "Review <code> & fix", "/s/code-review/SKILL.md"),
+            CatalogEntry("release", "Ship\u2028it", "/s/release/SKILL.md"),
+        ),
+        unlisted=1,
+        roots=("/.agents/skills", "/.claude/skills/"),
+    )
+    rendered = render_catalog(catalog, 10_000)
+    assert rendered.text == (
+        "<skills_instructions>\n"
+        "## Skills\n"
+        "A skill is a folder of instructions with a SKILL.md file. "
+        "Read a listed skill's SKILL.md before you use it.\n"
+        "- code-review: Review &lt;code&gt; &amp; fix (file: /s/code-review/SKILL.md)\n"
+        "- release: Ship&#x2028;it (file: /s/release/SKILL.md)\n"
+        "1 more skill not listed.\n"
+        "3 skills available (list /.agents/skills/ and /.claude/skills/ to see all)\n"
+        "</skills_instructions>\n"
+    )
+    assert (rendered.form, rendered.listed, rendered.omitted, rendered.total) == (
+        "listing",
+        2,
+        1,
+        3,
+    )
+
+
+def test_exact_pointer_only_and_minimal_outputs() -> None:
+    catalog = SkillCatalog((CatalogEntry("a", "d" * 200, "/f"),), roots=("/r",))
+    expected = HEADER + "1 more skill not listed.\n1 skill available (list /r/ to see all)\n"
+    pointer_only = render_catalog(catalog, utf8_len(expected + FOOTER))
+    assert pointer_only.text == expected + FOOTER
+    assert (pointer_only.listed, pointer_only.omitted) == (0, 1)
+    minimal = render_catalog(catalog, 100)
+    assert minimal.text == "/r/ has 1 skill\n"
+    assert (minimal.form, minimal.listed, minimal.omitted) == ("minimal", 0, 1)
+    nothing = render_catalog(catalog, 15)
+    assert (nothing.text, nothing.form, nothing.omitted) == ("", "empty", 1)
+
+
+@pytest.mark.parametrize(
+    ("roots", "phrase", "verb"),
+    [
+        ((), "the skill roots", "have"),
+        (("/a",), "/a/", "has"),
+        (("/a/", "/b"), "/a/ and /b/", "have"),
+        (("/a", "/b", "/c<x>"), "/a/, /b/ and /c&lt;x&gt;/", "have"),
+        (("/",), "/", "has"),
+    ],
+)
+def test_roots_phrase(roots: tuple[str, ...], phrase: str, verb: str) -> None:
+    catalog = SkillCatalog((), unlisted=2, roots=roots)
+    assert render_catalog(catalog, 40 + len(phrase)).text == f"{phrase} {verb} 2 skills\n"
+    listing = render_catalog(catalog, 10_000).text
+    assert f"2 skills available (list {phrase} to see all)\n" in listing
+
+
+def test_empty_catalog_renders_nothing() -> None:
+    assert render_catalog(SkillCatalog(()), 10_000) == RenderedCatalog("", "empty", 0, 0, 0, 10_000)
+
+
+def test_size_is_not_monotone_in_k() -> None:
+    """The full listing fits while the n-1 prefix does not: a monotone search is wrong here."""
+    entries = tuple(CatalogEntry(name, "d", "f") for name in ("a", "b", "c"))
+    catalog = SkillCatalog(entries)
+    full = render_catalog(catalog, 10_000)
+    budget = utf8_len(full.text)
+    # "- c: d (file: f)\n" is 17 bytes; "1 more skill not listed.\n" is 25.
+    shorter = SkillCatalog(entries[:2], 1)
+    assert utf8_len(reference_render(shorter, 10_000).text) == budget + 8
+    assert render_catalog(catalog, budget).listed == 3
+    one_less = render_catalog(catalog, budget - 1)
+    assert (one_less.listed, one_less.omitted) == (1, 2)
+    assert one_less == reference_render(catalog, budget - 1)
+
+
+def test_huge_counts_render_exactly() -> None:
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),), MAX_TOTAL - 1, ("/r",))
+    rendered = render_catalog(catalog, 10_000)
+    assert f"{MAX_TOTAL - 1} more skills not listed.\n{MAX_TOTAL} skills available" in rendered.text
+
+
+def test_renderer_refuses_an_unrepresentable_total_independently() -> None:
+    """A catalog that bypassed construction still cannot render an unrepresentable total."""
+    rogue = object.__new__(SkillCatalog)
+    object.__setattr__(rogue, "entries", (CatalogEntry("a", "d", "f"),))
+    object.__setattr__(rogue, "unlisted", MAX_TOTAL)
+    object.__setattr__(rogue, "roots", ())
+    for render in (render_catalog, reference_render):
+        with pytest.raises(DefinitionError) as caught:
+            render(rogue, 1000)
+        assert caught.value.code == "catalog_total_unrepresentable"
+    object.__setattr__(rogue, "unlisted", True)
+    with pytest.raises(DefinitionError) as caught:
+        render_catalog(rogue, 1000)
+    assert caught.value.code == "catalog_invalid"
+
+
+@pytest.mark.parametrize("budget", [-1, True, 1.5, "10", None])
+def test_bad_budgets_are_refused(budget: object) -> None:
+    for render in (render_catalog, reference_render):
+        with pytest.raises(DefinitionError) as caught:
+            render(SkillCatalog(()), budget)  # type: ignore[arg-type]
+        assert caught.value.code == "allowance_invalid"
+
+
+def tampered(rendered: RenderedCatalog) -> list[RenderedCatalog]:
+    changes = [
+        replace(rendered, text=rendered.text + " "),
+        replace(rendered, text=rendered.text[:-1]),
+        replace(rendered, listed=rendered.listed + 1),
+        replace(rendered, omitted=rendered.omitted + 1),
+        replace(rendered, total=rendered.total + 1),
+        replace(rendered, budget_bytes=rendered.budget_bytes + 1),
+        replace(rendered, form="minimal" if rendered.form != "minimal" else "listing"),
+        replace(rendered, form="empty" if rendered.form != "empty" else "listing"),
+    ]
+    if rendered.listed:
+        changes.append(replace(rendered, listed=rendered.listed - 1, omitted=rendered.omitted + 1))
+    if rendered.text:
+        changes.append(replace(rendered, text=rendered.text.replace("\n", "\r\n", 1)))
+    return [change for change in changes if change != rendered]
+
+
+@given(skill_catalogs(), budgets())
+def test_tampered_renderings_are_refused(catalog: SkillCatalog, budget: int) -> None:
+    """verify_rendering refuses every change to a certified rendering."""
+    rendered = render_catalog(catalog, budget)
+    verify_rendering(catalog, budget, rendered)
+    for bad in tampered(rendered):
+        with pytest.raises(DefinitionError) as caught:
+            verify_rendering(catalog, budget, bad)
+        assert caught.value.code == "rendering_not_certified"
+
+
+def test_shorter_prefix_that_fits_is_refused() -> None:
+    """A rendering listing fewer entries than fit is not the longest prefix."""
+    entries = tuple(CatalogEntry(name, "d", "f") for name in ("a", "b", "c", "d"))
+    catalog = SkillCatalog(entries, roots=("/r",))
+    two = reference_render(SkillCatalog(entries[:2], 2, ("/r",)), 10_000)
+    fake = RenderedCatalog(two.text, "listing", 2, 2, 4, 10_000)
+    with pytest.raises(DefinitionError) as caught:
+        verify_rendering(catalog, 10_000, fake)
+    assert caught.value.code == "rendering_not_certified"
+
+
+@given(st.integers(0, 10**7), st.integers(0, 10**7))
+def test_allowance_is_five_percent_of_usable_input(context: int, reserve: int) -> None:
+    assert catalog_allowance(context, reserve) == max(0, context - reserve) // 20
+
+
+def test_allowance_examples() -> None:
+    assert catalog_allowance(200_000, 16_000) == 9_200
+    assert catalog_allowance(8_192, 1_024) == 358
+    assert catalog_allowance(100, 200) == 0
+
+
+@pytest.mark.parametrize(
+    ("context", "reserve"), [(-1, 0), (0, -1), (True, 0), (1.0, 0), (10, None)]
+)
+def test_allowance_refuses_bad_arguments(context: object, reserve: object) -> None:
+    with pytest.raises(DefinitionError) as caught:
+        catalog_allowance(context, reserve)  # type: ignore[arg-type]
+    assert caught.value.code == "allowance_invalid"
+
+
+def pointer_dropping_render(catalog: SkillCatalog, budget: int) -> RenderedCatalog:
+    """Broken: when no entry fits, drops the pointer line instead of keeping it."""
+    rendered = render_catalog(catalog, budget)
+    if rendered.form == "listing" and rendered.listed == 0:
+        pointer = rendered.text.splitlines(keepends=True)[-2]
+        return replace(rendered, text=rendered.text.replace(pointer, ""))
+    if rendered.form == "minimal":
+        return RenderedCatalog(
+            HEADER + FOOTER, "listing", 0, rendered.total, rendered.total, budget
+        )
+    return rendered
+
+
+def monotone_search_render(catalog: SkillCatalog, budget: int) -> RenderedCatalog:
+    """Broken: binary-searches k as if the framed size were monotone."""
+    n = len(catalog.entries)
+
+    def fits(k: int) -> bool:
+        trimmed = SkillCatalog(catalog.entries[:k], catalog.total - k, catalog.roots)
+        return utf8_len(reference_render(trimmed, 10**9).text) <= budget
+
+    low, high = 0, n
+    if catalog.total == 0 or not fits(0):
+        return reference_render(catalog, budget)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    trimmed = SkillCatalog(catalog.entries[:low], catalog.total - low, catalog.roots)
+    text = reference_render(trimmed, 10**9).text
+    return RenderedCatalog(text, "listing", low, catalog.total - low, catalog.total, budget)
+
+
+@pytest.mark.parametrize("broken", [pointer_dropping_render, monotone_search_render])
+def test_negative_control_broken_renderers_fail_the_longest_prefix_oracle(broken: Renderer) -> None:
+    """The longest-prefix property catches a pointer-dropping and a monotone-search renderer."""
+
+    @control_settings
+    @given(skill_catalogs(max_entries=10, tiny=True), st.data(), budget_near_candidates)
+    def oracle(catalog: SkillCatalog, data: st.DataObject, delta: int) -> None:
+        size = data.draw(st.sampled_from(candidate_sizes(catalog)))
+        assert_longest_prefix(broken, catalog, max(0, size + delta))
+
+    property_fails(oracle, (AssertionError, DefinitionError))
