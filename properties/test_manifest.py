@@ -1,0 +1,258 @@
+"""The context manifest: canonical JSON, strict decoding, publication (SPEC section 5)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from a13n_harness import DefinitionError
+from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog
+from a13n_harness.context.facts import EnvironmentFacts, GitStatus
+from a13n_harness.context.manifest import (
+    ContextManifest,
+    decode_manifest,
+    encode_manifest,
+    publish_catalog,
+)
+from a13n_harness.testing.strategies import (
+    catalog_entries,
+    environment_facts,
+    skill_catalogs,
+    unlisted_counts,
+)
+
+FACTS = EnvironmentFacts(
+    "/repo", "bash", "linux", "2026-11-29", "UTC", GitStatus("main", None, 1, 0, 2, 1, 3, 0, 0)
+)
+manifests = st.builds(ContextManifest, st.none() | environment_facts(), skill_catalogs())
+
+
+def manifest_bytes(
+    skills: object = (), unlisted: object = 0, roots: object = (), **top: object
+) -> bytes:
+    value = {
+        "environment": None,
+        "skill_catalog": {"roots": roots, "skills": skills, "unlisted": unlisted},
+        "version": 1,
+    }
+    value.update(top)
+    return json.dumps(value).encode()
+
+
+def refusal(data: bytes, max_bytes: int = 1_048_576) -> tuple[str, str | None]:
+    with pytest.raises(DefinitionError) as caught:
+        decode_manifest(data, max_bytes)
+    return caught.value.code, caught.value.reason
+
+
+@given(manifests)
+def test_decode_inverts_encode(manifest: ContextManifest) -> None:
+    """decode_manifest(encode_manifest(m)) == m."""
+    assert decode_manifest(encode_manifest(manifest)) == manifest
+
+
+@given(manifests)
+def test_encoding_is_canonical_json(manifest: ContextManifest) -> None:
+    """Sorted keys, compact separators, UTF-8, no ASCII escaping; re-encoding is byte-identical."""
+    data = encode_manifest(manifest)
+    value = json.loads(data)
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert data == canonical.encode("utf-8")
+    assert encode_manifest(decode_manifest(data)) == data
+
+
+@given(st.integers(0, 2**66))
+def test_counts_are_admitted_up_to_the_u64_boundary(unlisted: int) -> None:
+    """Counts whose checked total fits u64 are admitted; beyond: catalog_total_unrepresentable."""
+    skills = [{"name": "a", "description": "d", "file": "f"}]
+    data = manifest_bytes(skills, unlisted)
+    if unlisted + 1 <= MAX_TOTAL:
+        assert decode_manifest(data).skill_catalog.total == unlisted + 1
+    else:
+        assert refusal(data)[0] == "catalog_total_unrepresentable"
+
+
+@given(unlisted_counts())
+def test_arbitrary_counts_round_trip(unlisted: int) -> None:
+    manifest = ContextManifest(None, SkillCatalog((), unlisted))
+    assert decode_manifest(encode_manifest(manifest)).skill_catalog.unlisted == unlisted
+
+
+def test_exact_encoding() -> None:
+    catalog = SkillCatalog((CatalogEntry("a", "dé\u2028<", "/s/a/SKILL.md"),), 2, ("/s",))
+    assert (
+        encode_manifest(ContextManifest(FACTS, catalog))
+        == (
+            '{"environment":{"current_date":"2026-11-29","cwd":"/repo","git":{"ahead":1,"behind":0,'
+            '"branch":"main","conflicted":0,"renamed":0,"staged":2,"unstaged":1,"untracked":3,'
+            '"upstream":null},"os":"linux","shell":"bash","timezone":"UTC"},"skill_catalog":'
+            '{"roots":["/s"],"skills":[{"description":"dé\u2028<","file":"/s/a/SKILL.md","name":"a"}],'
+            '"unlisted":2},"version":1}'
+        ).encode()
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "code", "reason"),
+    [
+        (b"\xff{}", "manifest_invalid", "encoding"),
+        (b"{", "manifest_invalid", "json"),
+        (b"[]", "manifest_invalid", "type"),
+        (b"[" * 2_000_000, "manifest_invalid", "oversize"),
+        (b"[" * 100_000, "manifest_invalid", "too_deep"),
+        (b'{"version":1,"version":1}', "manifest_invalid", "duplicate_key"),
+        (manifest_bytes(unlisted=float("nan")), "manifest_invalid", "non_finite"),
+        (manifest_bytes(unlisted=float("inf")), "manifest_invalid", "non_finite"),
+        (manifest_bytes(unlisted=True), "manifest_invalid", "type"),
+        (manifest_bytes(unlisted=1.0), "manifest_invalid", "type"),
+        (manifest_bytes(unlisted=-1), "manifest_invalid", "type"),
+        (manifest_bytes(unlisted="1"), "manifest_invalid", "type"),
+        (manifest_bytes(unlisted=2**64), "catalog_total_unrepresentable", None),
+        (manifest_bytes(extra=1), "manifest_invalid", "unknown_key"),
+        (b'{"environment":null,"version":1}', "manifest_invalid", "missing_key"),
+        (manifest_bytes(version=2), "manifest_invalid", "version"),
+        (manifest_bytes(version=True), "manifest_invalid", "version"),
+        (manifest_bytes(roots=["\ud800"]), "manifest_invalid", "surrogate"),
+        (
+            manifest_bytes([{"name": "a", "description": "\udfff", "file": "f"}]),
+            "manifest_invalid",
+            "surrogate",
+        ),
+        (
+            manifest_bytes([{"name": "A", "description": "d", "file": "f"}]),
+            "manifest_invalid",
+            "catalog",
+        ),
+        (
+            manifest_bytes([{"name": "a", "description": "", "file": "f"}]),
+            "manifest_invalid",
+            "catalog",
+        ),
+        (
+            manifest_bytes([{"name": "a", "description": "d", "file": "f", "x": 1}]),
+            "manifest_invalid",
+            "unknown_key",
+        ),
+        (
+            manifest_bytes([{"name": n, "description": "d", "file": "f"} for n in ("b", "a")]),
+            "manifest_invalid",
+            "catalog",
+        ),
+        (
+            manifest_bytes([{"name": "a", "description": "d", "file": "f"}] * 2),
+            "manifest_invalid",
+            "catalog",
+        ),
+        (manifest_bytes(skills={}), "manifest_invalid", "type"),
+        (manifest_bytes(environment={"cwd": "/"}), "manifest_invalid", "missing_key"),
+        (b"1" * 5000, "manifest_invalid", "json"),
+        (b'{"a":1e999}', "manifest_invalid", "unknown_key"),
+        (b"\xef\xbb\xbf{}", "manifest_invalid", "json"),
+    ],
+    ids=lambda value: repr(value)[:40] if isinstance(value, bytes) else str(value),
+)
+def test_hostile_manifests_are_refused(data: bytes, code: str, reason: str | None) -> None:
+    """Every documented refusal, with its code and reason."""
+    assert refusal(data, max_bytes=2_000_000 if data.startswith(b"{{") else 1_048_576) == (
+        code,
+        reason,
+    )
+
+
+def test_size_limit_is_pinned() -> None:
+    data = manifest_bytes()
+    assert decode_manifest(data, len(data)).skill_catalog.total == 0
+    assert refusal(data, len(data) - 1) == ("manifest_invalid", "oversize")
+
+
+def git_json(**change: object) -> bytes:
+    git = {"branch": "m", "upstream": None, "ahead": 0, "behind": 0, "staged": 0, "unstaged": 0}
+    git |= {"untracked": 0, "conflicted": 0, "renamed": 0}
+    git.update(change)
+    env = {
+        "cwd": "/",
+        "shell": "sh",
+        "os": "linux",
+        "current_date": "d",
+        "timezone": "UTC",
+        "git": git,
+    }
+    return manifest_bytes(environment=env)
+
+
+def test_git_counts_are_checked() -> None:
+    assert decode_manifest(git_json(ahead=MAX_TOTAL)).environment is not None
+    for bad in (True, -1, MAX_TOTAL + 1, 1.5, None):
+        assert refusal(git_json(ahead=bad)) == ("manifest_invalid", "type")
+    assert refusal(git_json(branch=3)) == ("manifest_invalid", "type")
+
+
+@given(st.binary(max_size=300))
+def test_arbitrary_bytes_give_a_manifest_or_a_definition_error(data: bytes) -> None:
+    try:
+        manifest = decode_manifest(data)
+    except DefinitionError as error:
+        assert error.code in {"manifest_invalid", "catalog_total_unrepresentable"}
+    else:
+        assert decode_manifest(encode_manifest(manifest)) == manifest
+
+
+def test_encoding_refuses_lone_surrogates_in_facts() -> None:
+    facts = EnvironmentFacts("/\ud800", "sh", "linux", "d", "UTC", None)
+    with pytest.raises(DefinitionError) as caught:
+        encode_manifest(ContextManifest(facts, SkillCatalog(())))
+    assert (caught.value.code, caught.value.reason) == ("manifest_invalid", "surrogate")
+
+
+def brute_force_prefix(
+    items: list[CatalogEntry], roots: tuple[str, ...], limit: int, facts: EnvironmentFacts | None
+) -> int | None:
+    """The longest prefix found by encoding every candidate manifest."""
+    ordered = sorted(items, key=lambda e: e.name)
+    best = None
+    for k in range(len(ordered) + 1):
+        catalog = SkillCatalog(tuple(ordered[:k]), len(ordered) - k, roots)
+        if len(encode_manifest(ContextManifest(facts, catalog))) <= limit:
+            best = k
+    return best
+
+
+@given(
+    st.lists(catalog_entries(), max_size=10, unique_by=lambda e: e.name),
+    st.lists(st.sampled_from(["/.agents/skills", "/é/skills"]), max_size=2).map(tuple),
+    st.integers(0, 3000),
+    st.none() | environment_facts(),
+)
+def test_publish_catalog_equals_brute_force(
+    items: list[CatalogEntry], roots: tuple[str, ...], limit: int, facts: EnvironmentFacts | None
+) -> None:
+    """publish_catalog lists the longest sorted prefix that keeps the manifest within the limit."""
+    best = brute_force_prefix(items, roots, limit, facts)
+    try:
+        catalog = publish_catalog(items, roots, limit, environment=facts)
+    except DefinitionError as error:
+        assert (error.code, error.reason) == ("manifest_invalid", "oversize")
+        assert best is None
+        return
+    assert len(catalog.entries) == best
+    assert catalog.total == len(items)
+    assert [e.name for e in catalog.entries] == sorted(e.name for e in items)[
+        : len(catalog.entries)
+    ]
+    assert len(encode_manifest(ContextManifest(facts, catalog))) <= limit
+
+
+def test_publish_catalog_refuses_duplicates() -> None:
+    entry = CatalogEntry("a", "d", "f")
+    with pytest.raises(DefinitionError) as caught:
+        publish_catalog([entry, entry], (), 10_000)
+    assert caught.value.code == "catalog_invalid"
+
+
+def test_manifest_version_is_checked() -> None:
+    with pytest.raises(DefinitionError) as caught:
+        ContextManifest(None, SkillCatalog(()), version=2)
+    assert caught.value.code == "manifest_invalid"
