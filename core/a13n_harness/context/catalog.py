@@ -8,7 +8,7 @@ count, the width every consumer (JSON readers, Rust and Go hosts) can hold.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import is_valid_name
@@ -100,6 +100,9 @@ class SkillCatalog:
     entries: tuple[CatalogEntry, ...]
     unlisted: int = 0
     roots: tuple[str, ...] = ()
+    # Derived data the renderer computes once per catalog (the encoded entry
+    # lines and their byte sizes), so each later render is arithmetic.
+    _render_plan: object = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.entries, tuple) or not all(

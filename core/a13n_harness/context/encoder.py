@@ -46,12 +46,13 @@ def is_escaped(code_point: int) -> bool:
     return any(lo <= code_point <= hi for lo, hi in ESCAPED_RANGES)
 
 
-def _encode_char(match: re.Match[str]) -> str:
-    char = match.group()
-    named = _NAMED.get(char)
-    if named is not None:
-        return named
-    return f"&#x{ord(char):X};"
+_ASCII_CHANGED = bytes([*range(0x20), 0x7F, *b"&<>"])
+_NUMERIC = {chr(cp): f"&#x{cp:X};" for lo, hi in ESCAPED_RANGES for cp in range(lo, hi + 1)}
+_NUMERIC_ONLY = re.compile(f"[{_ESCAPED_CLASS}]")
+
+
+def _numeric(match: re.Match[str]) -> str:
+    return _NUMERIC[match.group()]
 
 
 def encode_value(s: str) -> str:
@@ -66,7 +67,17 @@ def encode_value(s: str) -> str:
     """
     if not isinstance(s, str):
         raise DefinitionError("context_value_invalid", f"expected str, got {type(s).__name__}")
-    return _NEEDS_ENCODING.sub(_encode_char, s)
+    if s.isascii():
+        # Fast path for the common case: bytes.translate deletes, in C, every
+        # ASCII character the encoder would change; if none went, s is done.
+        if len(s.encode("ascii").translate(None, _ASCII_CHANGED)) == len(s):
+            return s
+    elif _NEEDS_ENCODING.search(s) is None:
+        return s
+    # str.replace runs in C; only the rare control and bidi code points pay
+    # for a Python callback.
+    named = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _NUMERIC_ONLY.sub(_numeric, named)
 
 
 def decode_value(t: str) -> str:

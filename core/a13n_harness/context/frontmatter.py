@@ -201,12 +201,6 @@ class _Field:
     column: int
 
 
-@dataclass(slots=True)
-class _Mapping:
-    keys: set[str]
-    expecting_key: bool = True
-
-
 def _position(event: _events.Event) -> tuple[int, int]:
     mark = event.start_mark
     # PyYAML counts from 0 inside the frontmatter, which starts on file line 2.
@@ -218,70 +212,84 @@ def _fail(reason: str, message: str, event: _events.Event) -> FrontmatterError:
     return FrontmatterError(reason, message, line=line, column=column)
 
 
+_Scalar = _events.ScalarEvent
+_MappingStart = _events.MappingStartEvent
+_SequenceStart = _events.SequenceStartEvent
+_Ends = (_events.MappingEndEvent, _events.SequenceEndEvent)
+_Skipped = (_events.StreamStartEvent, _events.DocumentEndEvent)
+
+
 def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _Field | None]:
-    """Stream events, enforce every guard, and pick out ``name`` and ``description``."""
+    """Stream events, enforce every guard, and pick out ``name`` and ``description``.
+
+    The open collections are a stack of key sets (``None`` for a sequence);
+    ``expecting_key`` says whether the innermost mapping waits for a key.
+    The loop dispatches on the exact event class, scalars first: this is the
+    hot path of every scan.
+    """
     source = _EventSource(text)
-    stack: list[_Mapping | None] = []  # None marks a sequence
+    get_event = source.get_event
+    stack: list[set[str] | None] = []
+    expecting: list[bool] = []  # expecting_key of each enclosing mapping
+    expecting_key = False
     nodes = 0
+    max_nodes, max_depth = limits.max_nodes, limits.max_depth
     documents = 0
-    root_seen = False
     fields: dict[str, _Field] = {}
-    pending: str | None = None  # top-level key whose value comes next
+    pending: str | None = None  # the top-level key whose value comes next
     try:
         while True:
-            event = source.get_event()
-            if event is None or isinstance(event, _events.StreamEndEvent):
-                break
-            if isinstance(event, _events.DocumentStartEvent):
+            event = get_event()
+            kind = type(event)
+            if kind is _Scalar or kind is _MappingStart or kind is _SequenceStart:
+                if event.anchor is not None:
+                    raise _fail("alias", "anchors are not allowed", event)
+                if event.tag is not None:
+                    raise _fail("tag", "explicit tags are not allowed", event)
+                nodes += 1
+                if nodes > max_nodes:
+                    raise _fail("too_many_nodes", f"more than {max_nodes} nodes", event)
+                if not stack and kind is not _MappingStart:
+                    raise _fail("not_mapping", "frontmatter must be a mapping", event)
+                keys = stack[-1] if stack else None
+                if keys is not None and expecting_key:
+                    if kind is not _Scalar:
+                        raise _fail("non_scalar_key", "mapping keys must be scalars", event)
+                    key = event.value
+                    if key in keys:
+                        raise _fail("duplicate_key", f"duplicate key {key!r}", event)
+                    keys.add(key)
+                    expecting_key = False
+                    pending = key if len(stack) == 1 else None
+                    continue
+                if pending is not None and len(stack) == 1:
+                    value = event.value if kind is _Scalar else None
+                    fields[pending] = _Field(value, *_position(event))
+                    pending = None
+                if kind is _Scalar:
+                    expecting_key = keys is not None
+                    continue
+                if len(stack) >= max_depth:
+                    raise _fail("too_deep", f"nesting deeper than {max_depth}", event)
+                expecting.append(keys is not None)
+                stack.append(set() if kind is _MappingStart else None)
+                expecting_key = kind is _MappingStart
+            elif kind in _Ends:
+                stack.pop()
+                # The collection was a value: its parent mapping now waits for a key.
+                expecting_key = expecting.pop()
+            elif kind is _events.AliasEvent:
+                raise _fail("alias", "aliases are not allowed", event)
+            elif kind is _events.DocumentStartEvent:
                 documents += 1
                 if documents > 1:
                     raise _fail(
                         "multiple_documents", "frontmatter holds more than one document", event
                     )
+            elif kind in _Skipped:
                 continue
-            if isinstance(event, _events.AliasEvent):
-                raise _fail("alias", "aliases are not allowed", event)
-            if isinstance(event, _events.CollectionEndEvent):
-                stack.pop()
-                _value_done(stack)
-                continue
-            if not isinstance(event, _events.NodeEvent):
-                continue  # stream start, document end
-            if event.anchor is not None:
-                raise _fail("alias", "anchors are not allowed", event)
-            if getattr(event, "tag", None) is not None:
-                raise _fail("tag", "explicit tags are not allowed", event)
-            nodes += 1
-            if nodes > limits.max_nodes:
-                raise _fail("too_many_nodes", f"more than {limits.max_nodes} nodes", event)
-            if not root_seen:
-                root_seen = True
-                if not isinstance(event, _events.MappingStartEvent):
-                    raise _fail("not_mapping", "frontmatter must be a mapping", event)
-            top = stack[-1] if stack else None
-            is_key = top is not None and top.expecting_key
-            if isinstance(event, _events.ScalarEvent):
-                if is_key:
-                    assert top is not None
-                    if event.value in top.keys:
-                        raise _fail("duplicate_key", f"duplicate key {event.value!r}", event)
-                    top.keys.add(event.value)
-                    top.expecting_key = False
-                    pending = event.value if len(stack) == 1 else None
-                    continue
-                if pending is not None and len(stack) == 1:
-                    fields.setdefault(pending, _Field(event.value, *_position(event)))
-                _value_done(stack)
-                continue
-            # A collection start.
-            if is_key:
-                raise _fail("non_scalar_key", "mapping keys must be scalars", event)
-            if pending is not None and len(stack) == 1:
-                fields.setdefault(pending, _Field(None, *_position(event)))
-            if len(stack) + 1 > limits.max_depth:
-                raise _fail("too_deep", f"nesting deeper than {limits.max_depth}", event)
-            is_mapping = isinstance(event, _events.MappingStartEvent)
-            stack.append(_Mapping(set()) if is_mapping else None)
+            else:  # StreamEndEvent, or None once the stream is exhausted
+                break
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 2, mark.column + 1) if mark is not None else (2, 1)
@@ -294,14 +302,6 @@ def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _
         ) from None
     finally:
         source.dispose()
-    if not root_seen:
+    if nodes == 0:
         raise FrontmatterError("not_mapping", "frontmatter is empty", line=2, column=1)
     return fields.get("name"), fields.get("description")
-
-
-def _value_done(stack: list[_Mapping | None]) -> None:
-    """A value (scalar or whole collection) ended inside the innermost collection."""
-    if stack and stack[-1] is not None:
-        top = stack[-1]
-        assert top is not None
-        top.expecting_key = True

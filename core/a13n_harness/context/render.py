@@ -132,8 +132,28 @@ def catalog_allowance(context_tokens: int, response_reserve_tokens: int) -> int:
     return max(0, context_tokens - response_reserve_tokens) // 20
 
 
+def _entry_plan(catalog: SkillCatalog) -> tuple[list[str], list[int]]:
+    """The encoded entry lines and their cumulative UTF-8 sizes, computed once per catalog."""
+    entries = catalog.entries
+    plan = catalog._render_plan
+    # Keyed on the entries tuple itself, so a catalog altered behind the
+    # frozen dataclass's back is planned afresh.
+    if isinstance(plan, tuple) and plan[0] is entries:
+        return plan[1], plan[2]
+    # encode_value maps code point by code point and the literal parts of an
+    # entry line hold nothing it changes, so one call per line equals three.
+    lines = [f"- {encode_value(f'{e.name}: {e.description} (file: {e.file}')})\n" for e in entries]
+    prefix_sizes = [0, *accumulate(map(_utf8_len, lines))]
+    object.__setattr__(catalog, "_render_plan", (entries, lines, prefix_sizes))
+    return lines, prefix_sizes
+
+
 def render_catalog(catalog: SkillCatalog, budget_bytes: int) -> RenderedCatalog:
-    """The longest-prefix rendering of ``catalog`` within ``budget_bytes`` UTF-8 bytes. O(n)."""
+    """The longest-prefix rendering of ``catalog`` within ``budget_bytes`` UTF-8 bytes.
+
+    O(n): the entry lines are encoded and measured once per catalog, then each
+    render is a bisection and a short walk over their cumulative sizes.
+    """
     budget = _check_budget(budget_bytes)
     entries = catalog.entries
     total = checked_total(len(entries), catalog.unlisted)
@@ -142,10 +162,7 @@ def render_catalog(catalog: SkillCatalog, budget_bytes: int) -> RenderedCatalog:
     phrase = _roots_phrase(catalog.roots)
     pointer = _pointer_line(total, phrase)
     fixed = _utf8_len(HEADER) + _utf8_len(pointer) + _utf8_len(FOOTER)
-    # encode_value maps code point by code point and the literal parts of an
-    # entry line hold nothing it changes, so one call per line equals three.
-    lines = [f"- {encode_value(f'{e.name}: {e.description} (file: {e.file}')})\n" for e in entries]
-    prefix_sizes = [0, *accumulate(map(_utf8_len, lines))]
+    lines, prefix_sizes = _entry_plan(catalog)
     # Every candidate is at least fixed + prefix_sizes[k] long and those sums
     # grow with k, so no k above this bisection point can fit; below it the
     # "more not listed" line makes size non-monotone, so walk down one by one.

@@ -1,0 +1,235 @@
+"""Benchmarks, reported as ratios against a reference measured in the same run.
+
+This machine is shared and noisy: absolute times mean little, ratios against
+a reference timed alongside (interleaved rounds, medians) mean more.
+
+    python scripts/bench.py            # everything
+    python scripts/bench.py render     # one section: render, parse, scan
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+
+import yaml
+
+from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
+from a13n_harness.context.frontmatter import parse_skill_document
+from a13n_harness.context.render import reference_render, render_catalog
+
+ROUNDS = 7
+
+
+def per_call(function: Callable[[], object], calls: int) -> float:
+    started = time.perf_counter()
+    for _ in range(calls):
+        function()
+    return (time.perf_counter() - started) / calls
+
+
+def interleaved(cases: Sequence[tuple[str, Callable[[], object], int]]) -> dict[str, float]:
+    """Median seconds per call of each case, rounds interleaved so noise hits all alike."""
+    samples: dict[str, list[float]] = {label: [] for label, _, _ in cases}
+    for label, function, calls in cases:
+        per_call(function, max(1, calls // 10))  # warm up
+    for _ in range(ROUNDS):
+        for label, function, calls in cases:
+            samples[label].append(per_call(function, calls))
+    return {label: statistics.median(values) for label, values in samples.items()}
+
+
+def report(title: str, medians: dict[str, float], reference: str) -> None:
+    print(f"\n## {title} (reference: {reference})")
+    base = medians[reference]
+    for label, seconds in medians.items():
+        print(f"  {label:<52} {seconds * 1e3:10.4f} ms   x{seconds / base:8.3f}")
+
+
+def catalog_of(count: int) -> SkillCatalog:
+    description = "Review a change for correctness, style and risk; <b>&</b> included. " * 4
+    entries = tuple(
+        CatalogEntry(
+            f"skill-{index:05d}",
+            description[:300],
+            f"/workspace/.agents/skills/skill-{index:05d}/SKILL.md",
+        )
+        for index in range(count)
+    )
+    return SkillCatalog(entries, 0, ("/workspace/.agents/skills", "/workspace/.claude/skills"))
+
+
+def bench_render() -> None:
+    catalog = catalog_of(512)
+    full = len(render_catalog(catalog, 10**9).text.encode())
+    budgets = [full * step // 19 for step in range(20)]
+
+    def fresh_copies() -> list[SkillCatalog]:
+        return [SkillCatalog(catalog.entries, catalog.unlisted, catalog.roots) for _ in budgets]
+
+    def cold() -> None:
+        # A catalog rendered for the first time: every entry is encoded and measured.
+        for copy, budget in zip(fresh_copies(), budgets, strict=True):
+            render_catalog(copy, budget)
+
+    def construct_only() -> None:
+        fresh_copies()
+
+    def warm() -> None:
+        for budget in budgets:
+            render_catalog(catalog, budget)
+
+    started = time.perf_counter()
+    for budget in budgets:
+        reference_render(catalog, budget)
+    oracle = time.perf_counter() - started  # one sweep: the plain oracle is O(n^2) per budget
+    medians = interleaved(
+        [
+            ("20 fresh catalogs constructed (subtracted below)", construct_only, 3),
+            ("render_catalog cold, 20 budgets", cold, 3),
+            ("render_catalog warm, 20 budgets", warm, 50),
+        ]
+    )
+    cold_seconds = (
+        medians["render_catalog cold, 20 budgets"]
+        - medians["20 fresh catalogs constructed (subtracted below)"]
+    )
+    rows = {
+        "reference_render, 20 budgets (one sweep)": oracle,
+        "render_catalog cold (first render of a catalog), 20": cold_seconds,
+        "render_catalog warm (catalog rendered before), 20": medians[
+            "render_catalog warm, 20 budgets"
+        ],
+    }
+    report(
+        "render: 512 entries, 20 budgets from 0 to the full size",
+        rows,
+        "reference_render, 20 budgets (one sweep)",
+    )
+    print(
+        f"  per call: cold {cold_seconds / 20 * 1e3:.4f} ms, "
+        f"warm {medians['render_catalog warm, 20 budgets'] / 20 * 1e3:.4f} ms (target <= 0.5 ms)"
+    )
+
+    big = catalog_of(4096)
+    big_full = len(render_catalog(big, 10**9).text.encode())
+    small_copies = [SkillCatalog(catalog.entries) for _ in range(ROUNDS * 4)]
+    big_copies = [SkillCatalog(big.entries) for _ in range(ROUNDS * 4)]
+    growth = interleaved(
+        [
+            ("warm, 512 entries, half budget", lambda: render_catalog(catalog, full // 2), 200),
+            ("warm, 4,096 entries, half budget", lambda: render_catalog(big, big_full // 2), 50),
+            (
+                "cold, 512 entries, half budget",
+                lambda: render_catalog(small_copies.pop(), full // 2),
+                1,
+            ),
+            (
+                "cold, 4,096 entries, half budget",
+                lambda: render_catalog(big_copies.pop(), big_full // 2),
+                1,
+            ),
+        ]
+    )
+    report(
+        "render: growth in entries (linear means x8 within warm and within cold)",
+        growth,
+        "warm, 512 entries, half budget",
+    )
+
+
+TYPICAL = (
+    "---\n"
+    "name: code-review\n"
+    "description: >\n"
+    "  Review a code change for correctness, maintainability and security. Use when the\n"
+    "  user asks for a review of a diff, a pull request or a patch, or before merging.\n"
+    "license: Apache-2.0\n"
+    "allowed-tools: [read, grep, bash]\n"
+    "metadata:\n"
+    "  author: platform-team\n"
+    '  version: "1.4.2"\n'
+    "  tags: [review, quality, security]\n"
+    "---\n"
+    "# Code review\n\nFollow the repository review workflow.\n"
+)
+
+
+def near_limit() -> str:
+    lines = ["---", "name: big-skill", "description: A skill with a lot of metadata."]
+    lines.append("metadata:")
+    index = 0
+    # Under both limits: about 32 KiB and fewer than 1,024 nodes.
+    while sum(len(line) + 1 for line in lines) < 32_000 - 80:
+        lines.append(f"  key-{index:04d}: value number {index} with enough words to be a long line")
+        index += 1
+    return "\n".join(lines) + "\n---\nbody\n"
+
+
+def bench_parse() -> None:
+    try:
+        import frontmatter as python_frontmatter
+    except ImportError:
+        python_frontmatter = None
+        print("\n(python-frontmatter not installed: pip install -e '.[bench]')")
+    for title, text in (
+        ("typical SKILL.md", TYPICAL),
+        ("SKILL.md near the 32 KiB limit", near_limit()),
+    ):
+        data = text.encode()
+        yaml_text = text.split("---\n")[1]
+        cases: list[tuple[str, Callable[[], object], int]] = [
+            (
+                "yaml.load(CSafeLoader), no guard",
+                lambda t=yaml_text: yaml.load(t, Loader=yaml.CSafeLoader),
+                300,
+            ),
+            ("parse_skill_document", lambda d=data: parse_skill_document(d), 300),
+        ]
+        if python_frontmatter is not None:
+            cases.append(
+                ("python-frontmatter loads", lambda t=text: python_frontmatter.loads(t), 300)
+            )
+        size = len(yaml_text.encode())
+        medians = interleaved(
+            [(label, fn, calls if size < 2000 else calls // 30) for label, fn, calls in cases]
+        )
+        report(
+            f"parse: {title} ({size} bytes of frontmatter)",
+            medians,
+            "yaml.load(CSafeLoader), no guard",
+        )
+
+
+def bench_scan_section() -> None:
+    try:
+        from bench_scan import bench_scan  # type: ignore[import-not-found]
+    except ImportError as error:
+        print(f"\n(scan benchmark unavailable: {error})")
+        return
+    results = bench_scan()
+    if results:
+        reference = results[0][0]
+        report("scan: 512 skills through LocalFileOperator", dict(results), reference)
+
+
+SECTIONS = {"render": bench_render, "parse": bench_parse, "scan": bench_scan_section}
+
+
+def main(argv: Sequence[str]) -> int:
+    chosen = argv or list(SECTIONS)
+    print(
+        f"python {sys.version.split()[0]}, libyaml {yaml.__with_libyaml__}, {ROUNDS} interleaved rounds, medians"
+    )
+    for name in chosen:
+        SECTIONS[name]()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
