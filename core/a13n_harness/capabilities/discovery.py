@@ -1,0 +1,417 @@
+"""The one discovery engine behind ``scan``, ``inspect`` and ``scan_environment``.
+
+For each source in order, for each of its roots in order:
+
+1. list the root (one call); a missing or unsupported root is an error when the
+   source is ``required`` and a ``skill_root_skipped`` diagnostic otherwise;
+   more than ``max_entries_per_root`` listed entries is ``skill_root_overflow``;
+2. walk the entries in code-point order of their names (never the OS order):
+   ``SKILL.md`` (a file or link) makes the root itself a package; every other
+   entry that is a directory or a link, not hidden, is a package candidate
+   (``{entry}/SKILL.md``); everything else is a ``skill_entry_skipped`` diagnostic;
+3. read every candidate's SKILL.md through the bounded pool (at most
+   :data:`~a13n_harness.capabilities.pool.MAX_READ_WORKERS` in flight), at most
+   :func:`read_limit` bytes each, and handle the outcomes in entry order.
+
+Then precedence resolves names across roots and sources, and every final
+SKILL.md is read again through the same operator and compared byte for byte.
+
+Decisions the SPEC leaves open:
+
+* Read bound: ``frontmatter.max_bytes + FENCE_SLACK`` bytes; a prefix that long
+  holds the opening fence, the largest accepted frontmatter and the closing
+  fence. When a read comes back full, it is cut after its last newline before
+  parsing, so a line cut short (a fence line padded with more than
+  :data:`FENCE_SLACK` blanks) is never taken for a fence: such a file reads as
+  ``unterminated``, never as something the whole file does not say.
+* Two packages with one name below the *same* root have no precedence between
+  them: ``skill_name_conflict`` whatever the policy.
+* Entry names no file system produces (empty, ``.``, ``..``, containing ``/``
+  or NUL), duplicate names, unknown kinds or a listing that is not a sequence of
+  :class:`~a13n_harness.environment.DirectoryEntry` are ``skill_provider_failed``;
+  a name that is not valid Unicode (lone surrogate) is skipped with a diagnostic,
+  since it cannot reach a catalog faithfully.
+* A candidate whose ``SKILL.md`` is missing, not a directory, a FIFO or a link
+  loop is skipped with a diagnostic; permission denial (including a link
+  leaving the root) and provider failures are errors.
+* ``max_skills`` counts the packages found in a source (before precedence) and
+  the final catalog; the first source or root to pass it fails the scan.
+* The root's own package is not checked against the folder name
+  (``skill_name_mismatch`` is for child packages only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from a13n_harness.capabilities.items import SkillCatalogItem, SkillDiagnostic
+from a13n_harness.capabilities.pool import ReadOutcome, read_all
+from a13n_harness.capabilities.sources import SkillMaterializer, SkillSource, SkillsPolicy
+from a13n_harness.context.errors import DefinitionError, FrontmatterError
+from a13n_harness.context.frontmatter import (
+    FrontmatterLimits,
+    SkillFrontmatter,
+    parse_skill_document,
+)
+from a13n_harness.environment import (
+    ENTRY_KINDS,
+    DirectoryEntry,
+    FileNotFound,
+    FileOperator,
+    FileOperatorError,
+    FilePermissionDenied,
+    FileUnsupported,
+    NotADirectory,
+    join_path,
+)
+
+__all__ = ["FENCE_SLACK", "SKILL_FILE", "DiscoveredSkill", "Discovery", "discover", "read_limit"]
+
+SKILL_FILE = "SKILL.md"
+# 4 KiB past max_bytes: room for a BOM, both fence lines (with generous
+# trailing blanks) and line endings, so the bounded prefix parses exactly like
+# the whole file for every frontmatter the parser accepts.
+FENCE_SLACK = 4_096
+
+
+def read_limit(limits: FrontmatterLimits) -> int:
+    """How many bytes of a SKILL.md discovery reads: ``max_bytes + FENCE_SLACK``."""
+    return limits.max_bytes + FENCE_SLACK
+
+
+def frontmatter_prefix(data: bytes, limit: int) -> bytes:
+    """The part of a bounded read the parser sees (cut after the last newline when full)."""
+    if len(data) < limit:
+        return data
+    return data[: data.rfind(b"\n") + 1]
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveredSkill:
+    """A resolved package with the exact bytes it was parsed from."""
+
+    item: SkillCatalogItem
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    """Resolved packages sorted by name, and every diagnostic in scan order."""
+
+    skills: tuple[DiscoveredSkill, ...]
+    diagnostics: tuple[SkillDiagnostic, ...]
+
+
+RootAccess = Callable[[str], FileOperator | None]
+"""The operator for a root, or ``None`` when the root is unroutable."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    document: str
+    entry: str | None  # None: the root's own package
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _provider_failed(
+    message: str, path: str, cause: BaseException | None = None
+) -> DefinitionError:
+    detail = f"{message}: {cause}" if cause is not None else message
+    return DefinitionError("skill_provider_failed", detail, path=path)
+
+
+def _hard_error(error: DefinitionError, path: str) -> DefinitionError:
+    """What a read or listing error becomes when it cannot be skipped."""
+    if isinstance(error, FilePermissionDenied):
+        return DefinitionError("skill_permission_denied", error.message, path=path)
+    if isinstance(error, FileOperatorError):
+        return DefinitionError("skill_provider_failed", error.message, path=path)
+    return error  # a stale scope and other DefinitionErrors keep their code
+
+
+def _checked_listing(listing: object, root: str, limit: int) -> list[DirectoryEntry]:
+    if isinstance(listing, str | bytes) or not isinstance(listing, Sequence):
+        raise _provider_failed("the listing is not a sequence of entries", root)
+    if len(listing) > limit:
+        raise DefinitionError(
+            "skill_root_overflow",
+            f"{len(listing)} entries listed, more than max_entries_per_root={limit}",
+            path=root,
+        )
+    seen: set[str] = set()
+    for entry in listing:
+        if not isinstance(entry, DirectoryEntry) or entry.kind not in ENTRY_KINDS:
+            raise _provider_failed(f"not a directory entry: {entry!r}", root)
+        name = entry.name
+        if (
+            not isinstance(name, str)
+            or name in ("", ".", "..")
+            or "/" in name
+            or "\x00" in name
+            or name in seen
+        ):
+            raise _provider_failed(f"impossible or repeated entry name {name!r}", root)
+        seen.add(name)
+    return sorted(listing, key=lambda entry: entry.name)
+
+
+class _Run:
+    """State of one discovery run."""
+
+    def __init__(self, policy: SkillsPolicy, access: RootAccess) -> None:
+        self.policy = policy
+        self.access = access
+        self.limit = read_limit(policy.frontmatter)
+        self.diagnostics: list[SkillDiagnostic] = []
+        self.final: dict[str, tuple[DiscoveredSkill, int]] = {}  # name -> (skill, root serial)
+        self.root_serial = 0
+
+    def note(
+        self,
+        code: str,
+        message: str,
+        path: str,
+        source: SkillSource,
+        *,
+        reason: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        self.diagnostics.append(
+            SkillDiagnostic(code, message, path, source.source_id, reason, line, column)
+        )
+
+    async def root(self, source: SkillSource, root: str) -> list[DiscoveredSkill]:
+        files = self.access(root)
+        if files is None:
+            return self.skip_root(source, root, "skill_root_unroutable", "the root is unroutable")
+        try:
+            listing: object = await files.list_directory(root)
+        except FileNotFound:
+            return self.skip_root(source, root, "skill_root_missing", "the root does not exist")
+        except (NotADirectory, FileUnsupported) as error:
+            return self.skip_root(
+                source, root, "skill_root_unsupported", f"the root is unusable: {error.message}"
+            )
+        except DefinitionError as error:
+            raise _hard_error(error, root) from None
+        except Exception as error:
+            raise _provider_failed("listing the root failed", root, error) from None
+        entries = _checked_listing(listing, root, source.max_entries_per_root)
+
+        slots: list[SkillDiagnostic | _Candidate] = []
+        for entry in entries:
+            path = join_path(root, entry.name)
+            skip: str | None = None
+            if entry.name == SKILL_FILE:
+                if entry.kind in ("file", "symlink"):
+                    slots.append(_Candidate(path, None))
+                    continue
+                skip = f"{SKILL_FILE} at the root is a {entry.kind}, not a file"
+            elif entry.name.startswith("."):
+                skip = "hidden entry"
+            elif _has_lone_surrogate(entry.name):
+                skip = "entry name is not valid Unicode"
+            elif entry.kind in ("file", "other"):
+                skip = f"a {entry.kind}, not a package directory"
+            if skip is not None:
+                slots.append(SkillDiagnostic("skill_entry_skipped", skip, path, source.source_id))
+            else:
+                slots.append(_Candidate(join_path(path, SKILL_FILE), entry.name))
+
+        candidates = [slot for slot in slots if isinstance(slot, _Candidate)]
+        outcomes = await read_all(files, [c.document for c in candidates], self.limit)
+        by_document = dict(zip((c.document for c in candidates), outcomes, strict=True))
+
+        found: list[DiscoveredSkill] = []
+        names: dict[str, str] = {}
+        for slot in slots:
+            if isinstance(slot, SkillDiagnostic):
+                self.diagnostics.append(slot)
+                continue
+            skill = self.package(source, root, slot, by_document[slot.document])
+            if skill is None:
+                continue
+            name = skill.item.name
+            if name in names:
+                raise DefinitionError(
+                    "skill_name_conflict",
+                    f"two packages named {name!r} below one root: "
+                    f"{names[name]} and {slot.document}",
+                    path=slot.document,
+                )
+            names[name] = slot.document
+            found.append(skill)
+        return found
+
+    def skip_root(
+        self, source: SkillSource, root: str, code: str, message: str
+    ) -> list[DiscoveredSkill]:
+        if source.required:
+            raise DefinitionError(code, message, path=root)
+        self.note("skill_root_skipped", f"{message} ({code}); source is not required", root, source)
+        return []
+
+    def package(
+        self, source: SkillSource, root: str, slot: _Candidate, outcome: ReadOutcome
+    ) -> DiscoveredSkill | None:
+        document = slot.document
+        directory = document[: -len(SKILL_FILE) - 1] or "/"
+        if isinstance(outcome, DefinitionError):
+            if isinstance(outcome, FileNotFound | NotADirectory | FileUnsupported):
+                why = {
+                    FileNotFound: f"no {SKILL_FILE}",
+                    NotADirectory: "not a directory",
+                    FileUnsupported: f"{SKILL_FILE} is not a readable regular file",
+                }[type(outcome)]
+                self.note("skill_entry_skipped", f"{why}: {outcome.message}", directory, source)
+                return None
+            raise _hard_error(outcome, document)
+        try:
+            front: SkillFrontmatter = parse_skill_document(
+                frontmatter_prefix(outcome, self.limit), self.policy.frontmatter
+            )
+        except FrontmatterError as error:
+            if self.policy.invalid == "error":
+                raise FrontmatterError(
+                    error.reason or "yaml_syntax",
+                    error.message,
+                    path=document,
+                    line=error.line,
+                    column=error.column,
+                ) from None
+            self.note(
+                "skill_frontmatter_skipped",
+                error.message,
+                document,
+                source,
+                reason=error.reason,
+                line=error.line,
+                column=error.column,
+            )
+            return None
+        if slot.entry is not None and front.name != slot.entry:
+            self.note(
+                "skill_name_mismatch",
+                f"name {front.name!r} differs from its folder {slot.entry!r}",
+                document,
+                source,
+            )
+        if front.description_truncated:
+            self.note(
+                "skill_description_truncated",
+                f"description cut to {self.policy.frontmatter.max_description_chars} characters",
+                document,
+                source,
+            )
+        item = SkillCatalogItem(
+            name=front.name,
+            description=front.description,
+            path=document,
+            source_id=source.source_id,
+            root=root,
+            description_truncated=front.description_truncated,
+        )
+        return DiscoveredSkill(item, outcome)
+
+    def resolve(self, source: SkillSource, skills: list[DiscoveredSkill]) -> None:
+        serial = self.root_serial
+        self.root_serial += 1
+        for skill in skills:
+            name = skill.item.name
+            earlier = self.final.get(name)
+            if earlier is not None:
+                beaten = earlier[0].item
+                if self.policy.conflict == "error":
+                    raise DefinitionError(
+                        "skill_name_conflict",
+                        f"skill {name!r} is defined by {beaten.path} and {skill.item.path}",
+                        path=skill.item.path,
+                    )
+                self.note(
+                    "skill_overridden",
+                    f"{beaten.path} (source {beaten.source_id!r}) is overridden by "
+                    f"{skill.item.path} (source {skill.item.source_id!r})",
+                    beaten.path,
+                    source,
+                )
+            self.final[name] = (skill, serial)
+        if len(self.final) > self.policy.max_skills:
+            raise DefinitionError(
+                "skill_catalog_overflow",
+                f"more than max_skills={self.policy.max_skills} skills in the catalog",
+            )
+
+
+async def discover(
+    sources: Sequence[SkillSource],
+    policy: SkillsPolicy,
+    materializers: Sequence[SkillMaterializer],
+    access: RootAccess,
+) -> Discovery:
+    """Run materializers, then every source and root in order; see the module docstring."""
+    for materializer in materializers:
+        files = access(materializer.target_root)
+        if files is None:
+            continue  # its root is unroutable: the root itself reports that
+        try:
+            await materializer.materialize(files=files)
+        except DefinitionError:
+            raise
+        except Exception as error:
+            raise _provider_failed(
+                f"materializer {materializer.materializer_id!r} failed",
+                materializer.target_root,
+                error,
+            ) from None
+    run = _Run(policy, access)
+    for source in sources:
+        in_source = 0
+        for root in source.roots:
+            skills = await run.root(source, root)
+            in_source += len(skills)
+            if in_source > policy.max_skills:
+                raise DefinitionError(
+                    "skill_catalog_overflow",
+                    f"source {source.source_id!r} has more than max_skills={policy.max_skills} "
+                    "skills",
+                    path=root,
+                )
+            run.resolve(source, skills)
+    resolved = tuple(run.final[name][0] for name in sorted(run.final))
+    return Discovery(resolved, tuple(run.diagnostics))
+
+
+async def confirm_unchanged(
+    skills: Sequence[DiscoveredSkill], policy: SkillsPolicy, access: RootAccess, code: str
+) -> None:
+    """Read every final SKILL.md again through its root's operator; a difference raises ``code``."""
+    limit = read_limit(policy.frontmatter)
+    by_root: dict[str, list[DiscoveredSkill]] = {}
+    for skill in skills:
+        by_root.setdefault(skill.item.root, []).append(skill)
+    changed: list[tuple[str, str]] = []
+    for root, group in by_root.items():
+        files = access(root)
+        if files is None:
+            changed.extend((s.item.name, s.item.path) for s in group)
+            continue
+        outcomes = await read_all(files, [s.item.path for s in group], limit)
+        for skill, outcome in zip(group, outcomes, strict=True):
+            if isinstance(outcome, DefinitionError) and not isinstance(outcome, FileOperatorError):
+                raise outcome
+            if outcome != skill.data:
+                changed.append((skill.item.name, skill.item.path))
+    if changed:
+        name, path = min(changed)
+        raise DefinitionError(
+            code, f"{path} changed while the catalog was being built (skill {name!r})", path=path
+        )

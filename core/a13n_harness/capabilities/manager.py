@@ -1,0 +1,203 @@
+"""``SkillManager``: materialize, discover, resolve and bind skills (SPEC section 7).
+
+Two modes with one engine (:mod:`a13n_harness.capabilities.discovery`):
+
+* :meth:`SkillManager.scan` / :meth:`SkillManager.inspect` use exactly the
+  supplied operator; they never build or probe an Environment. A document that
+  changes between parse and the final re-read is ``skill_document_changed``.
+* :meth:`SkillManager.scan_environment` captures every root's route with
+  ``select_files`` before any I/O, opens one pinned scope per routed root, does
+  all I/O through those scopes, re-reads every final document through them, and
+  before returning checks that every configured root still routes exactly as it
+  did (including empty, skipped and overridden roots). Any change is
+  ``skill_catalog_stale``; nothing is retried or rescanned.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+
+from a13n_harness.capabilities.discovery import (
+    Discovery,
+    confirm_unchanged,
+    discover,
+)
+from a13n_harness.capabilities.items import (
+    BoundSkillCatalog,
+    BoundSkillCatalogItem,
+    SkillCatalogItem,
+    SkillScan,
+)
+from a13n_harness.capabilities.sources import (
+    FileSkillSource,
+    SkillMaterializer,
+    SkillSource,
+    SkillsPolicy,
+)
+from a13n_harness.context.errors import DefinitionError
+from a13n_harness.environment import Environment, EnvironmentPath, FileOperator
+
+__all__ = ["DEFAULT_WORKSPACE_ROOT", "SkillManager"]
+
+DEFAULT_WORKSPACE_ROOT = "/workspace/.agents/skills"
+
+_DEFAULT_POLICY = SkillsPolicy()
+
+
+class SkillManager:
+    """Sources, policy and materializers; see the module docstring.
+
+    Construction checks: source ids are unique (``skill_root_invalid``, reason
+    ``duplicate_source``); every materializer's ``target_root`` equals a
+    configured root (``skill_materializer_root``).
+    """
+
+    __slots__ = ("_materializers", "_policy", "_roots", "_sources")
+
+    def __init__(
+        self,
+        sources: Sequence[SkillSource],
+        *,
+        policy: SkillsPolicy = _DEFAULT_POLICY,
+        materializers: Sequence[SkillMaterializer] = (),
+    ) -> None:
+        self._sources = tuple(sources)
+        ids = [source.source_id for source in self._sources]
+        if len(set(ids)) != len(ids):
+            raise DefinitionError(
+                "skill_root_invalid", f"source ids must be unique: {ids}", reason="duplicate_source"
+            )
+        if not isinstance(policy, SkillsPolicy):
+            raise DefinitionError("catalog_invalid", "policy must be SkillsPolicy", reason="policy")
+        self._policy = policy
+        roots: list[str] = []
+        for source in self._sources:
+            for root in source.roots:
+                if root not in roots:
+                    roots.append(root)
+        self._roots = tuple(roots)
+        self._materializers = tuple(materializers)
+        for materializer in self._materializers:
+            if materializer.target_root not in self._roots:
+                raise DefinitionError(
+                    "skill_materializer_root",
+                    f"materializer {materializer.materializer_id!r} targets "
+                    f"{materializer.target_root!r}, which is not a configured root",
+                    path=str(materializer.target_root),
+                )
+
+    @classmethod
+    def default(
+        cls,
+        additional_sources: Sequence[SkillSource] = (),
+        *,
+        policy: SkillsPolicy = _DEFAULT_POLICY,
+        materializers: Sequence[SkillMaterializer] = (),
+    ) -> SkillManager:
+        """The canonical workspace source (not required), then ``additional_sources``."""
+        workspace = FileSkillSource("workspace", (DEFAULT_WORKSPACE_ROOT,), required=False)
+        return cls((workspace, *additional_sources), policy=policy, materializers=materializers)
+
+    @property
+    def sources(self) -> tuple[SkillSource, ...]:
+        return self._sources
+
+    @property
+    def roots(self) -> tuple[str, ...]:
+        """Every configured root in source then root order; a root shared by sources once."""
+        return self._roots
+
+    @property
+    def policy(self) -> SkillsPolicy:
+        return self._policy
+
+    @property
+    def materializers(self) -> tuple[SkillMaterializer, ...]:
+        return self._materializers
+
+    async def _direct(self, files: FileOperator) -> Discovery:
+        def access(_root: str) -> FileOperator:
+            return files
+
+        found = await discover(self._sources, self._policy, self._materializers, access)
+        await confirm_unchanged(found.skills, self._policy, access, "skill_document_changed")
+        return found
+
+    async def inspect(self, *, files: FileOperator) -> SkillScan:
+        """Scan through ``files``: items sorted by name and every diagnostic in scan order."""
+        found = await self._direct(files)
+        return SkillScan(tuple(skill.item for skill in found.skills), found.diagnostics)
+
+    async def scan(self, *, files: FileOperator) -> tuple[SkillCatalogItem, ...]:
+        """Scan through ``files``: items sorted by name."""
+        return (await self.inspect(files=files)).items
+
+    async def scan_environment(self, *, environment: Environment) -> BoundSkillCatalog:
+        """Scan through pinned scopes of an entered ``environment``; see the module docstring."""
+        if not isinstance(environment, Environment) or not environment.entered:
+            raise DefinitionError(
+                "skill_root_unroutable", "the environment is not entered", reason="not_entered"
+            )
+        captured: dict[str, EnvironmentPath | None] = {}
+        for root in self._roots:
+            try:
+                captured[root] = environment.select_files(root)
+            except DefinitionError as error:
+                if error.code != "skill_root_unroutable":
+                    raise
+                captured[root] = None
+        async with contextlib.AsyncExitStack() as stack:
+            scopes: dict[str, FileOperator] = {}
+            for root, selection in captured.items():
+                if selection is not None:
+                    scopes[root] = await stack.enter_async_context(
+                        environment.open_scope(selection)
+                    )
+
+            def access(root: str) -> FileOperator | None:
+                return scopes.get(root)
+
+            found = await discover(self._sources, self._policy, self._materializers, access)
+            await confirm_unchanged(found.skills, self._policy, access, "skill_catalog_stale")
+            for root, selection in captured.items():
+                if selection is None:
+                    try:
+                        environment.select_files(root)
+                    except DefinitionError:
+                        continue
+                    raise DefinitionError(
+                        "skill_catalog_stale", "a skipped root became routable", path=root
+                    )
+                environment.require_current(selection)
+            items: list[BoundSkillCatalogItem] = []
+            for skill in found.skills:
+                item = skill.item
+                root_selection = captured[item.root]
+                assert root_selection is not None
+                directory = environment.select_files(item.directory)
+                document = environment.select_files(item.path)
+                for selection in (directory, document):
+                    if selection.route[:3] != root_selection.route[:3] or (
+                        selection.default_route != root_selection.default_route
+                    ):
+                        raise DefinitionError(
+                            "skill_catalog_stale",
+                            "a skill path no longer routes through its root's mount",
+                            path=selection.path,
+                        )
+                items.append(
+                    BoundSkillCatalogItem(
+                        name=item.name,
+                        description=item.description,
+                        path=item.path,
+                        source_id=item.source_id,
+                        root=item.root,
+                        description_truncated=item.description_truncated,
+                        directory=directory,
+                        document=document,
+                        mount_id=document.mount_id,
+                        observed_generation=document.generation,
+                    )
+                )
+        return BoundSkillCatalog(tuple(items), found.diagnostics, self._roots)

@@ -1,0 +1,107 @@
+"""The bounded read pool every scan uses.
+
+At most :data:`MAX_READ_WORKERS` worker tasks pull jobs from one shared
+queue; each job's result is stored at its index, so the outcome never depends
+on the order reads complete in. Errors are returned as values (so one failed
+read never cancels the others and the caller picks the first error *by
+index*). The pool is an :class:`asyncio.TaskGroup`: when the caller is
+cancelled, every worker is cancelled and joined before the call returns, so
+no read outlives the file scope that the caller closes next.
+
+With a :class:`~a13n_harness.environment.BatchReader` the jobs are
+contiguous chunks, as many as the reader's ``read_concurrency`` (at most
+eight), each read in one call with one read in flight; otherwise each job is
+one ``read_bytes``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from a13n_harness.context.errors import DefinitionError
+from a13n_harness.environment import (
+    BatchReader,
+    FileOperator,
+    FileOperatorError,
+    FileProviderError,
+)
+
+__all__ = ["MAX_READ_WORKERS", "ReadOutcome", "read_all"]
+
+# 8 workers: enough to hide the per-file latency of a network mount, while
+# bounding the file descriptors and provider requests one scan holds open.
+MAX_READ_WORKERS = 8
+
+ReadOutcome = bytes | DefinitionError
+"""The bytes read, a FileOperatorError, or another DefinitionError (a stale scope)."""
+
+
+def _checked(path: str, data: object, limit: int) -> ReadOutcome:
+    if isinstance(data, DefinitionError):
+        return data
+    if not isinstance(data, bytes) or len(data) > limit:
+        return FileProviderError("the file operator returned more than it was asked for", path=path)
+    return data
+
+
+async def _read_one(files: FileOperator, path: str, limit: int) -> ReadOutcome:
+    try:
+        data = await files.read_bytes(path, limit)
+    except DefinitionError as error:
+        return error
+    except Exception as error:  # a Host operator failing in its own way: a provider failure
+        return FileProviderError(f"{type(error).__name__}: {error}", path=path)
+    return _checked(path, data, limit)
+
+
+async def _read_chunk(files: BatchReader, paths: Sequence[str], limit: int) -> list[ReadOutcome]:
+    try:
+        results = list(await files.read_many(paths, limit))
+    except DefinitionError as error:
+        return [error] * len(paths)
+    except Exception as error:
+        failure = FileProviderError(f"{type(error).__name__}: {error}")
+        return [failure] * len(paths)
+    if len(results) != len(paths):
+        failure = FileProviderError("the file operator returned the wrong number of results")
+        return [failure] * len(paths)
+    return [
+        _checked(path, result, limit)
+        if isinstance(result, bytes | FileOperatorError)
+        else FileProviderError("the file operator returned a non-bytes result", path=path)
+        for path, result in zip(paths, results, strict=True)
+    ]
+
+
+async def read_all(
+    files: FileOperator, paths: Sequence[str], limit: int, *, workers: int = MAX_READ_WORKERS
+) -> list[ReadOutcome]:
+    """``read_bytes(path, limit)`` for every path, results by index, errors as values."""
+    count = len(paths)
+    if count == 0:
+        return []
+    results: list[ReadOutcome | None] = [None] * count
+    batch = isinstance(files, BatchReader)
+    if batch:
+        assert isinstance(files, BatchReader)
+        lanes = min(workers, max(1, int(files.read_concurrency)))
+        chunk = -(-count // lanes)
+    else:
+        chunk = 1
+    jobs = iter(range(0, count, chunk))
+    job_count = -(-count // chunk)
+
+    async def worker() -> None:
+        for start in jobs:
+            end = min(start + chunk, count)
+            if batch:
+                assert isinstance(files, BatchReader)
+                results[start:end] = await _read_chunk(files, paths[start:end], limit)
+            else:
+                results[start] = await _read_one(files, paths[start], limit)
+
+    async with asyncio.TaskGroup() as group:
+        for _ in range(min(workers, job_count)):
+            group.create_task(worker())
+    return [FileProviderError("read never completed") if r is None else r for r in results]

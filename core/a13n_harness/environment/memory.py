@@ -1,0 +1,214 @@
+"""An in-memory :class:`~a13n_harness.environment.FileOperator`, for tests, fuzzing and Hosts.
+
+Its tree is built from plain values: ``bytes`` is a file, a ``dict`` a
+directory, :class:`MemorySymlink` a link (target in the operator's own
+namespace, absolute or relative), :class:`MemorySpecial` a FIFO-like entry
+that must never be opened, :class:`MemoryDenied` an entry whose access is
+refused, :class:`MemoryBroken` one whose provider fails. Links obey the same
+confinement as :class:`~a13n_harness.environment.LocalFileOperator`: a target
+climbing above ``/`` is :class:`FilePermissionDenied`, more than
+:data:`~a13n_harness.environment.local.MAX_LINK_HOPS` links a
+:class:`FileUnsupported` loop. ``opened`` records every file read, in order.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from a13n_harness.environment.errors import (
+    FileNotFound,
+    FileOperatorError,
+    FilePermissionDenied,
+    FileProviderError,
+    FileUnsupported,
+    NotADirectory,
+)
+from a13n_harness.environment.local import MAX_LINK_HOPS
+from a13n_harness.environment.operator import DirectoryEntry, EntryKind, FileStat
+from a13n_harness.environment.paths import is_canonical_path, path_segments
+
+__all__ = [
+    "MemoryBroken",
+    "MemoryDenied",
+    "MemoryFileOperator",
+    "MemoryNode",
+    "MemorySpecial",
+    "MemorySymlink",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class MemorySymlink:
+    """A symbolic link to ``target``."""
+
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class MemorySpecial:
+    """A FIFO, socket or device: listed as ``other``, never opened."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryDenied:
+    """An entry (listed as ``kind``) whose every access is refused."""
+
+    kind: EntryKind = "file"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryBroken:
+    """An entry (listed as ``kind``) whose every access fails in the provider."""
+
+    kind: EntryKind = "file"
+
+
+MemoryNode = (
+    bytes | dict[str, "MemoryNode"] | MemorySymlink | MemorySpecial | MemoryDenied | MemoryBroken
+)
+
+
+def _copy(node: object) -> MemoryNode:
+    if isinstance(node, Mapping):
+        return {str(name): _copy(child) for name, child in node.items()}
+    if isinstance(node, bytes | bytearray):
+        return bytes(node)
+    if isinstance(node, MemorySymlink | MemorySpecial | MemoryDenied | MemoryBroken):
+        return node
+    raise TypeError(f"not a memory tree node: {node!r}")
+
+
+def _kind(node: MemoryNode) -> EntryKind:
+    if isinstance(node, dict):
+        return "directory"
+    if isinstance(node, MemorySymlink):
+        return "symlink"
+    if isinstance(node, MemorySpecial):
+        return "other"
+    if isinstance(node, MemoryDenied | MemoryBroken):
+        return node.kind
+    return "file"
+
+
+class MemoryFileOperator:
+    """A file tree held in memory; see the module docstring."""
+
+    def __init__(self, tree: Mapping[str, object] | None = None) -> None:
+        root = _copy(tree or {})
+        assert isinstance(root, dict)
+        self._root: dict[str, MemoryNode] = root
+        self.opened: list[str] = []
+
+    def _resolve(
+        self, path: object, *, follow_last: bool = True
+    ) -> tuple[dict[str, MemoryNode], str | None]:
+        """The directory holding what ``path`` names and its name (``None``: the root)."""
+        if not is_canonical_path(path):
+            raise FilePermissionDenied("path is not a canonical absolute path", path=repr(path))
+        assert isinstance(path, str)
+        stack: list[dict[str, MemoryNode]] = [self._root]
+        pending = deque(path_segments(path))
+        hops = 0
+        while pending:
+            segment = pending.popleft()
+            if segment in ("", "."):
+                continue
+            if segment == "..":
+                if len(stack) == 1:
+                    raise FilePermissionDenied("symbolic link climbs above the root", path=path)
+                stack.pop()
+                continue
+            node = stack[-1].get(segment)
+            last = not pending
+            if isinstance(node, MemorySymlink) and (follow_last or not last):
+                hops += 1
+                if hops > MAX_LINK_HOPS:
+                    raise FileUnsupported("symbolic link loop", path=path)
+                if node.target.startswith("/"):
+                    del stack[1:]
+                pending.extendleft(reversed(node.target.split("/")))
+                continue
+            if last:
+                return stack[-1], segment
+            if node is None:
+                raise FileNotFound("no such file or directory", path=path)
+            if isinstance(node, MemoryDenied):
+                raise FilePermissionDenied("permission denied", path=path)
+            if isinstance(node, MemoryBroken):
+                raise FileProviderError("provider failure", path=path)
+            if not isinstance(node, dict):
+                raise NotADirectory("not a directory", path=path)
+            stack.append(node)
+        return stack[-1], None
+
+    def _node(self, path: object) -> MemoryNode:
+        parent, name = self._resolve(path)
+        if name is None:
+            return parent
+        node = parent.get(name)
+        if node is None:
+            raise FileNotFound("no such file or directory", path=str(path))
+        if isinstance(node, MemoryDenied):
+            raise FilePermissionDenied("permission denied", path=str(path))
+        if isinstance(node, MemoryBroken):
+            raise FileProviderError("provider failure", path=str(path))
+        return node
+
+    async def list_directory(self, path: str) -> Sequence[DirectoryEntry]:
+        node = self._node(path)
+        if not isinstance(node, dict):
+            raise NotADirectory("not a directory", path=path)
+        return [DirectoryEntry(name, _kind(child)) for name, child in node.items()]
+
+    def read_now(self, path: str, limit: int) -> bytes:
+        """:meth:`read_bytes` without the coroutine."""
+        if type(limit) is not int or limit < 0:
+            raise FileProviderError("limit must be a non-negative int")
+        node = self._node(path)
+        if not isinstance(node, bytes):
+            raise FileUnsupported("not a regular file", path=path)
+        self.opened.append(path)
+        return node[:limit]
+
+    async def read_bytes(self, path: str, limit: int) -> bytes:
+        return self.read_now(path, limit)
+
+    async def stat(self, path: str) -> FileStat:
+        node = self._node(path)
+        return FileStat(_kind(node), len(node) if isinstance(node, bytes) else 0)
+
+    async def write_bytes(self, path: str, data: bytes) -> None:
+        parent, name = self._resolve(path)
+        if name is None or isinstance(parent.get(name), dict | MemorySpecial):
+            raise FileUnsupported("not a regular file", path=path)
+        parent[name] = bytes(data)
+
+    async def make_directory(self, path: str) -> None:
+        segments = path_segments(path) if is_canonical_path(path) else None
+        if segments is None:
+            raise FilePermissionDenied("path is not a canonical absolute path", path=repr(path))
+        for depth in range(1, len(segments) + 1):
+            prefix = "/" + "/".join(segments[:depth])
+            parent, name = self._resolve(prefix)
+            if name is None:
+                continue
+            node = parent.get(name)
+            if node is None:
+                parent[name] = {}
+            elif not isinstance(node, dict):
+                raise NotADirectory("not a directory", path=prefix)
+
+    async def remove(self, path: str) -> None:
+        parent, name = self._resolve(path, follow_last=False)
+        if name is None:
+            raise FilePermissionDenied("the root cannot be removed", path=path)
+        if name not in parent:
+            raise FileNotFound("no such file or directory", path=path)
+        del parent[name]
+
+
+def memory_error_types() -> tuple[type[FileOperatorError], ...]:
+    """Every error class this operator can raise (for exhaustive tests)."""
+    return (FileNotFound, FilePermissionDenied, FileProviderError, FileUnsupported, NotADirectory)

@@ -1,0 +1,598 @@
+"""Discovery rules of SPEC section 7, pinned by examples and properties."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from a13n_harness.capabilities import (
+    DIAGNOSTIC_CODES,
+    MAX_ENTRIES_PER_ROOT,
+    MAX_SKILLS,
+    FileSkillSource,
+    SkillManager,
+    SkillScan,
+    SkillsPolicy,
+    read_limit,
+)
+from a13n_harness.context.errors import DefinitionError
+from a13n_harness.context.frontmatter import FrontmatterLimits
+from a13n_harness.environment import (
+    DirectoryEntry,
+    FileOperator,
+    LocalFileOperator,
+    MemoryBroken,
+    MemoryDenied,
+    MemoryFileOperator,
+    MemorySpecial,
+)
+from a13n_harness.testing.discovery_strategies import ShuffledCompletionOperator, skill_document
+
+
+def doc(name: str, description: str = "Does things.") -> bytes:
+    return skill_document(name, description)
+
+
+def packages(prefix: str, count: int) -> dict[str, object]:
+    return {
+        f"{prefix}{index:04d}": {"SKILL.md": doc(f"{prefix}{index:04d}")} for index in range(count)
+    }
+
+
+def inspect(
+    files: FileOperator | Mapping[str, object],
+    sources: Sequence[FileSkillSource],
+    policy: SkillsPolicy | None = None,
+) -> SkillScan:
+    operator = files if not isinstance(files, Mapping) else MemoryFileOperator(files)
+    manager = SkillManager(sources, policy=policy or SkillsPolicy())
+    return asyncio.run(manager.inspect(files=operator))
+
+
+def code_of(
+    files: FileOperator | Mapping[str, object],
+    sources: Sequence[FileSkillSource],
+    policy: SkillsPolicy | None = None,
+) -> str:
+    with pytest.raises(DefinitionError) as caught:
+        inspect(files, sources, policy)
+    return caught.value.code
+
+
+def source(source_id: str, *roots: str, required: bool = True) -> FileSkillSource:
+    return FileSkillSource(source_id, roots, required=required)
+
+
+# --- limits, pinned at their exact values ---------------------------------------
+
+
+def test_limits_have_their_documented_values() -> None:
+    assert MAX_ENTRIES_PER_ROOT == 256
+    assert MAX_SKILLS == 512
+    assert FileSkillSource("s", ("/r",)).max_entries_per_root == 256
+    assert SkillsPolicy().max_skills == 512
+
+
+def test_root_with_256_entries_is_scanned() -> None:
+    scan = inspect({"r": packages("p", 256)}, [source("s", "/r")])
+    assert len(scan.items) == 256
+
+
+def test_root_with_257_entries_overflows_never_truncates() -> None:
+    """More than max_entries_per_root listed entries: skill_root_overflow, never a silent cut."""
+    tree = {"r": packages("p", 256) | {"zz-file": b"x"}}
+    assert code_of(tree, [source("s", "/r")]) == "skill_root_overflow"
+    assert code_of(tree, [source("s", "/r", required=False)]) == "skill_root_overflow"
+
+
+def test_512_skills_in_one_source_pass_513_overflow() -> None:
+    tree = {"a": packages("a", 256), "b": packages("b", 256), "c": packages("c", 1)}
+    assert len(inspect(tree, [source("s", "/a", "/b")]).items) == 512
+    assert code_of(tree, [source("s", "/a", "/b", "/c")]) == "skill_catalog_overflow"
+
+
+def test_final_catalog_over_512_overflows() -> None:
+    tree = {"a": packages("a", 256), "b": packages("b", 256), "c": packages("c", 1)}
+    assert code_of(tree, [source("s", "/a", "/b"), source("t", "/c")]) == "skill_catalog_overflow"
+
+
+def test_overlapping_sources_count_the_final_catalog() -> None:
+    tree = {"a": packages("a", 256), "b": packages("b", 256)}
+    scan = inspect(tree, [source("s", "/a", "/b"), source("t", "/a")])
+    assert len(scan.items) == 512
+
+
+@given(st.integers(1, 6), st.integers(0, 8))
+def test_max_skills_is_an_exact_bound(limit: int, count: int) -> None:
+    tree = {"r": packages("p", count)}
+    policy = SkillsPolicy(max_skills=limit)
+    if count <= limit:
+        assert len(inspect(tree, [source("s", "/r")], policy).items) == count
+    else:
+        assert code_of(tree, [source("s", "/r")], policy) == "skill_catalog_overflow"
+
+
+@given(st.integers(1, 6), st.integers(0, 8))
+def test_max_entries_per_root_is_an_exact_bound(limit: int, count: int) -> None:
+    tree = {"r": packages("p", count)}
+    sources = [FileSkillSource("s", ("/r",), max_entries_per_root=limit)]
+    if count <= limit:
+        assert len(inspect(tree, sources).items) == count
+    else:
+        assert code_of(tree, sources) == "skill_root_overflow"
+
+
+# --- precedence and conflicts ------------------------------------------------------
+
+
+def test_later_root_beats_earlier_root_of_the_same_source() -> None:
+    tree = {
+        "one": {"x": {"SKILL.md": doc("x", "first")}},
+        "two": {"x": {"SKILL.md": doc("x", "second")}},
+    }
+    scan = inspect(tree, [source("s", "/one", "/two")])
+    assert [(i.name, i.description, i.root) for i in scan.items] == [("x", "second", "/two")]
+    assert [(d.code, d.path) for d in scan.diagnostics] == [("skill_overridden", "/one/x/SKILL.md")]
+
+
+def test_later_source_beats_earlier_source() -> None:
+    tree = {
+        "one": {"x": {"SKILL.md": doc("x", "first")}, "y": {"SKILL.md": doc("y")}},
+        "two": {"x": {"SKILL.md": doc("x", "second")}},
+    }
+    scan = inspect(tree, [source("a", "/two"), source("b", "/one")])
+    assert [(i.name, i.source_id) for i in scan.items] == [("x", "b"), ("y", "b")]
+    assert [d.code for d in scan.diagnostics] == ["skill_overridden"]
+    scan = inspect(tree, [source("a", "/one"), source("b", "/two")])
+    assert [(i.name, i.source_id, i.description) for i in scan.items] == [
+        ("x", "b", "second"),
+        ("y", "a", "Does things."),
+    ]
+
+
+def test_conflict_error_policy_raises_on_any_duplicate() -> None:
+    tree = {"one": {"x": {"SKILL.md": doc("x")}}, "two": {"x": {"SKILL.md": doc("x")}}}
+    policy = SkillsPolicy(conflict="error")
+    assert code_of(tree, [source("s", "/one", "/two")], policy) == "skill_name_conflict"
+    assert (
+        code_of(tree, [source("s", "/one"), source("t", "/two")], policy) == "skill_name_conflict"
+    )
+
+
+def test_duplicate_name_below_one_root_is_a_conflict() -> None:
+    tree = {"r": {"a": {"SKILL.md": doc("x")}, "b": {"SKILL.md": doc("x")}}}
+    assert code_of(tree, [source("s", "/r")]) == "skill_name_conflict"
+
+
+# --- required, per root --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tree", "code"),
+    [
+        ({}, "skill_root_missing"),
+        ({"r": b"a file"}, "skill_root_unsupported"),
+        ({"r": MemorySpecial()}, "skill_root_unsupported"),
+    ],
+)
+def test_required_root_problems_are_errors_or_skips(tree: dict[str, object], code: str) -> None:
+    full = tree | {"ok": {"x": {"SKILL.md": doc("x")}}}
+    assert code_of(full, [source("s", "/r", "/ok")]) == code
+    scan = inspect(full, [source("s", "/r", "/ok", required=False)])
+    assert [i.name for i in scan.items] == ["x"]
+    assert [(d.code, d.path) for d in scan.diagnostics] == [("skill_root_skipped", "/r")]
+    assert code in scan.diagnostics[0].message
+
+
+@pytest.mark.parametrize(
+    ("node", "code"),
+    [
+        (MemoryDenied("directory"), "skill_permission_denied"),
+        (MemoryBroken("directory"), "skill_provider_failed"),
+    ],
+)
+@pytest.mark.parametrize("required", [True, False])
+def test_denial_and_provider_failure_stay_errors(node: object, code: str, required: bool) -> None:
+    assert code_of({"r": node}, [source("s", "/r", required=required)]) == code
+
+
+@pytest.mark.parametrize(
+    ("node", "code"),
+    [(MemoryDenied(), "skill_permission_denied"), (MemoryBroken(), "skill_provider_failed")],
+)
+def test_unreadable_skill_document_is_an_error(node: object, code: str) -> None:
+    tree = {"r": {"x": {"SKILL.md": node}}}
+    assert code_of(tree, [source("s", "/r", required=False)]) == code
+
+
+def test_required_false_never_substitutes_another_path() -> None:
+    operator = MemoryFileOperator({"other": {"x": {"SKILL.md": doc("x")}}})
+    scan = inspect(operator, [source("s", "/missing", required=False)])
+    assert scan.items == ()
+    assert operator.opened == []
+
+
+# --- frontmatter policy ------------------------------------------------------------------
+
+
+def test_invalid_frontmatter_is_an_error_by_default_and_a_diagnostic_on_skip() -> None:
+    tree = {
+        "r": {
+            "bad": {"SKILL.md": b"---\nname: Bad Name\ndescription: d\n---\n"},
+            "ok": {"SKILL.md": doc("ok")},
+        }
+    }
+    with pytest.raises(DefinitionError) as caught:
+        inspect(tree, [source("s", "/r")])
+    assert caught.value.code == "skill_frontmatter_invalid"
+    assert caught.value.reason == "name_invalid"
+    assert caught.value.path == "/r/bad/SKILL.md"
+    assert caught.value.line == 2
+    scan = inspect(tree, [source("s", "/r")], SkillsPolicy(invalid="skip"))
+    assert [i.name for i in scan.items] == ["ok"]
+    (diagnostic,) = scan.diagnostics
+    assert (diagnostic.code, diagnostic.reason, diagnostic.line) == (
+        "skill_frontmatter_skipped",
+        "name_invalid",
+        2,
+    )
+
+
+def test_name_mismatch_and_truncation_are_diagnostics() -> None:
+    tree = {"r": {"folder": {"SKILL.md": doc("other", "d" * 2000)}}}
+    scan = inspect(tree, [source("s", "/r")])
+    (item,) = scan.items
+    assert item.name == "other"
+    assert item.description_truncated
+    assert len(item.description) == 1024
+    assert [d.code for d in scan.diagnostics] == [
+        "skill_name_mismatch",
+        "skill_description_truncated",
+    ]
+
+
+# --- layout and skips ------------------------------------------------------------------------
+
+
+def test_layout_root_package_children_and_nothing_deeper() -> None:
+    tree = {
+        "r": {
+            "SKILL.md": doc("home"),
+            "a": {"SKILL.md": doc("a"), "deep": {"SKILL.md": doc("deep")}},
+            "b": {"nested": {"SKILL.md": doc("nested")}},
+            ".hidden": {"SKILL.md": doc("hidden")},
+            "notes.txt": b"text",
+            "fifo": MemorySpecial(),
+        }
+    }
+    operator = MemoryFileOperator(tree)
+    scan = inspect(operator, [source("s", "/r")])
+    assert [i.name for i in scan.items] == ["a", "home"]
+    assert [(d.code, d.path) for d in scan.diagnostics] == [
+        ("skill_entry_skipped", "/r/.hidden"),
+        ("skill_entry_skipped", "/r/b"),
+        ("skill_entry_skipped", "/r/fifo"),
+        ("skill_entry_skipped", "/r/notes.txt"),
+    ]
+    assert "/r/fifo/SKILL.md" not in operator.opened
+    assert "/r/.hidden/SKILL.md" not in operator.opened
+    assert all(d.code in DIAGNOSTIC_CODES for d in scan.diagnostics)
+
+
+def test_entries_are_processed_in_name_order_not_listing_order() -> None:
+    tree = {"r": {name: {"SKILL.md": doc("x" + name, "d" * 1100)} for name in ("c", "a", "b")}}
+    plain = inspect(tree, [source("s", "/r")])
+    reversed_listing = inspect(
+        ShuffledCompletionOperator(MemoryFileOperator(tree), [0]), [source("s", "/r")]
+    )
+    assert plain == reversed_listing
+    assert [d.path for d in plain.diagnostics][::2] == [
+        "/r/a/SKILL.md",
+        "/r/b/SKILL.md",
+        "/r/c/SKILL.md",
+    ]
+
+
+class _ListingOperator(MemoryFileOperator):
+    def __init__(self, entries: list[object]) -> None:
+        super().__init__({"r": {}})
+        self.entries = entries
+
+    async def list_directory(self, path: str) -> Sequence[DirectoryEntry]:
+        return self.entries  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [
+        [DirectoryEntry("..", "directory")],
+        [DirectoryEntry("a/b", "directory")],
+        [DirectoryEntry("", "directory")],
+        [DirectoryEntry("a\x00", "directory")],
+        [DirectoryEntry("a", "directory"), DirectoryEntry("a", "directory")],
+        [DirectoryEntry("a", "socket")],  # type: ignore[arg-type]
+        ["not an entry"],
+    ],
+)
+def test_impossible_listings_are_provider_failures(entries: list[object]) -> None:
+    assert code_of(_ListingOperator(entries), [source("s", "/r")]) == "skill_provider_failed"
+
+
+def test_names_with_newlines_and_lone_surrogates() -> None:
+    tree = {"r": {"a\nb": {"SKILL.md": doc("a-b")}, "bad\udcff": {"SKILL.md": doc("bad")}}}
+    scan = inspect(tree, [source("s", "/r")])
+    assert [(i.name, i.path) for i in scan.items] == [("a-b", "/r/a\nb/SKILL.md")]
+    assert [d.code for d in scan.diagnostics] == ["skill_name_mismatch", "skill_entry_skipped"]
+
+
+def test_reads_are_bounded_by_the_frontmatter_limit() -> None:
+    limits = FrontmatterLimits()
+    assert read_limit(limits) == limits.max_bytes + 4096
+    seen: list[int] = []
+
+    class Recording(MemoryFileOperator):
+        async def read_bytes(self, path: str, limit: int) -> bytes:
+            seen.append(limit)
+            return await super().read_bytes(path, limit)
+
+    huge = doc("big") + b"x" * (10 * read_limit(limits))
+    scan = inspect(Recording({"r": {"big": {"SKILL.md": huge}}}), [source("s", "/r")])
+    assert [i.name for i in scan.items] == ["big"]
+    assert seen == [read_limit(limits)] * 2
+
+
+def test_truncated_read_cuts_a_padded_fence_line_instead_of_trusting_it() -> None:
+    """A fence-looking line cut by the read bound is never taken for the closing fence."""
+    limit = read_limit(FrontmatterLimits())
+    head = b"---\nname: padded\ndescription: d\n"
+    padded = head + b"---" + b" " * limit + b"x\nname: evil\n---\n"
+    tree = {"r": {"padded": {"SKILL.md": padded}}}
+    with pytest.raises(DefinitionError) as caught:
+        inspect(tree, [source("s", "/r")])
+    assert caught.value.reason in {"unterminated", "too_large"}
+
+
+class _Flipping(MemoryFileOperator):
+    """Returns different bytes on the second read of one file."""
+
+    def __init__(self, tree: Mapping[str, object], victim: str) -> None:
+        super().__init__(tree)
+        self.victim = victim
+        self.count = 0
+
+    async def read_bytes(self, path: str, limit: int) -> bytes:
+        data = await super().read_bytes(path, limit)
+        if path == self.victim:
+            self.count += 1
+            if self.count > 1:
+                return data + b"changed"
+        return data
+
+
+def test_a_document_changed_after_parsing_fails_the_scan() -> None:
+    tree = {"r": {"x": {"SKILL.md": doc("x")}, "y": {"SKILL.md": doc("y")}}}
+    operator = _Flipping(tree, "/r/y/SKILL.md")
+    with pytest.raises(DefinitionError) as caught:
+        inspect(operator, [source("s", "/r")])
+    assert (caught.value.code, caught.value.path) == ("skill_document_changed", "/r/y/SKILL.md")
+
+
+def test_host_operator_exceptions_become_provider_failures() -> None:
+    class Exploding(MemoryFileOperator):
+        async def read_bytes(self, path: str, limit: int) -> bytes:
+            raise OSError("disk on fire")
+
+    tree = {"r": {"x": {"SKILL.md": doc("x")}}}
+    assert code_of(Exploding(tree), [source("s", "/r")]) == "skill_provider_failed"
+
+
+# --- canonical roots -----------------------------------------------------------------------------
+
+_CANONICAL = re.compile(r"/|(/[^/\x00]+)+")
+
+
+def _oracle_canonical(root: str) -> bool:
+    if not _CANONICAL.fullmatch(root):
+        return False
+    if any(segment in (".", "..") for segment in root.split("/")):
+        return False
+    try:
+        root.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    "root",
+    ["", "a", "a/b", "//", "/a/", "/a//b", "/./a", "/a/.", "/a/../b", "/..", "/a\x00b", "/\udc80"],
+)
+def test_non_canonical_roots_are_refused(root: str) -> None:
+    with pytest.raises(DefinitionError) as caught:
+        FileSkillSource("s", (root,))
+    assert caught.value.code == "skill_root_invalid"
+
+
+@pytest.mark.parametrize("root", ["/", "/a", "/.agents/skills", "/a b/c\nd", "/...", "/a\\b"])
+def test_canonical_roots_are_accepted(root: str) -> None:
+    assert FileSkillSource("s", (root,)).roots == (root,)
+
+
+@given(st.text(alphabet="/.a\x00b", max_size=12))
+def test_root_validation_matches_the_grammar(root: str) -> None:
+    if _oracle_canonical(root):
+        assert FileSkillSource("s", (root,)).roots == (root,)
+    else:
+        with pytest.raises(DefinitionError) as caught:
+            FileSkillSource("s", (root,))
+        assert caught.value.code == "skill_root_invalid"
+
+
+def test_source_configuration_errors() -> None:
+    for bad in ("/a", ["/a", "/a"]):
+        with pytest.raises(DefinitionError):
+            FileSkillSource("s", bad)  # type: ignore[arg-type]
+    with pytest.raises(DefinitionError):
+        FileSkillSource("a/b", ("/a",))
+    with pytest.raises(DefinitionError):
+        SkillManager([FileSkillSource("s", ("/a",)), FileSkillSource("s", ("/b",))])
+    with pytest.raises(DefinitionError):
+        SkillsPolicy(conflict="first")  # type: ignore[arg-type]
+    with pytest.raises(DefinitionError):
+        SkillsPolicy(max_skills=True)
+
+
+def test_manager_roots_and_default() -> None:
+    manager = SkillManager.default(
+        (FileSkillSource("org", ("/environment/shared/skills", "/workspace/.agents/skills")),)
+    )
+    assert manager.roots == ("/workspace/.agents/skills", "/environment/shared/skills")
+    assert [s.source_id for s in manager.sources] == ["workspace", "org"]
+    assert manager.sources[0].required is False
+
+
+# --- the local operator: symlinks, FIFOs, huge files ---
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def local_scan(base: Path, *roots: str) -> SkillScan:
+    return inspect(LocalFileOperator(base), [source("s", *roots)])
+
+
+def local_code(base: Path, *roots: str) -> str:
+    return code_of(LocalFileOperator(base), [source("s", *roots)])
+
+
+def test_symlinked_package_inside_the_root_is_followed(tmp_path: Path) -> None:
+    _write(tmp_path / "ws/store/real/SKILL.md", doc("real"))
+    _write(tmp_path / "ws/store/other/SKILL.md", doc("other"))
+    (tmp_path / "ws/skills").mkdir()
+    os.symlink("../store/real", tmp_path / "ws/skills/real")
+    os.symlink(str(tmp_path / "ws/store/other"), tmp_path / "ws/skills/other")
+    scan = local_scan(tmp_path / "ws", "/skills")
+    assert [i.path for i in scan.items] == ["/skills/other/SKILL.md", "/skills/real/SKILL.md"]
+    assert scan.diagnostics == ()
+
+
+def test_symlink_to_a_directory_outside_is_denied(tmp_path: Path) -> None:
+    _write(tmp_path / "outside/evil/SKILL.md", doc("evil"))
+    (tmp_path / "ws/skills").mkdir(parents=True)
+    os.symlink(str(tmp_path / "outside/evil"), tmp_path / "ws/skills/evil")
+    assert local_code(tmp_path / "ws", "/skills") == "skill_permission_denied"
+    os.remove(tmp_path / "ws/skills/evil")
+    os.symlink("../../outside/evil", tmp_path / "ws/skills/evil")
+    assert local_code(tmp_path / "ws", "/skills") == "skill_permission_denied"
+
+
+def test_symlinked_skill_document_outside_is_denied(tmp_path: Path) -> None:
+    _write(tmp_path / "outside/SKILL.md", doc("evil"))
+    (tmp_path / "ws/skills/evil").mkdir(parents=True)
+    os.symlink(str(tmp_path / "outside/SKILL.md"), tmp_path / "ws/skills/evil/SKILL.md")
+    assert local_code(tmp_path / "ws", "/skills") == "skill_permission_denied"
+
+
+def test_symlink_to_a_missing_outside_path_is_denied_not_reported_missing(tmp_path: Path) -> None:
+    (tmp_path / "ws/skills/probe").mkdir(parents=True)
+    os.symlink("/nonexistent/secret", tmp_path / "ws/skills/probe/SKILL.md")
+    assert local_code(tmp_path / "ws", "/skills") == "skill_permission_denied"
+
+
+def test_root_itself_linked_outside_is_denied(tmp_path: Path) -> None:
+    _write(tmp_path / "outside/x/SKILL.md", doc("x"))
+    (tmp_path / "ws").mkdir()
+    os.symlink(str(tmp_path / "outside"), tmp_path / "ws/skills")
+    assert local_code(tmp_path / "ws", "/skills") == "skill_permission_denied"
+
+
+def test_symlink_loop_is_a_skip_not_a_hang(tmp_path: Path) -> None:
+    (tmp_path / "ws/skills").mkdir(parents=True)
+    os.symlink("loop-b", tmp_path / "ws/skills/loop-a")
+    os.symlink("loop-a", tmp_path / "ws/skills/loop-b")
+    _write(tmp_path / "ws/skills/ok/SKILL.md", doc("ok"))
+    scan = local_scan(tmp_path / "ws", "/skills")
+    assert [i.name for i in scan.items] == ["ok"]
+    assert [(d.code, d.path) for d in scan.diagnostics] == [
+        ("skill_entry_skipped", "/skills/loop-a"),
+        ("skill_entry_skipped", "/skills/loop-b"),
+    ]
+
+
+def test_fifo_is_never_opened(tmp_path: Path) -> None:
+    (tmp_path / "ws/skills/piped").mkdir(parents=True)
+    os.mkfifo(tmp_path / "ws/skills/piped/SKILL.md")
+    os.mkfifo(tmp_path / "ws/skills/pipe")
+    started = time.monotonic()
+    scan = local_scan(tmp_path / "ws", "/skills")
+    assert time.monotonic() - started < 5
+    assert scan.items == ()
+    assert [(d.code, d.path) for d in scan.diagnostics] == [
+        ("skill_entry_skipped", "/skills/pipe"),
+        ("skill_entry_skipped", "/skills/piped"),
+    ]
+
+
+def test_huge_skill_document_is_read_bounded(tmp_path: Path) -> None:
+    path = tmp_path / "ws/skills/huge/SKILL.md"
+    _write(path, doc("huge"))
+    with open(path, "r+b") as handle:
+        handle.truncate(1 << 30)  # sparse: 1 GiB of NULs after the frontmatter
+    started = time.monotonic()
+    scan = local_scan(tmp_path / "ws", "/skills")
+    assert [i.name for i in scan.items] == ["huge"]
+    assert time.monotonic() - started < 5
+
+
+def test_thousands_of_entries_fail_fast(tmp_path: Path) -> None:
+    skills = tmp_path / "ws/skills"
+    skills.mkdir(parents=True)
+    for index in range(3000):
+        (skills / f"e{index}").touch()
+    started = time.monotonic()
+    assert local_code(tmp_path / "ws", "/skills") == "skill_root_overflow"
+    assert time.monotonic() - started < 10
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")
+def test_unreadable_skill_document_is_permission_denied(tmp_path: Path) -> None:
+    path = tmp_path / "ws/skills/locked/SKILL.md"
+    _write(path, doc("locked"))
+    path.chmod(0)
+    assert local_code(tmp_path / "ws", "/skills") == "skill_permission_denied"
+
+
+def test_local_and_memory_operators_agree(tmp_path: Path) -> None:
+    tree = {
+        "SKILL.md": doc("home"),
+        "a": {"SKILL.md": doc("a")},
+        "b": {"SKILL.md": doc("bee", "x" * 1500)},
+        "c": {"README.md": b"nothing"},
+        ".git": {"SKILL.md": doc("git")},
+        "file.txt": b"x",
+        "bad": {"SKILL.md": b"---\nname: ok\n"},
+    }
+    for name, node in tree.items():
+        if isinstance(node, bytes):
+            _write(tmp_path / "skills" / name, node)
+        else:
+            assert isinstance(node, dict)
+            for child, data in node.items():
+                _write(tmp_path / "skills" / name / child, data)
+    policy = SkillsPolicy(invalid="skip")
+    local = inspect(LocalFileOperator(tmp_path), [source("s", "/skills")], policy)
+    memory = inspect({"skills": tree}, [source("s", "/skills")], policy)
+    assert local.items == memory.items
+    assert [(d.code, d.path) for d in local.diagnostics] == [
+        (d.code, d.path) for d in memory.diagnostics
+    ]
