@@ -65,7 +65,7 @@ def nested(depth: int, *, flow: bool) -> str:
     return "\n" + "\n".join(lines)
 
 
-descriptions_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=300)
+descriptions_text = st.text(st.characters(codec="utf-8"), min_size=1, max_size=300)
 ignored_values: st.SearchStrategy[Any] = st.recursive(
     st.text(max_size=10),
     lambda inner: (

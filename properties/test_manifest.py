@@ -33,7 +33,7 @@ manifests = st.builds(ContextManifest, st.none() | environment_facts(), skill_ca
 def manifest_bytes(
     skills: object = (), unlisted: object = 0, roots: object = (), **top: object
 ) -> bytes:
-    value = {
+    value: dict[str, object] = {
         "environment": None,
         "skill_catalog": {"roots": roots, "skills": skills, "unlisted": unlisted},
         "version": 1,
@@ -169,7 +169,14 @@ def test_size_limit_is_pinned() -> None:
 
 
 def git_json(**change: object) -> bytes:
-    git = {"branch": "m", "upstream": None, "ahead": 0, "behind": 0, "staged": 0, "unstaged": 0}
+    git: dict[str, object] = {
+        "branch": "m",
+        "upstream": None,
+        "ahead": 0,
+        "behind": 0,
+        "staged": 0,
+        "unstaged": 0,
+    }
     git |= {"untracked": 0, "conflicted": 0, "renamed": 0}
     git.update(change)
     env = {

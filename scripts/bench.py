@@ -9,13 +9,16 @@ a reference timed alongside (interleaved rounds, medians) mean more.
 
 from __future__ import annotations
 
+import importlib
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import yaml
 
@@ -24,6 +27,18 @@ from a13n_harness.context.frontmatter import parse_skill_document
 from a13n_harness.context.render import reference_render, render_catalog
 
 ROUNDS = 7
+
+
+def _optional(module: str) -> ModuleType | None:
+    """Benchmark-only peers (pip install -e '.[bench]') and the scan section, when present."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+python_frontmatter = _optional("frontmatter")
+scan_module = _optional("bench_scan")
 
 
 def per_call(function: Callable[[], object], calls: int) -> float:
@@ -36,7 +51,7 @@ def per_call(function: Callable[[], object], calls: int) -> float:
 def interleaved(cases: Sequence[tuple[str, Callable[[], object], int]]) -> dict[str, float]:
     """Median seconds per call of each case, rounds interleaved so noise hits all alike."""
     samples: dict[str, list[float]] = {label: [] for label, _, _ in cases}
-    for label, function, calls in cases:
+    for _, function, calls in cases:
         per_call(function, max(1, calls // 10))  # warm up
     for _ in range(ROUNDS):
         for label, function, calls in cases:
@@ -172,10 +187,7 @@ def near_limit() -> str:
 
 
 def bench_parse() -> None:
-    try:
-        import frontmatter as python_frontmatter
-    except ImportError:
-        python_frontmatter = None
+    if python_frontmatter is None:
         print("\n(python-frontmatter not installed: pip install -e '.[bench]')")
     for title, text in (
         ("typical SKILL.md", TYPICAL),
@@ -183,22 +195,26 @@ def bench_parse() -> None:
     ):
         data = text.encode()
         yaml_text = text.split("---\n")[1]
+        calls = 300 if len(yaml_text) < 2000 else 10
+
+        def safe_load(t: str = yaml_text) -> object:
+            return yaml.load(t, Loader=yaml.CSafeLoader)
+
+        def ours(d: bytes = data) -> object:
+            return parse_skill_document(d)
+
         cases: list[tuple[str, Callable[[], object], int]] = [
-            (
-                "yaml.load(CSafeLoader), no guard",
-                lambda t=yaml_text: yaml.load(t, Loader=yaml.CSafeLoader),
-                300,
-            ),
-            ("parse_skill_document", lambda d=data: parse_skill_document(d), 300),
+            ("yaml.load(CSafeLoader), no guard", safe_load, calls),
+            ("parse_skill_document", ours, calls),
         ]
         if python_frontmatter is not None:
-            cases.append(
-                ("python-frontmatter loads", lambda t=text: python_frontmatter.loads(t), 300)
-            )
+
+            def theirs(t: str = text) -> object:
+                return python_frontmatter.loads(t)
+
+            cases.append(("python-frontmatter loads", theirs, calls))
+        medians = interleaved(cases)
         size = len(yaml_text.encode())
-        medians = interleaved(
-            [(label, fn, calls if size < 2000 else calls // 30) for label, fn, calls in cases]
-        )
         report(
             f"parse: {title} ({size} bytes of frontmatter)",
             medians,
@@ -207,15 +223,11 @@ def bench_parse() -> None:
 
 
 def bench_scan_section() -> None:
-    try:
-        from bench_scan import bench_scan  # type: ignore[import-not-found]
-    except ImportError as error:
-        print(f"\n(scan benchmark unavailable: {error})")
+    if scan_module is None:
+        print("\n(scan benchmark unavailable: scripts/bench_scan.py not importable)")
         return
-    results = bench_scan()
-    if results:
-        reference = results[0][0]
-        report("scan: 512 skills through LocalFileOperator", dict(results), reference)
+    results: list[tuple[str, float]] = scan_module.bench_scan()
+    report("scan: 512 skills through LocalFileOperator", dict(results), results[0][0])
 
 
 SECTIONS = {"render": bench_render, "parse": bench_parse, "scan": bench_scan_section}
@@ -223,8 +235,9 @@ SECTIONS = {"render": bench_render, "parse": bench_parse, "scan": bench_scan_sec
 
 def main(argv: Sequence[str]) -> int:
     chosen = argv or list(SECTIONS)
+    version = sys.version.split()[0]
     print(
-        f"python {sys.version.split()[0]}, libyaml {yaml.__with_libyaml__}, {ROUNDS} interleaved rounds, medians"
+        f"python {version}, libyaml {yaml.__with_libyaml__}, {ROUNDS} interleaved rounds, medians"
     )
     for name in chosen:
         SECTIONS[name]()

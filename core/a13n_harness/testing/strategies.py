@@ -63,8 +63,8 @@ def hostile_text(
 
     With ``surrogates=True`` lone surrogates may appear.
     """
-    alphabet = st.characters(
-        blacklist_categories=() if surrogates else ("Cs",),
+    alphabet = (
+        st.characters(blacklist_categories=()) if surrogates else st.characters(codec="utf-8")
     )
     escaped = _ESCAPED_CHARS if surrogates else _ESCAPED_NON_SURROGATES
     piece = st.one_of(

@@ -1,0 +1,404 @@
+"""The ``a13n-skills`` command (SPEC section 8).
+
+::
+
+    a13n-skills catalog [WORKSPACE] [--root ROOT]... [--budget-bytes N | --context-tokens N
+                        --reserve-tokens N] [--invalid skip|error] [--json]
+    a13n-skills lint [WORKSPACE] [--root ROOT]... [--format text|json|sarif]
+    a13n-skills env [DIR] [--json] [--git-timeout SECONDS]
+    a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]...
+                         [--invalid skip|error] [--git-timeout SECONDS]
+    a13n-skills render-manifest FILE [--budget-bytes N | --context-tokens N --reserve-tokens N]
+                                [--environment]
+
+Exit codes: 0 ok; 1 findings (``lint``), a ``DefinitionError`` or an
+operating-system error, reported as one line ``a13n-skills: <code>: <message>``
+on stderr (never a traceback); 2 usage. Blocks go to stdout as UTF-8 bytes
+whatever the locale; summaries, warnings and progress (only when stderr is a
+terminal) go to stderr.
+
+Decisions: with no budget option the budget is ``catalog_allowance(200_000,
+16_000)`` (a 200K-token model keeping 16K for its answer); ``--context-tokens``
+and ``--reserve-tokens`` default to those two numbers when only one is given.
+``catalog`` and ``manifest`` skip invalid packages by default (``--invalid
+error`` fails instead), as checkout discovery does; explicit ``--root`` values
+are required roots, the default two are not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from a13n_harness.capabilities import SkillDiagnostic
+from a13n_harness.cli._lint import format_findings, lint_workspace
+from a13n_harness.cli._output import PROGRAM, Progress, write_err, write_out, write_out_bytes
+from a13n_harness.cli._workspace import check_workspace, scan_workspace, shown_in
+from a13n_harness.context.errors import DefinitionError
+from a13n_harness.context.facts import EnvironmentFacts, render_environment
+from a13n_harness.context.manifest import (
+    MAX_MANIFEST_BYTES,
+    ContextManifest,
+    decode_manifest,
+    encode_manifest,
+    publish_catalog,
+)
+from a13n_harness.context.render import (
+    RenderedCatalog,
+    catalog_allowance,
+    render_catalog,
+    verify_rendering,
+)
+from a13n_harness.environment.facts import collect_environment_facts
+
+__all__ = ["DEFAULT_CONTEXT_TOKENS", "DEFAULT_RESERVE_TOKENS", "build_parser", "main"]
+
+DEFAULT_CONTEXT_TOKENS = 200_000
+"""A common large-model window; the default when no budget option is given."""
+DEFAULT_RESERVE_TOKENS = 16_000
+"""Room kept for the model's answer (the seed's 200K/16K example)."""
+_VERSION = "0.1.0"
+
+
+class _UsageError(Exception):
+    """A combination of options argparse cannot express; exit code 2."""
+
+
+def _count(text: str) -> int:
+    """A non-negative decimal integer option (at most 30 digits: no budget is bigger)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 30:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"expected seconds in (0, 3600], got {text!r}")
+    return value
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _budget(args: argparse.Namespace) -> int:
+    if args.budget_bytes is not None:
+        if args.context_tokens is not None or args.reserve_tokens is not None:
+            raise _UsageError("--budget-bytes excludes --context-tokens and --reserve-tokens")
+        budget: int = args.budget_bytes
+        return budget
+    context = DEFAULT_CONTEXT_TOKENS if args.context_tokens is None else args.context_tokens
+    reserve = DEFAULT_RESERVE_TOKENS if args.reserve_tokens is None else args.reserve_tokens
+    return catalog_allowance(context, reserve)
+
+
+def _summary(rendered: RenderedCatalog) -> str:
+    return (
+        f"listed={rendered.listed} omitted={rendered.omitted} total={rendered.total} "
+        f"bytes={len(rendered.text.encode('utf-8'))} budget={rendered.budget_bytes}"
+    )
+
+
+def _facts_json(facts: EnvironmentFacts) -> dict[str, Any]:
+    """The manifest's ``environment`` object (SPEC 5)."""
+    git = facts.git
+    return {
+        "cwd": facts.cwd,
+        "shell": facts.shell,
+        "os": facts.os,
+        "current_date": facts.current_date,
+        "timezone": facts.timezone,
+        "git": None
+        if git is None
+        else {
+            "branch": git.branch,
+            "upstream": git.upstream,
+            "ahead": git.ahead,
+            "behind": git.behind,
+            "staged": git.staged,
+            "unstaged": git.unstaged,
+            "untracked": git.untracked,
+            "conflicted": git.conflicted,
+            "renamed": git.renamed,
+        },
+    }
+
+
+def _read_manifest(name: str) -> bytes:
+    # One byte past the limit is enough for decode_manifest to refuse oversize,
+    # and a huge file is never read whole.
+    if name == "-":
+        return sys.stdin.buffer.read(MAX_MANIFEST_BYTES + 1)
+    with open(name, "rb") as file:
+        return file.read(MAX_MANIFEST_BYTES + 1)
+
+
+def _warn_diagnostics(workspace: str, diagnostics: Sequence[SkillDiagnostic]) -> None:
+    for diagnostic in diagnostics:
+        if diagnostic.code == "skill_root_skipped":
+            continue
+        where = shown_in(workspace, diagnostic.path)
+        if diagnostic.line is not None:
+            where += f":{diagnostic.line}:{diagnostic.column or 1}"
+        write_err(f"{PROGRAM}: warning: {where}: {diagnostic.code}: {diagnostic.message}")
+
+
+# ----------------------------------------------------------------- commands
+
+
+def _run_env(args: argparse.Namespace) -> int:
+    facts = collect_environment_facts(check_workspace(args.dir), git_timeout=args.git_timeout)
+    if args.json:
+        write_out(json.dumps(_facts_json(facts), ensure_ascii=False, sort_keys=True) + "\n")
+    else:
+        write_out(render_environment(facts))
+    return 0
+
+
+def _run_render_manifest(args: argparse.Namespace) -> int:
+    budget = _budget(args)
+    manifest = decode_manifest(_read_manifest(args.file))
+    rendered = render_catalog(manifest.skill_catalog, budget)
+    verify_rendering(manifest.skill_catalog, budget, rendered)
+    if args.environment and manifest.environment is not None:
+        write_out(render_environment(manifest.environment))
+    write_out(rendered.text)
+    write_err(_summary(rendered))
+    return 0
+
+
+def _run_catalog(args: argparse.Namespace) -> int:
+    budget = _budget(args)
+    found = scan_workspace(args.workspace, args.root, args.invalid, Progress())
+    catalog = found.catalog()
+    rendered = render_catalog(catalog, budget)
+    verify_rendering(catalog, budget, rendered)
+    if args.json:
+        document = {
+            "rendering": {
+                "budget_bytes": rendered.budget_bytes,
+                "form": rendered.form,
+                "listed": rendered.listed,
+                "omitted": rendered.omitted,
+                "text": rendered.text,
+                "total": rendered.total,
+            },
+            "roots": list(found.display_roots),
+            "skills": [
+                {"description": e.description, "file": e.file, "name": e.name}
+                for e in catalog.entries
+            ],
+            "diagnostics": [
+                {
+                    "code": d.code,
+                    "column": d.column,
+                    "line": d.line,
+                    "message": d.message,
+                    "path": d.path.lstrip("/") or ".",
+                    "reason": d.reason,
+                }
+                for d in found.scan.diagnostics
+            ],
+        }
+        write_out(json.dumps(document, indent=2, sort_keys=True) + "\n")
+    else:
+        write_out(rendered.text)
+        _warn_diagnostics(args.workspace, found.scan.diagnostics)
+    write_err(_summary(rendered))
+    return 0
+
+
+def _run_manifest(args: argparse.Namespace) -> int:
+    progress = Progress()
+    found = scan_workspace(args.workspace, args.root, args.invalid, progress)
+    facts = collect_environment_facts(args.workspace, git_timeout=args.git_timeout)
+    catalog = publish_catalog(
+        found.entries(), found.display_roots, args.max_bytes, environment=facts
+    )
+    data = encode_manifest(ContextManifest(facts, catalog))
+    if args.output is None or args.output == "-":
+        write_out_bytes(data)
+    else:
+        with open(args.output, "wb") as file:
+            file.write(data)
+    _warn_diagnostics(args.workspace, found.scan.diagnostics)
+    write_err(
+        f"listed={len(catalog.entries)} unlisted={catalog.unlisted} "
+        f"bytes={len(data)} max={args.max_bytes}"
+    )
+    return 0
+
+
+def _run_lint(args: argparse.Namespace) -> int:
+    findings = lint_workspace(args.workspace, args.root, Progress())
+    write_out(format_findings(findings, args.format, _VERSION))
+    return 1 if any(f.severity == "error" for f in findings) else 0
+
+
+# ------------------------------------------------------------------- parser
+
+
+def _add_budget(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "budget",
+        "the catalog's UTF-8 byte budget; default catalog_allowance(200000, 16000) = 9200",
+    )
+    group.add_argument("--budget-bytes", type=_count, metavar="N", help="an explicit budget")
+    group.add_argument(
+        "--context-tokens",
+        type=_count,
+        metavar="N",
+        help="the model's context window (budget = (N - reserve) // 20)",
+    )
+    group.add_argument(
+        "--reserve-tokens", type=_count, metavar="N", help="tokens kept for the response"
+    )
+
+
+def _add_roots(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root",
+        action="append",
+        default=[],
+        metavar="ROOT",
+        help="a skill root inside the workspace, e.g. /.agents/skills (repeatable; required "
+        "when given). Default: /.agents/skills and /.claude/skills, optional",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``a13n-skills`` (exposed for documentation and tests)."""
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM,
+        description="Discover Agent Skills, render the catalog a model sees, lint packages.",
+        epilog="exit codes: 0 ok, 1 findings or error, 2 usage",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROGRAM} {_VERSION}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    catalog = commands.add_parser(
+        "catalog",
+        help="render the skill catalog block of a workspace",
+        description="Scan WORKSPACE and print the <skills_instructions> block a model would "
+        "see; a summary goes to stderr.",
+    )
+    catalog.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE")
+    _add_roots(catalog)
+    _add_budget(catalog)
+    catalog.add_argument("--invalid", choices=("skip", "error"), default="skip")
+    catalog.add_argument("--json", action="store_true", help="print JSON instead of the block")
+    catalog.set_defaults(run=_run_catalog)
+
+    lint = commands.add_parser(
+        "lint",
+        help="report every problem of every skill package",
+        description="Lint the skill packages of WORKSPACE; exit 1 when any error is found. "
+        "Text lines read path:line:column: code: message.",
+    )
+    lint.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE")
+    _add_roots(lint)
+    lint.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    lint.set_defaults(run=_run_lint)
+
+    env = commands.add_parser(
+        "env",
+        help="print the <environment_context> block of a directory",
+        description="Collect the checkout facts of DIR (git status, shell, OS, date, zone).",
+    )
+    env.add_argument("dir", nargs="?", default=".", metavar="DIR")
+    env.add_argument("--json", action="store_true", help="print the facts as JSON")
+    env.add_argument("--git-timeout", type=_seconds, default=5.0, metavar="SECONDS")
+    env.set_defaults(run=_run_env)
+
+    manifest = commands.add_parser(
+        "manifest",
+        help="write the context manifest of a workspace",
+        description="Scan WORKSPACE, collect its facts and write the canonical manifest JSON.",
+    )
+    manifest.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE")
+    manifest.add_argument("-o", "--output", metavar="FILE", help="write here (default stdout)")
+    manifest.add_argument(
+        "--max-bytes",
+        type=_count,
+        default=MAX_MANIFEST_BYTES,
+        metavar="N",
+        help=f"the manifest's size bound (default {MAX_MANIFEST_BYTES})",
+    )
+    _add_roots(manifest)
+    manifest.add_argument("--invalid", choices=("skip", "error"), default="skip")
+    manifest.add_argument("--git-timeout", type=_seconds, default=5.0, metavar="SECONDS")
+    manifest.set_defaults(run=_run_manifest)
+
+    render = commands.add_parser(
+        "render-manifest",
+        help="render the catalog block of a manifest file",
+        description="Decode FILE (a context manifest, '-' for stdin) and print its catalog "
+        "block; a summary goes to stderr.",
+    )
+    render.add_argument("file", metavar="FILE")
+    _add_budget(render)
+    render.add_argument(
+        "--environment", action="store_true", help="print the environment block first"
+    )
+    render.set_defaults(run=_run_render_manifest)
+    return parser
+
+
+def _describe(error: DefinitionError) -> str:
+    where = ""
+    if error.path is not None:
+        where = error.path
+        if error.line is not None:
+            where += f":{error.line}:{error.column or 1}"
+        where += ": "
+    reason = f" ({error.reason})" if error.reason else ""
+    return f"{where}{error.message}{reason}"
+
+
+def _describe_os(error: OSError) -> str:
+    what = error.strerror or str(error)
+    if error.filename is not None:
+        return f"{os.fsdecode(error.filename)}: {what}"
+    return what
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``a13n-skills`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_request:
+        code = exit_request.code
+        return code if isinstance(code, int) else (0 if code is None else 2)
+    try:
+        result: int = args.run(args)
+    except _UsageError as error:
+        parser.print_usage(sys.stderr)
+        write_err(f"{PROGRAM}: error: {error}")
+        return 2
+    except DefinitionError as error:
+        write_err(f"{PROGRAM}: {error.code}: {_describe(error)}")
+        return 1
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, and keep the
+        # interpreter from failing again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except OSError as error:
+        write_err(f"{PROGRAM}: error: {_describe_os(error)}")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,97 @@
+"""Scanning a workspace directory for the commands: roots, display paths, catalog entries.
+
+The workspace is the operator's ``/`` (:class:`LocalFileOperator`); what the
+commands show is relative to it: the root ``/.agents/skills`` is displayed as
+``.agents/skills`` and a package's file as ``.agents/skills/name/SKILL.md``,
+the way an agent whose working directory is the workspace would name them
+(Codex's pointer line reads "list .agents/skills/ and .claude/skills/").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from a13n_harness.capabilities import (
+    FileSkillSource,
+    SkillCatalogItem,
+    SkillManager,
+    SkillScan,
+    SkillsPolicy,
+)
+from a13n_harness.cli._output import Progress
+from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
+from a13n_harness.environment import LocalFileOperator
+
+DEFAULT_ROOTS = ("/.agents/skills", "/.claude/skills")
+"""The roots ``catalog``, ``lint`` and ``manifest`` scan when no ``--root`` is given."""
+
+SOURCE_ID = "workspace"
+
+
+def display_path(path: str) -> str:
+    """An operator path shown relative to the workspace (``/`` itself is ``.``)."""
+    return path.lstrip("/") or "."
+
+
+def shown_in(workspace: str, path: str) -> str:
+    """An operator path of ``workspace`` as the user can open it from the current directory."""
+    shown = display_path(path)
+    return shown if workspace in (".", "") else os.path.join(workspace, shown)
+
+
+def check_workspace(workspace: str) -> str:
+    """``workspace`` if it is a directory; an ``OSError`` naming it otherwise."""
+    if not os.path.isdir(workspace):
+        reason = "not a directory" if os.path.exists(workspace) else "no such directory"
+        raise NotADirectoryError(0, reason, workspace)
+    return workspace
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceScan:
+    """What one scan of a workspace found, with the roots as configured."""
+
+    roots: tuple[str, ...]
+    scan: SkillScan
+
+    @property
+    def display_roots(self) -> tuple[str, ...]:
+        return tuple(display_path(root) for root in self.roots)
+
+    def entries(self) -> tuple[CatalogEntry, ...]:
+        return tuple(entry_of(item) for item in self.scan.items)
+
+    def catalog(self) -> SkillCatalog:
+        return SkillCatalog(self.entries(), 0, self.display_roots)
+
+
+def entry_of(item: SkillCatalogItem) -> CatalogEntry:
+    return CatalogEntry(item.name, item.description, display_path(item.path))
+
+
+def source_for(roots: Sequence[str]) -> FileSkillSource:
+    """Explicit ``--root`` values are required (a typo must fail); the defaults are not."""
+    if roots:
+        return FileSkillSource(SOURCE_ID, tuple(roots), required=True)
+    return FileSkillSource(SOURCE_ID, DEFAULT_ROOTS, required=False)
+
+
+def scan_workspace(
+    workspace: str,
+    roots: Sequence[str],
+    invalid: Literal["error", "skip"],
+    progress: Progress,
+) -> WorkspaceScan:
+    """Scan ``workspace`` (through :class:`LocalFileOperator`) once, every root in one source."""
+    source = source_for(roots)
+    manager = SkillManager([source], policy=SkillsPolicy(invalid=invalid))
+    progress.show(f"scanning {workspace} ({', '.join(source.roots)})")
+    try:
+        scan = asyncio.run(manager.inspect(files=LocalFileOperator(check_workspace(workspace))))
+    finally:
+        progress.clear()
+    return WorkspaceScan(source.roots, scan)

@@ -1,0 +1,140 @@
+"""Any bytes given to ``decode_manifest`` give a valid manifest or ``manifest_invalid``.
+
+When the manifest is accepted, every invariant of SPEC sections 3-5 holds:
+re-encoding gives canonical bytes that decode to the same manifest and encode
+again byte for byte; canonical input re-encodes to itself; the catalog total
+is checked; and rendering the catalog at a budget drawn from the input fits
+that budget, is certified by ``verify_rendering`` and (for small catalogs)
+equals ``reference_render``. When it is refused the error is
+``DefinitionError`` with code ``manifest_invalid`` and a documented ``reason``,
+or ``catalog_total_unrepresentable``. Nothing else ever escapes.
+
+Bug class: a JSON admission path that trusts its input. ``NaN``/``Infinity``,
+duplicate keys, lone surrogates from ``\\ud800`` escapes, ``true`` as a count,
+counts past ``2**64 - 1``, integers past the digit limit, nesting 1,000,000
+deep (``RecursionError``), oversize files, unknown keys and wrong types must
+end in the documented error, never in a ``KeyError``, ``TypeError``,
+``UnicodeEncodeError`` or a manifest that cannot be re-encoded.
+
+Run: ``python fuzz/fuzz_manifest.py corpus/fuzz_manifest -atheris_runs=N``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import zlib
+
+# Coverage feedback for atheris: instrument the package as it is imported, and
+# only when atheris drives this file (pytest imports it plainly).
+if __name__ == "__main__":
+    import atheris
+
+    _INSTRUMENTATION: contextlib.AbstractContextManager[object] = atheris.instrument_imports(
+        include=["a13n_harness"]
+    )
+else:
+    _INSTRUMENTATION = contextlib.nullcontext()
+
+with _INSTRUMENTATION:
+    from a13n_harness.context.catalog import MAX_TOTAL
+    from a13n_harness.context.errors import DefinitionError
+    from a13n_harness.context.manifest import ContextManifest, decode_manifest, encode_manifest
+    from a13n_harness.context.render import reference_render, render_catalog, verify_rendering
+
+_REASONS = frozenset(
+    {
+        "oversize",
+        "encoding",
+        "json",
+        "too_deep",
+        "duplicate_key",
+        "non_finite",
+        "unknown_key",
+        "missing_key",
+        "type",
+        "surrogate",
+        "version",
+        "catalog",
+    }
+)
+# The plain oracle is quadratic; compare with it only on catalogs this small.
+_REFERENCE_MAX_ENTRIES = 64
+
+
+def _decode(data: bytes) -> ContextManifest | DefinitionError:
+    try:
+        return decode_manifest(data)
+    except DefinitionError as error:
+        return error
+
+
+def _canonical(data: bytes) -> bytes | None:
+    """``data`` in canonical form, computed with the standard library alone."""
+    try:
+        value = json.loads(data.decode("utf-8"))
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return text.encode("utf-8")
+    except (ValueError, RecursionError):
+        return None
+
+
+def _drawn_budget(data: bytes, full_size: int) -> int:
+    """A budget derived from the input: 0 up to a little past the full listing."""
+    return zlib.crc32(data) % (full_size + 3)
+
+
+def _check_accepted(data: bytes, manifest: ContextManifest) -> None:
+    encoded = encode_manifest(manifest)
+    assert decode_manifest(encoded) == manifest, "encode/decode round trip broke"
+    assert encode_manifest(decode_manifest(encoded)) == encoded, "re-encoding is not stable"
+    if _canonical(data) == data:
+        assert encoded == data, "canonical input did not re-encode to itself"
+    catalog = manifest.skill_catalog
+    assert catalog.total == len(catalog.entries) + catalog.unlisted <= MAX_TOTAL
+    full = render_catalog(catalog, 1 << 62)
+    budget = _drawn_budget(data, len(full.text.encode("utf-8")))
+    rendered = render_catalog(catalog, budget)
+    assert len(rendered.text.encode("utf-8")) <= budget, "rendering overruns its budget"
+    assert rendered.total == catalog.total
+    assert rendered.budget_bytes == budget
+    assert rendered.listed + rendered.omitted == rendered.total
+    verify_rendering(catalog, budget, rendered)
+    if len(catalog.entries) <= _REFERENCE_MAX_ENTRIES:
+        assert rendered == reference_render(catalog, budget), "fast renderer disagrees"
+
+
+def _check_refused(error: DefinitionError) -> None:
+    if error.code == "catalog_total_unrepresentable":
+        return
+    assert error.code == "manifest_invalid", error.code
+    assert error.reason in _REASONS, error.reason
+    str(error)
+
+
+def check(data: bytes) -> None:
+    """Assert the contract for ``data``; raise on any breach."""
+    result = _decode(data)
+    if isinstance(result, DefinitionError):
+        _check_refused(result)
+    else:
+        assert type(result) is ContextManifest, type(result)
+        _check_accepted(data, result)
+
+
+def outcome(data: bytes) -> str:
+    """``accepted``, ``<code>`` or ``<code>:<reason>`` (``corpus/fuzz_manifest/expected.json``)."""
+    result = _decode(data)
+    if isinstance(result, DefinitionError):
+        return result.code if result.reason is None else f"{result.code}:{result.reason}"
+    return "accepted"
+
+
+def _test_one_input(data: bytes) -> None:
+    check(data)
+
+
+if __name__ == "__main__":
+    atheris.Setup(sys.argv, _test_one_input)
+    atheris.Fuzz()

@@ -1,0 +1,328 @@
+"""Any catalog and integer budget give the certified longest-prefix rendering or a documented error.
+
+The input bytes are decoded (by a small deterministic reader, no atheris
+needed) into a catalog (entries, unlisted count, roots) and a budget. When the
+catalog is constructed and the budget is a non-negative int, ``render_catalog``
+equals the plain oracle ``reference_render``, fits the budget in UTF-8 bytes,
+is accepted by ``verify_rendering``, keeps its framing (no field can author a
+tag or a line), and every tampered copy of it is refused with
+``rendering_not_certified``. Otherwise the error is a ``DefinitionError`` with
+``catalog_invalid``, ``catalog_total_unrepresentable`` or ``allowance_invalid``.
+A catalog whose unrepresentable total bypassed construction is still refused by
+every renderer. Nothing else ever escapes.
+
+Bug class: the fast renderer drifting from the rule. A binary search that
+assumes size is monotone in k (the "more not listed" line vanishes at k = n),
+a budget off by one, characters counted instead of bytes, a dropped pointer
+line, an unescaped field that opens a tag or a line, a total that wraps past
+``2**64 - 1``, and a certifier that accepts a rendering it should refuse.
+
+Run: ``python fuzz/fuzz_render.py corpus/fuzz_render -atheris_runs=N``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import sys
+from collections.abc import Callable
+
+# Coverage feedback for atheris: instrument the package as it is imported, and
+# only when atheris drives this file (pytest imports it plainly).
+if __name__ == "__main__":
+    import atheris
+
+    _INSTRUMENTATION: contextlib.AbstractContextManager[object] = atheris.instrument_imports(
+        include=["a13n_harness"]
+    )
+else:
+    _INSTRUMENTATION = contextlib.nullcontext()
+
+with _INSTRUMENTATION:
+    from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog
+    from a13n_harness.context.errors import DefinitionError
+    from a13n_harness.context.render import (
+        RenderedCatalog,
+        reference_render,
+        render_catalog,
+        verify_rendering,
+    )
+
+_LARGE = 1 << 62
+_NAME_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
+# Pieces that attack the framing: markup, entities, line terminators of every
+# kind, bidi controls, a BOM, a lone surrogate, multi-byte characters.
+_HOSTILE = (
+    "<",
+    ">",
+    "&",
+    "\n",
+    "\r",
+    "\t",
+    "\x00",
+    "\x7f",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\u200e",
+    "\u202e",
+    "\u2066",
+    "\ufeff",
+    "\ud800",
+    "é",
+    "€",
+    "😀",
+    "&amp;",
+    "&#xA;",
+    "</skills_instructions>",
+    "<skills_instructions>",
+    " ",
+)
+
+
+class ByteReader:
+    """Draw values from bytes deterministically; past the end every byte reads as 0."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._position = 0
+
+    def byte(self) -> int:
+        if self._position >= len(self._data):
+            return 0
+        value = self._data[self._position]
+        self._position += 1
+        return value
+
+    def below(self, bound: int) -> int:
+        """An int in ``[0, bound)``; ``bound >= 1``."""
+        if bound <= 1:
+            return 0
+        width = (bound - 1).bit_length() // 8 + 1
+        value = 0
+        for _ in range(width):
+            value = value << 8 | self.byte()
+        return value % bound
+
+    def text(self, max_length: int, *, surrogates: bool = False) -> str:
+        """Printable ASCII mixed with hostile pieces; a lone surrogate only when asked."""
+        chars = []
+        for _ in range(self.below(max_length + 1)):
+            b = self.byte()
+            piece = chr(0x20 + b) if b < 0x5F else _HOSTILE[b % len(_HOSTILE)]
+            chars.append("\ufffd" if piece == "\ud800" and not surrogates else piece)
+        return "".join(chars)
+
+    def name(self) -> str:
+        length = 1 + self.below(8)
+        if self.below(16) == 0:  # now and then a confusable or an uppercase letter
+            return "а" + "b" * length if self.byte() & 1 else "A" * length
+        return "".join(_NAME_CHARS[self.below(len(_NAME_CHARS))] for _ in range(length))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Case:
+    """What the bytes describe: the catalog's parts and a budget."""
+
+    names: tuple[str, ...]
+    descriptions: tuple[str, ...]
+    files: tuple[str, ...]
+    unlisted: int  # bool and negative values included on purpose
+    bad_total: bool  # unlisted is a bool, negative or makes the total pass 2**64 - 1
+    roots: tuple[str, ...]
+    budget_mode: int
+    budget_draw: tuple[int, int]
+
+
+def decode_case(data: bytes) -> Case:
+    """The structured case the bytes describe (total: every byte string gives one)."""
+    reader = ByteReader(data)
+    flags = reader.byte()
+    count = reader.below(13)
+    names = [reader.name() for _ in range(count)]
+    if not flags & 1:
+        names = sorted(set(names))
+    descriptions = []
+    files = []
+    for name in names:
+        description = reader.text(48, surrogates=bool(flags & 8))
+        descriptions.append(description or ("" if flags & 2 else "does things"))
+        path = reader.text(24, surrogates=bool(flags & 8))
+        files.append(path if flags & 4 else f"/skills/{name}/SKILL.md{path}")
+    listed = len(names)
+    choice = reader.below(8)
+    unlisted: int
+    if choice == 1:
+        unlisted = reader.below(5)
+    elif choice == 7:
+        unlisted = reader.below(70_000)
+    else:
+        # The u64 edge, one past it, 2**64, a bool and a negative count.
+        unlisted = (0, 0, MAX_TOTAL - listed, MAX_TOTAL - listed + 1, 2**64, True, -1)[choice]
+    roots = tuple(reader.text(20) or "/r" for _ in range(reader.below(4)))
+    budget_mode = reader.below(6)
+    budget_draw = (reader.below(8_193), reader.below(256))
+    return Case(
+        tuple(names),
+        tuple(descriptions),
+        tuple(files),
+        unlisted,
+        choice in (3, 4, 5, 6),
+        roots,
+        budget_mode,
+        budget_draw,
+    )
+
+
+def _catalog(case: Case) -> SkillCatalog:
+    entries = tuple(map(CatalogEntry, case.names, case.descriptions, case.files))
+    return SkillCatalog(entries, case.unlisted, case.roots)
+
+
+def _bypassed_catalog(case: Case) -> SkillCatalog | None:
+    """The catalog built without its constructor's checks (None when an entry is refused)."""
+    try:
+        entries = tuple(map(CatalogEntry, case.names, case.descriptions, case.files))
+    except DefinitionError:
+        return None
+    catalog = object.__new__(SkillCatalog)
+    for field, value in (("entries", entries), ("unlisted", case.unlisted), ("roots", ())):
+        object.__setattr__(catalog, field, value)
+    return catalog
+
+
+def _candidate_size(catalog: SkillCatalog, listed: int) -> int:
+    """UTF-8 size of the framed candidate listing ``listed`` entries (public API only)."""
+    prefix = SkillCatalog(catalog.entries[:listed], catalog.total - listed, catalog.roots)
+    return len(render_catalog(prefix, _LARGE).text.encode("utf-8"))
+
+
+def _budget(case: Case, catalog: SkillCatalog) -> int:
+    draw, small = case.budget_draw
+    mode = case.budget_mode
+    if mode == 0:
+        return draw % 65
+    if mode == 1:
+        return 300 + draw % 401
+    if mode == 2:
+        return draw
+    if mode == 3 and catalog.total:
+        # Around the exact size of one candidate, where off-by-one errors live.
+        listed = draw % (len(catalog.entries) + 1)
+        return max(0, _candidate_size(catalog, listed) + small % 5 - 2)
+    if mode == 4:
+        return -1 - small % 3  # refused: a negative budget has no rendering
+    return _LARGE + small
+
+
+def _tampered(rendered: RenderedCatalog) -> list[RenderedCatalog]:
+    replace = dataclasses.replace
+    text = rendered.text
+    copies = [
+        replace(rendered, listed=rendered.listed + 1, omitted=rendered.omitted - 1),
+        replace(rendered, listed=rendered.listed - 1, omitted=rendered.omitted + 1),
+        replace(rendered, omitted=rendered.omitted + 1),
+        replace(rendered, text=text + "x"),
+        replace(rendered, text=text[:-1] if text else "\n"),
+        replace(rendered, form="minimal" if rendered.form != "minimal" else "listing"),
+        replace(rendered, total=rendered.total + 1),
+        replace(rendered, budget_bytes=rendered.budget_bytes + 1),
+    ]
+    if "\n" in text:
+        copies.append(replace(rendered, text=text.replace("\n", "\u2028", 1)))
+    return copies
+
+
+def _check_framing(rendered: RenderedCatalog) -> None:
+    text = rendered.text
+    if rendered.form == "listing":
+        lines = text.split("\n")
+        assert lines[0] == "<skills_instructions>"
+        assert lines[-2] == "</skills_instructions>"
+        assert lines[-1] == "", "a listing ends with a new line"
+        assert (text.count("<"), text.count(">")) == (2, 2), "a field authored a tag"
+        expected_lines = 3 + rendered.listed + (1 if rendered.omitted else 0) + 2
+        assert len(lines) - 1 == expected_lines, "a field authored a line"
+        assert lines[-3].startswith(f"{rendered.total} skill"), "pointer line missing"
+    elif rendered.form == "minimal":
+        assert text.endswith("\n")
+        assert text.count("\n") == 1
+        assert "<" not in text
+        assert ">" not in text
+    else:
+        assert rendered.form == "empty"
+        assert text == ""
+    assert len(text.splitlines()) == text.count("\n"), "a separator other than LF in the text"
+
+
+def _check_rendering(catalog: SkillCatalog, budget: int) -> None:
+    rendered = render_catalog(catalog, budget)
+    assert rendered == reference_render(catalog, budget), "fast renderer differs from the oracle"
+    assert len(rendered.text.encode("utf-8")) <= budget, "rendering overruns its budget"
+    verify_rendering(catalog, budget, rendered)
+    _check_framing(rendered)
+    for copy in _tampered(rendered):
+        code = _refusal(verify_rendering, catalog, budget, copy)
+        assert code == "rendering_not_certified", f"tampered rendering not refused: {copy!r}"
+
+
+def _refusal(function: Callable[..., object], *args: object) -> str | None:
+    """The code ``function(*args)`` is refused with, or None when it is not refused."""
+    try:
+        function(*args)
+    except DefinitionError as error:
+        return error.code
+    return None
+
+
+def _check_bypass(case: Case) -> None:
+    """Renderers refuse a bad total even when construction was bypassed."""
+    catalog = _bypassed_catalog(case)
+    if catalog is None:
+        return
+    for render in (render_catalog, reference_render):
+        code = _refusal(render, catalog, 100)
+        assert code in ("catalog_invalid", "catalog_total_unrepresentable"), (render, code)
+
+
+def _build(case: Case) -> SkillCatalog | DefinitionError:
+    try:
+        return _catalog(case)
+    except DefinitionError as error:
+        return error
+
+
+def _run(data: bytes) -> str:
+    case = decode_case(data)
+    catalog = _build(case)
+    if isinstance(catalog, DefinitionError):
+        assert catalog.code in ("catalog_invalid", "catalog_total_unrepresentable"), catalog
+        if case.bad_total:
+            _check_bypass(case)
+        return catalog.code if catalog.reason is None else f"{catalog.code}:{catalog.reason}"
+    budget = _budget(case, catalog)
+    if budget < 0:
+        for render in (render_catalog, reference_render):
+            assert _refusal(render, catalog, budget) == "allowance_invalid", render
+        return "allowance_invalid:budget"
+    _check_rendering(catalog, budget)
+    return "accepted"
+
+
+def check(data: bytes) -> None:
+    """Assert the contract for ``data``; raise on any breach."""
+    _run(data)
+
+
+def outcome(data: bytes) -> str:
+    """``accepted``, ``<code>`` or ``<code>:<reason>`` (``corpus/fuzz_render/expected.json``)."""
+    return _run(data)
+
+
+def _test_one_input(data: bytes) -> None:
+    check(data)
+
+
+if __name__ == "__main__":
+    atheris.Setup(sys.argv, _test_one_input)
+    atheris.Fuzz()

@@ -1,0 +1,167 @@
+"""Replay every checked-in corpus seed through its fuzz target, without atheris.
+
+Each ``corpus/<target>/`` folder pairs with ``fuzz/<target>.py``. Every seed
+file runs through the target's ``check`` (the contract holds) and its
+``outcome`` must equal the one recorded in ``expected.json`` (HARNESS.md,
+"corpus/"). The replay refuses to pass vacuously: a seed without an
+expectation, an expectation without a seed, a corpus folder without a target,
+a target without a corpus folder, and a target whose ``check`` swallows the
+core's exceptions each fail.
+
+``A13N_HARNESS_ROOT`` points the replay at another tree (the harness's own
+negative controls use it to feed it broken pieces).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(os.environ.get("A13N_HARNESS_ROOT", Path(__file__).resolve().parent.parent))
+FUZZ = ROOT / "fuzz"
+CORPUS = ROOT / "corpus"
+NOT_SEEDS = frozenset({"README.md", "expected.json"})
+
+
+def _targets() -> list[str]:
+    return sorted(path.stem for path in FUZZ.glob("fuzz_*.py")) if FUZZ.is_dir() else []
+
+
+def _corpus_folders() -> list[str]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted(path.name for path in CORPUS.iterdir() if path.is_dir())
+
+
+def _seeds(target: str) -> list[str]:
+    folder = CORPUS / target
+    return sorted(
+        path.name for path in folder.iterdir() if path.is_file() and path.name not in NOT_SEEDS
+    )
+
+
+def _expected(target: str) -> dict[str, str]:
+    path = CORPUS / target / "expected.json"
+    if not path.is_file():
+        pytest.fail(f"corpus/{target}/expected.json is missing")
+    value = json.loads(path.read_text(encoding="utf-8"))
+    assert isinstance(value, dict), f"corpus/{target}/expected.json must be an object"
+    return {str(key): str(item) for key, item in value.items()}
+
+
+_MODULES: dict[str, ModuleType] = {}
+
+
+def load_target(target: str) -> ModuleType:
+    """Import ``fuzz/<target>.py`` by path (fails the test when it is missing or incomplete)."""
+    if target in _MODULES:
+        return _MODULES[target]
+    path = FUZZ / f"{target}.py"
+    if not path.is_file():
+        pytest.fail(f"corpus/{target}/ has no fuzz target fuzz/{target}.py")
+    name = f"_a13n_fuzz_targets.{target}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses in a target look their module up here
+    spec.loader.exec_module(module)
+    for attribute in ("check", "outcome"):
+        assert callable(getattr(module, attribute, None)), f"fuzz/{target}.py has no {attribute}()"
+    assert (module.__doc__ or "").strip(), f"fuzz/{target}.py has no contract docstring"
+    _MODULES[target] = module
+    return module
+
+
+def _seed_params() -> Iterator[object]:
+    for target in _corpus_folders():
+        for seed in _seeds(target):
+            yield pytest.param(target, seed, id=f"{target}/{seed}")
+
+
+def test_corpus_is_not_empty() -> None:
+    """A replay that finds nothing to replay must not pass."""
+    assert _targets(), f"no fuzz targets in {FUZZ}"
+    assert any(_seeds(target) for target in _corpus_folders()), f"no corpus seeds in {CORPUS}"
+
+
+@pytest.mark.parametrize(("target", "seed"), list(_seed_params()))
+def test_seed_meets_contract_and_expected_outcome(target: str, seed: str) -> None:
+    """Every seed: ``check`` holds and ``outcome`` is the one recorded beside it."""
+    expected = _expected(target)
+    assert seed in expected, f"corpus/{target}/{seed} has no entry in expected.json"
+    module = load_target(target)
+    data = (CORPUS / target / seed).read_bytes()
+    module.check(data)
+    assert module.outcome(data) == expected[seed]
+
+
+@pytest.mark.parametrize("target", _corpus_folders())
+def test_every_expectation_names_a_seed(target: str) -> None:
+    """An expectation whose seed is gone is a seed silently dropped."""
+    stale = sorted(set(_expected(target)) - set(_seeds(target)))
+    assert not stale, f"corpus/{target}/expected.json names missing files: {stale}"
+
+
+@pytest.mark.parametrize("target", sorted(set(_targets()) | set(_corpus_folders())))
+def test_targets_and_corpus_folders_pair_up(target: str) -> None:
+    """Each fuzz target has a corpus folder with seeds, and each corpus folder a target."""
+    assert (FUZZ / f"{target}.py").is_file(), f"corpus/{target}/ has no fuzz/{target}.py"
+    assert (CORPUS / target).is_dir(), f"fuzz/{target}.py has no corpus/{target}/ folder"
+    assert _seeds(target), f"corpus/{target}/ holds no seeds"
+
+
+class CoreSentinel(Exception):
+    """Raised by every core function during the liveness check; ``check`` must let it out."""
+
+
+def _core_functions(module: ModuleType) -> Iterator[tuple[object, str]]:
+    """(owner, attribute) of each a13n_harness function the target can call directly."""
+    for name, value in vars(module).items():
+        if inspect.isfunction(value) and value.__module__.startswith("a13n_harness"):
+            yield module, name
+        elif isinstance(value, ModuleType) and value.__name__.startswith("a13n_harness"):
+            for inner, function in vars(value).items():
+                if inspect.isfunction(function) and function.__module__ == value.__name__:
+                    yield value, inner
+
+
+@pytest.mark.parametrize("target", _targets())
+def test_target_lets_core_exceptions_escape(target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A target that catches every exception would hide every crash: prove it does not.
+
+    Every core function the target calls is replaced by one that raises
+    :class:`CoreSentinel`; on every seed, ``check`` must either raise it or
+    never have called the core. At least one seed must reach the core.
+    """
+    module = load_target(target)
+    calls = 0
+
+    def raiser(*args: object, **kwargs: object) -> object:
+        nonlocal calls
+        calls += 1
+        raise CoreSentinel
+
+    patched = list(_core_functions(module))
+    assert patched, f"fuzz/{target}.py calls no a13n_harness function by name"
+    for owner, attribute in patched:
+        monkeypatch.setattr(owner, attribute, raiser)
+    reached = 0
+    for seed in _seeds(target) if (CORPUS / target).is_dir() else []:
+        before = calls
+        check: Callable[[bytes], None] = module.check
+        try:
+            check((CORPUS / target / seed).read_bytes())
+        except CoreSentinel:
+            reached += 1
+            continue
+        assert calls == before, f"fuzz/{target}.py swallowed a core exception on {seed}"
+    assert reached, f"no seed of corpus/{target} reaches the core through fuzz/{target}.py"
