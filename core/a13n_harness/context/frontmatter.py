@@ -45,7 +45,8 @@ _FENCE = re.compile(rb"---[ \t]*(?:\r?\n|\Z)")
 _ELLIPSIS = "\N{HORIZONTAL ELLIPSIS}"
 
 if yaml.__with_libyaml__:  # pragma: no branch - depends on how PyYAML was built
-    _EventSource: type = yaml.CBaseLoader
+    # CParser alone: the event stream without a constructor or resolver to set up.
+    _EventSource: type = yaml._yaml.CParser
 else:  # pragma: no cover
     _EventSource = yaml.BaseLoader
 
