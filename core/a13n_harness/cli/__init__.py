@@ -32,19 +32,19 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from a13n_harness.capabilities import SkillDiagnostic
 from a13n_harness.cli._lint import format_findings, lint_workspace
 from a13n_harness.cli._output import PROGRAM, Progress, write_err, write_out, write_out_bytes
 from a13n_harness.cli._workspace import check_workspace, scan_workspace, shown_in
 from a13n_harness.context.errors import DefinitionError
-from a13n_harness.context.facts import EnvironmentFacts, render_environment
+from a13n_harness.context.facts import render_environment
 from a13n_harness.context.manifest import (
     MAX_MANIFEST_BYTES,
     ContextManifest,
     decode_manifest,
     encode_manifest,
+    environment_json,
     publish_catalog,
 )
 from a13n_harness.context.render import (
@@ -106,31 +106,6 @@ def _summary(rendered: RenderedCatalog) -> str:
     )
 
 
-def _facts_json(facts: EnvironmentFacts) -> dict[str, Any]:
-    """The manifest's ``environment`` object (SPEC 5)."""
-    git = facts.git
-    return {
-        "cwd": facts.cwd,
-        "shell": facts.shell,
-        "os": facts.os,
-        "current_date": facts.current_date,
-        "timezone": facts.timezone,
-        "git": None
-        if git is None
-        else {
-            "branch": git.branch,
-            "upstream": git.upstream,
-            "ahead": git.ahead,
-            "behind": git.behind,
-            "staged": git.staged,
-            "unstaged": git.unstaged,
-            "untracked": git.untracked,
-            "conflicted": git.conflicted,
-            "renamed": git.renamed,
-        },
-    }
-
-
 def _read_manifest(name: str) -> bytes:
     # One byte past the limit is enough for decode_manifest to refuse oversize,
     # and a huge file is never read whole.
@@ -156,7 +131,7 @@ def _warn_diagnostics(workspace: str, diagnostics: Sequence[SkillDiagnostic]) ->
 def _run_env(args: argparse.Namespace) -> int:
     facts = collect_environment_facts(check_workspace(args.dir), git_timeout=args.git_timeout)
     if args.json:
-        write_out(json.dumps(_facts_json(facts), ensure_ascii=False, sort_keys=True) + "\n")
+        write_out(json.dumps(environment_json(facts), ensure_ascii=False, sort_keys=True) + "\n")
     else:
         write_out(render_environment(facts))
     return 0

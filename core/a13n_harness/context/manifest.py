@@ -33,6 +33,7 @@ __all__ = [
     "ContextManifest",
     "decode_manifest",
     "encode_manifest",
+    "environment_json",
     "publish_catalog",
 ]
 
@@ -80,7 +81,8 @@ def _entry_json(entry: CatalogEntry) -> dict[str, str]:
     return {"description": entry.description, "file": entry.file, "name": entry.name}
 
 
-def _environment_json(facts: EnvironmentFacts | None) -> dict[str, Any] | None:
+def environment_json(facts: EnvironmentFacts | None) -> dict[str, Any] | None:
+    """The manifest's ``environment`` value for ``facts`` (JSON-ready, not yet encoded)."""
     if facts is None:
         return None
     git = facts.git
@@ -103,7 +105,7 @@ def _environment_json(facts: EnvironmentFacts | None) -> dict[str, Any] | None:
 def _manifest_json(manifest: ContextManifest) -> dict[str, Any]:
     catalog = manifest.skill_catalog
     return {
-        "environment": _environment_json(manifest.environment),
+        "environment": environment_json(manifest.environment),
         "skill_catalog": {
             "roots": list(catalog.roots),
             "skills": [_entry_json(entry) for entry in catalog.entries],
@@ -124,7 +126,7 @@ def encode_manifest(m: ContextManifest) -> bytes:
 
 def _check_environment_values(facts: EnvironmentFacts) -> None:
     """Refuse facts that decode_manifest would refuse, so encoding never emits them."""
-    _decode_environment(_environment_json(facts))
+    _decode_environment(environment_json(facts))
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
