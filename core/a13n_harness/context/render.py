@@ -30,6 +30,8 @@ __all__ = [
     "FORMS",
     "RenderedCatalog",
     "catalog_allowance",
+    "framed_candidate",
+    "minimal_candidate",
     "reference_render",
     "render_catalog",
     "verify_rendering",
@@ -190,6 +192,20 @@ def _framed_lines(catalog: SkillCatalog, listed: int, total: int) -> list[str]:
     lines.append(_pointer_line(total, phrase))
     lines.append(FOOTER)
     return lines
+
+
+def framed_candidate(catalog: SkillCatalog, listed: int) -> str:
+    """The framed candidate listing ``catalog.entries[:listed]``, exactly as the rule defines it."""
+    total = checked_total(len(catalog.entries), catalog.unlisted)
+    if type(listed) is not int or not 0 <= listed <= len(catalog.entries):
+        raise DefinitionError("catalog_invalid", f"no candidate lists {listed!r} entries")
+    return "".join(_framed_lines(catalog, listed, total))
+
+
+def minimal_candidate(catalog: SkillCatalog) -> str:
+    """The minimal candidate ``{R} has|have {T} skill(s)``."""
+    total = checked_total(len(catalog.entries), catalog.unlisted)
+    return _minimal_line(total, catalog.roots, _roots_phrase(catalog.roots))
 
 
 def reference_render(catalog: SkillCatalog, budget_bytes: int) -> RenderedCatalog:

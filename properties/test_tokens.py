@@ -1,0 +1,197 @@
+"""Rendering by a token counter (SPEC section 9)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from a13n_harness import DefinitionError
+from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
+from a13n_harness.context.render import render_catalog
+from a13n_harness.context.tokens import (
+    CodePointCounter,
+    CountedRendering,
+    TokenCounter,
+    Utf8ByteCounter,
+    render_catalog_counted,
+    verify_rendering_counted,
+)
+from a13n_harness.testing.controls import control_settings, property_fails
+from a13n_harness.testing.strategies import budgets, hostile_text, skill_catalogs
+
+SHIPPED: list[TokenCounter] = [Utf8ByteCounter(), CodePointCounter()]
+
+
+@dataclass
+class WordCounter:
+    """Whitespace-separated words: prefix-monotone, not byte-bounded by declaration."""
+
+    prefix_monotone: bool = True
+    calls: list[int] = field(default_factory=list)
+
+    def count(self, text: str) -> int:
+        self.calls.append(len(text))
+        return len(text.split())
+
+
+@dataclass(frozen=True)
+class ModularCounter:
+    """A counter with no monotonicity at all: the linear search must still be exact."""
+
+    def count(self, text: str) -> int:
+        return (len(text) * 7919) % 611
+
+
+@given(skill_catalogs(), budgets())
+def test_byte_counter_renders_exactly_like_the_byte_renderer(
+    catalog: SkillCatalog, budget: int
+) -> None:
+    """With one token per UTF-8 byte, the counted rendering is the section 4 rendering."""
+    counted = render_catalog_counted(catalog, budget, Utf8ByteCounter())
+    plain = render_catalog(catalog, budget)
+    assert (counted.text, counted.form, counted.listed, counted.omitted, counted.total) == (
+        plain.text,
+        plain.form,
+        plain.listed,
+        plain.omitted,
+        plain.total,
+    )
+    verify_rendering_counted(catalog, budget, counted, Utf8ByteCounter())
+
+
+@given(
+    skill_catalogs(max_entries=8),
+    st.integers(0, 700),
+    st.sampled_from([WordCounter, ModularCounter, CodePointCounter]),
+)
+def test_counted_rendering_is_certified_for_any_counter(
+    catalog: SkillCatalog, budget: int, make: type
+) -> None:
+    """Any counter, monotone or not: the result fits and is what the linear rule gives."""
+    counter = make()
+    rendered = render_catalog_counted(catalog, budget, counter)
+    assert rendered.tokens <= budget
+    assert rendered.tokens == (counter.count(rendered.text) if rendered.text else 0)
+    verify_rendering_counted(catalog, budget, rendered, counter)
+
+
+@given(skill_catalogs(max_entries=10, tiny=True), st.integers(0, 400))
+def test_monotone_search_is_exact_where_size_is_not_monotone(
+    catalog: SkillCatalog, budget: int
+) -> None:
+    """The bisection bounds only; the walk keeps the non-monotone tail exact."""
+    rendered = render_catalog_counted(catalog, budget, Utf8ByteCounter())
+    assert rendered.text == render_catalog(catalog, budget).text
+
+
+def test_prefix_monotone_counters_use_logarithmic_counts() -> None:
+    """4,096 entries: a prefix-monotone counter is asked O(log n) times, not n."""
+    entries = tuple(CatalogEntry(f"s{index:05d}", "word " * 5, "f") for index in range(4096))
+    catalog = SkillCatalog(entries, 10, ("/r",))
+    for budget in (0, 500, 20_000, 60_000, 10**6):
+        counter = WordCounter()
+        rendered = render_catalog_counted(catalog, budget, counter)
+        assert len(counter.calls) <= 2 * math.ceil(math.log2(4097)) + 8, len(counter.calls)
+        assert rendered.tokens <= budget
+    small = SkillCatalog(entries[:150], 10, ("/r",))
+    for budget in range(0, 1200, 37):
+        rendered = render_catalog_counted(small, budget, WordCounter())
+        verify_rendering_counted(small, budget, rendered, WordCounter())
+
+
+@pytest.mark.parametrize("counter", SHIPPED, ids=lambda c: type(c).__name__)
+def test_shipped_counters_declare_byte_bounded_truthfully(counter: TokenCounter) -> None:
+    """BYTE_BOUNDED as a declared property: count(text) <= UTF-8 bytes, for each shipped counter."""
+    assert getattr(counter, "byte_bounded", False) is True
+    byte_bound_holds(counter)
+
+
+@pytest.mark.parametrize("counter", SHIPPED, ids=lambda c: type(c).__name__)
+def test_shipped_counters_declare_prefix_monotone_truthfully(counter: TokenCounter) -> None:
+    assert getattr(counter, "prefix_monotone", False) is True
+    prefix_monotone_holds(counter)
+
+
+def byte_bound_holds(counter: TokenCounter) -> None:
+    @control_settings
+    @given(hostile_text(surrogates=False, max_size=200) | st.text())
+    def check(text: str) -> None:
+        assert counter.count(text) <= len(text.encode("utf-8"))
+
+    check()
+
+
+def prefix_monotone_holds(counter: TokenCounter) -> None:
+    @control_settings
+    @given(st.text(), st.text())
+    def check(a: str, b: str) -> None:
+        assert counter.count(a) <= counter.count(a + b)
+
+    check()
+
+
+@dataclass(frozen=True)
+class ExpandingCounter:
+    """Broken: declares byte_bounded but counts two tokens per byte."""
+
+    byte_bounded: bool = True
+
+    def count(self, text: str) -> int:
+        return 2 * len(text.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class SuffixCounter:
+    """Broken: declares prefix_monotone but counts only the last line."""
+
+    prefix_monotone: bool = True
+
+    def count(self, text: str) -> int:
+        return len(text.rstrip("\n").rsplit("\n", 1)[-1])
+
+
+def test_negative_control_false_byte_bound_declaration_is_caught() -> None:
+    property_fails(lambda: byte_bound_holds(ExpandingCounter()))
+
+
+def test_negative_control_false_monotone_declaration_is_caught() -> None:
+    property_fails(lambda: prefix_monotone_holds(SuffixCounter()))
+
+
+def test_tampered_counted_renderings_are_refused() -> None:
+    catalog = SkillCatalog(tuple(CatalogEntry(n, "d", "f") for n in "abc"), 2, ("/r",))
+    rendered = render_catalog_counted(catalog, 300, Utf8ByteCounter())
+    for bad in (
+        replace(rendered, listed=rendered.listed + 1),
+        replace(rendered, text=rendered.text + " "),
+        replace(rendered, tokens=rendered.tokens - 1),
+        replace(rendered, form="minimal"),
+    ):
+        with pytest.raises(DefinitionError) as caught:
+            verify_rendering_counted(catalog, 300, bad, Utf8ByteCounter())
+        assert caught.value.code == "rendering_not_certified"
+
+
+@pytest.mark.parametrize("tokens", [-1, 1.5, True, None])
+def test_a_counter_returning_garbage_is_refused(tokens: object) -> None:
+    class Garbage:
+        def count(self, text: str) -> object:
+            return tokens
+
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
+    with pytest.raises(DefinitionError) as caught:
+        render_catalog_counted(catalog, 100, Garbage())  # type: ignore[arg-type]
+    assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "counter")
+
+
+def test_empty_catalog_and_bad_budget() -> None:
+    assert render_catalog_counted(SkillCatalog(()), 5, Utf8ByteCounter()) == CountedRendering(
+        "", "empty", 0, 0, 0, 5, 0
+    )
+    with pytest.raises(DefinitionError) as caught:
+        render_catalog_counted(SkillCatalog(()), -1, Utf8ByteCounter())
+    assert caught.value.code == "allowance_invalid"
