@@ -1,6 +1,6 @@
 """PEP 316 contracts over the pure core, checked by CrossHair (not collected by pytest).
 
-Run: ``crosshair check --analysis_kind=PEP316 --per_condition_timeout=12 properties/crosshair_contracts.py``.
+Run: ``crosshair check --analysis_kind=PEP316 --per_condition_timeout=12 <this file>``.
 
 Each function wraps one core entry point and states its SPEC rule as ``pre:``
 and ``post:`` lines. CrossHair reads the *source lines* of these docstrings, so
@@ -31,25 +31,34 @@ def framed_size(catalog: SkillCatalog, listed: int) -> int:
     return len(reference_render(prefix, _LARGE).text.encode("utf-8"))
 
 
-def two_entry_catalog(first: str, second: str, unlisted: int) -> SkillCatalog:
-    """A catalog with two entries whose descriptions are ``first`` and ``second``."""
+def two_entry_catalog(first: int, second: int, unlisted: int) -> SkillCatalog:
+    """Two entries with descriptions of ``first`` and ``second`` code points (some multi-byte)."""
     return SkillCatalog(
-        (CatalogEntry("alpha", first, "/s/alpha"), CatalogEntry("beta", second, "/s/b")),
+        (
+            CatalogEntry("alpha", ("d€<" * first)[:first], "/s/alpha"),
+            CatalogEntry("beta", ("x" * second), "/s/b"),
+        ),
         unlisted,
         ("/s",),
     )
 
 
-def render_contract(first: str, second: str, unlisted: int, budget: int) -> RenderedCatalog:
+def is_longest_prefix(catalog: SkillCatalog, rendered: RenderedCatalog, budget: int) -> bool:
+    """The witness: a listing of ``listed`` entries is kept only if ``listed + 1`` does not fit."""
+    if rendered.form != "listing" or rendered.listed == len(catalog.entries):
+        return True
+    return framed_size(catalog, rendered.listed + 1) > budget
+
+
+def render_contract(first: int, second: int, unlisted: int, budget: int) -> RenderedCatalog:
     """The rendering fits its budget and is the longest prefix, with a witness.
 
-    pre: 1 <= len(first) <= 12 and 1 <= len(second) <= 12
-    pre: no_surrogate(first) and no_surrogate(second)
+    pre: 1 <= first <= 40 and 1 <= second <= 40
     pre: 0 <= unlisted <= 2
-    pre: 0 <= budget <= 700
+    pre: 0 <= budget <= 800
     post: len(__return__.text.encode("utf-8")) <= budget
     post: __return__ == reference_render(two_entry_catalog(first, second, unlisted), budget)
-    post: __return__.form != "listing" or __return__.listed == 2 or framed_size(two_entry_catalog(first, second, unlisted), __return__.listed + 1) > budget
+    post: is_longest_prefix(two_entry_catalog(first, second, unlisted), __return__, budget)
     post: __return__.listed + __return__.omitted == 2 + unlisted
     """
     return render_catalog(two_entry_catalog(first, second, unlisted), budget)
@@ -87,4 +96,5 @@ def checked_total_contract(listed: int, unlisted: int) -> int:
         return checked_total(listed, unlisted)
     except DefinitionError as error:
         assert error.code == "catalog_total_unrepresentable"
+        assert listed + unlisted > MAX_TOTAL
         return -1

@@ -8,10 +8,13 @@ injected-defect verifier stays within its time budget.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
-from a13n_harness.context.errors import FrontmatterError
+from a13n_harness.context.encoder import decode_value, encode_value
+from a13n_harness.context.errors import DefinitionError, FrontmatterError
 from a13n_harness.context.frontmatter import parse_skill_document
 from a13n_harness.context.manifest import ContextManifest, encode_manifest, publish_catalog
 from a13n_harness.context.render import render_catalog, verify_rendering
@@ -79,3 +82,26 @@ def test_publish_catalog_is_exact_at_every_manifest_size() -> None:
         fitting = max(k for k in range(len(items) + 1) if sizes[k] <= budget)
         assert len(published.entries) == fitting, budget
         assert len(encode_manifest(ContextManifest(None, published))) <= budget
+
+
+@pytest.mark.parametrize("bad", [None, b"bytes", 3])
+@pytest.mark.parametrize("function", [encode_value, decode_value])
+def test_non_str_values_are_refused_with_a_message_naming_the_type(
+    function: Callable[[str], str], bad: object
+) -> None:
+    """SPEC 1 errors: a stable code and a message a human can act on (mutmut encoder survivors)."""
+    with pytest.raises(DefinitionError) as caught:
+        function(bad)  # type: ignore[arg-type]
+    assert caught.value.code == "context_value_invalid"
+    assert type(bad).__name__ in caught.value.message
+
+
+def test_refusals_of_non_canonical_text_say_where() -> None:
+    """``decode_value`` names the raw code point or the bad entity and its offset."""
+    with pytest.raises(DefinitionError) as raw:
+        decode_value("ab\u2028")
+    assert (raw.value.reason, raw.value.message) == ("raw_character", "raw U+2028 at offset 2")
+    with pytest.raises(DefinitionError) as entity:
+        decode_value("a&#xa;")
+    assert entity.value.reason == "entity"
+    assert "offset 1" in entity.value.message

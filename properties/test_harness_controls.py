@@ -1,0 +1,184 @@
+"""Negative controls for the harness itself: fed broken pieces, the real scripts must fail.
+
+A harness that cannot fail proves nothing. Each test builds a small tree in a
+temporary directory with one deliberately broken piece and runs the real
+replay, verifier or gate against it (HARNESS.md "Bad input"):
+
+- a fuzz target whose ``check`` catches every exception,
+- a corpus folder whose fuzz target is missing, and a seed with no expectation,
+- a mutant whose anchor no longer exists (and one that nothing kills),
+- a gate step that selects no test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SWALLOWING_TARGET = '''"""Any bytes are accepted (a broken target: it hides every crash)."""
+from a13n_harness.context.errors import DefinitionError
+from a13n_harness.context.frontmatter import parse_skill_document
+
+
+def check(data: bytes) -> None:
+    try:
+        parse_skill_document(data)
+    except Exception:
+        pass
+
+
+def outcome(data: bytes) -> str:
+    try:
+        parse_skill_document(data)
+    except DefinitionError as error:
+        return f"{error.code}:{error.reason}"
+    return "accepted"
+'''
+SEED = b"---\nname: a\ndescription: d\n---\n"
+
+
+def _tree(tmp_path: Path) -> Path:
+    """A minimal tree: the real core, the real replay, pyproject, and one healthy target."""
+    root = tmp_path / "tree"
+    shutil.copytree(REPO / "core", root / "core", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "properties").mkdir()
+    shutil.copy2(REPO / "properties" / "test_corpus.py", root / "properties")
+    shutil.copy2(REPO / "pyproject.toml", root)
+    (root / "fuzz").mkdir()
+    shutil.copy2(REPO / "fuzz" / "fuzz_frontmatter.py", root / "fuzz")
+    corpus = root / "corpus" / "fuzz_frontmatter"
+    corpus.mkdir(parents=True)
+    (corpus / "minimal.md").write_bytes(SEED)
+    (corpus / "expected.json").write_text('{"minimal.md": "accepted"}\n')
+    return root
+
+
+def _run(root: Path, *command: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(root / "core")
+    env["A13N_HARNESS_ROOT"] = str(root)
+    env["HYPOTHESIS_PROFILE"] = "ci"
+    return subprocess.run(
+        [sys.executable, *command],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def _replay(root: Path) -> subprocess.CompletedProcess[str]:
+    return _run(root, "-m", "pytest", "-p", "no:cacheprovider", "-q", "properties/test_corpus.py")
+
+
+def test_control_healthy_tree_passes_the_replay(tmp_path: Path) -> None:
+    """The controls below fail for their broken piece, not because the tree is unusable."""
+    result = _replay(_tree(tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_control_target_catching_every_exception_fails_the_replay(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    (root / "fuzz" / "fuzz_swallow.py").write_text(SWALLOWING_TARGET)
+    corpus = root / "corpus" / "fuzz_swallow"
+    corpus.mkdir()
+    (corpus / "minimal.md").write_bytes(SEED)
+    (corpus / "expected.json").write_text('{"minimal.md": "accepted"}\n')
+    result = _replay(root)
+    assert result.returncode == 1, result.stdout
+    assert "swallowed a core exception" in result.stdout
+
+
+def test_control_missing_target_fails_the_replay(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    (root / "fuzz" / "fuzz_frontmatter.py").unlink()
+    result = _replay(root)
+    assert result.returncode == 1, result.stdout
+    assert "has no fuzz target" in result.stdout
+
+
+def test_control_seed_without_expectation_fails_the_replay(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    (root / "corpus" / "fuzz_frontmatter" / "unlisted.md").write_bytes(b"")
+    result = _replay(root)
+    assert result.returncode == 1, result.stdout
+    assert "has no entry in expected.json" in result.stdout
+
+
+def test_control_expectation_without_seed_fails_the_replay(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    (root / "corpus" / "fuzz_frontmatter" / "expected.json").write_text(
+        '{"minimal.md": "accepted", "gone.md": "accepted"}\n'
+    )
+    result = _replay(root)
+    assert result.returncode == 1, result.stdout
+
+
+def _mutant(root: Path, find: str, replace: str, selection: str) -> None:
+    (root / "mutants").mkdir(exist_ok=True)
+    (root / "mutants" / "900_control.toml").write_text(
+        'file = "core/a13n_harness/context/encoder.py"\n'
+        f"find = {find!r}\n"
+        f"replace = {replace!r}\n"
+        f"selection = {selection}\n"
+        'class = "control"\nwhy = "negative control"\ndeadline = 60\n'
+    )
+
+
+def _verify_mutants(root: Path) -> subprocess.CompletedProcess[str]:
+    script = str(REPO / "scripts" / "verify_mutants.py")
+    return _run(root, script, "--root", str(root), "--workers", "1")
+
+
+CORPUS_SELECTION = '["properties/test_corpus.py", "-k", "fuzz_frontmatter"]'
+
+
+def test_control_rotten_anchor_fails_the_verifier(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    _mutant(root, "this text is in no source file", "x", CORPUS_SELECTION)
+    result = _verify_mutants(root)
+    assert result.returncode == 1, result.stdout
+    assert "rotten" in result.stdout
+
+
+def test_control_surviving_mutant_fails_the_verifier(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    # A harmless edit (a comment) that no test can see must be reported as a survivor.
+    _mutant(root, "def is_escaped(", "# control\ndef is_escaped(", CORPUS_SELECTION)
+    result = _verify_mutants(root)
+    assert result.returncode == 1, result.stdout
+    assert "survived" in result.stdout
+
+
+def test_control_empty_selection_fails_the_verifier(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    _mutant(
+        root,
+        "def is_escaped(",
+        "# control\ndef is_escaped(",
+        '["properties/test_corpus.py", "-k", "no_test_has_this_name"]',
+    )
+    result = _verify_mutants(root)
+    assert result.returncode == 1, result.stdout
+    assert "empty" in result.stdout
+
+
+@pytest.mark.parametrize("only", ["properties (ci)"])
+def test_control_step_selecting_nothing_fails_the_gate(tmp_path: Path, only: str) -> None:
+    root = _tree(tmp_path)
+    # The properties step finds only a test module that collects nothing.
+    (root / "properties" / "test_corpus.py").unlink()
+    (root / "properties" / "test_nothing.py").write_text('"""Nothing to test."""\n')
+    script = str(REPO / "scripts" / "verify.py")
+    report = tmp_path / "report.json"
+    result = _run(root, script, "--root", str(root), "--only", only, "--report", str(report))
+    assert result.returncode == 1, result.stdout
+    assert result.stdout.strip().splitlines()[-1] == "0 passed, 1 failed"

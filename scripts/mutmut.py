@@ -1,0 +1,175 @@
+"""Run mutmut 3 over the pure core in a scratch copy and gate on its kill ratio.
+
+mutmut writes its own ``mutants/`` folder (and a cache) in the directory it
+runs in, which would collide with the injected-defect files in our
+``mutants/``. So this script copies ``core/`` (as ``src/``), ``properties/``, ``fuzz/``,
+``corpus/`` and ``pyproject.toml`` to a scratch directory, writes a
+``[tool.mutmut]`` section there, runs ``mutmut run`` and reads
+``mutmut results``. It never touches the repository's ``mutants/``.
+
+The gate: killed / (killed + survived) >= 95%, where a survivor listed in
+``scripts/mutmut_equivalent.txt`` (``<mutant name>  <reason>``, one a line) is
+counted as equivalent, not survived. Timeouts and suspicious mutants count as
+killed (the test run noticed); "no tests" mutants count as survivors.
+Part of ``scripts/verify.py --full`` only: it takes tens of minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+EQUIVALENT = Path(__file__).resolve().parent / "mutmut_equivalent.txt"
+THRESHOLD = 0.95
+# The modules mutated by default: the whole pure core.
+MODULES = ("encoder", "frontmatter", "catalog", "render", "manifest")
+# A fast selection that still holds every oracle of those modules.
+TESTS = (
+    "properties/test_encoder.py",
+    "properties/test_frontmatter.py",
+    "properties/test_catalog.py",
+    "properties/test_render.py",
+    "properties/test_manifest.py",
+    "properties/test_defects_core.py",
+    "properties/test_corpus.py",
+)
+
+
+def _toml_list(items: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(item) for item in items) + "]"
+
+
+def prepare(scratch: Path, modules: list[str]) -> None:
+    """Copy the tree and write the mutmut configuration into the copy."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+    # mutmut puts mutants/src on sys.path (and keeps the original off it), so the
+    # package goes under src/ in the copy rather than under core/.
+    shutil.copytree(REPO / "core", scratch / "src", ignore=ignore)
+    for name in ("properties", "fuzz"):
+        shutil.copytree(REPO / name, scratch / name, ignore=ignore)
+    (scratch / "corpus").symlink_to(REPO / "corpus", target_is_directory=True)
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    pyproject = re.sub(r"(?ms)^\[tool\.mutmut\].*?(?=^\[|\Z)", "", pyproject)
+    paths = [f"src/a13n_harness/context/{module}.py" for module in modules]
+    tests = [test for test in TESTS if (REPO / test).is_file()]
+    pyproject += (
+        "\n[tool.mutmut]\n"
+        'source_paths = ["src"]\n'
+        f"only_mutate = {_toml_list(paths)}\n"
+        f"pytest_add_cli_args_test_selection = {_toml_list(tests)}\n"
+        'also_copy = ["fuzz", "corpus", "properties"]\n'
+    )
+    (scratch / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+
+
+def equivalents() -> dict[str, str]:
+    """The checked-in list of equivalent survivors: ``{mutant name: reason}``."""
+    listed: dict[str, str] = {}
+    if EQUIVALENT.is_file():
+        for line in EQUIVALENT.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                name, _, reason = line.strip().partition(" ")
+                listed[name] = reason.strip()
+    return listed
+
+
+def parse_results(text: str) -> dict[str, str]:
+    """``mutmut results --all true`` lines ``name: status`` -> ``{name: status}``."""
+    results: dict[str, str] = {}
+    for line in text.splitlines():
+        match = re.match(r"^\s*([\w.]+__mutmut_\d+): ([\w ]+?)\s*$", line)
+        if match:
+            results[match.group(1)] = match.group(2)
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="mutmut over the pure core, in a scratch copy.")
+    parser.add_argument("--modules", nargs="*", default=list(MODULES))
+    parser.add_argument("--json", type=Path, help="write the summary here")
+    parser.add_argument("--max-children", type=int, default=2)
+    parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    scratch = Path(tempfile.mkdtemp(prefix="a13n-mutmut-"))
+    try:
+        prepare(scratch, args.modules)
+        env = dict(os.environ)
+        env["HYPOTHESIS_PROFILE"] = "ci"
+        env.pop("PYTHONPATH", None)  # mutmut puts mutants/src on sys.path itself
+        run = subprocess.run(
+            [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)],
+            cwd=scratch,
+            env=env,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            check=False,
+        )
+        listing = subprocess.run(
+            [sys.executable, "-m", "mutmut", "results", "--all", "true"],
+            cwd=scratch,
+            env=env,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            check=False,
+        )
+    finally:
+        if not args.keep:
+            shutil.rmtree(scratch, ignore_errors=True)
+    results = parse_results(listing.stdout)
+    known = equivalents()
+    counts: dict[str, int] = {}
+    for status in results.values():
+        counts[status] = counts.get(status, 0) + 1
+    killed_statuses = {"killed", "timeout", "suspicious", "segfault"}
+    killed = sum(n for status, n in counts.items() if status in killed_statuses)
+    survivors = sorted(
+        name for name, status in results.items() if status in {"survived", "no tests"}
+    )
+    equivalent = [name for name in survivors if name in known]
+    survived = [name for name in survivors if name not in known]
+    judged = killed + len(survived)
+    ratio = killed / judged if judged else 0.0
+    summary: dict[str, Any] = {
+        "total": len(results),
+        "killed": killed,
+        "equivalent": len(equivalent),
+        "survived": survived,
+        "by_status": counts,
+        "kill_ratio": round(ratio, 4),
+        "threshold": THRESHOLD,
+        "modules": args.modules,
+        "seconds": round(time.monotonic() - started, 1),
+        "run_exit": run.returncode,
+    }
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    for name in survived:
+        print(f"survived: {name}")
+    print(f"by status: {counts}")
+    print(
+        f"{len(results)} mutants in total: {killed} killed, {len(equivalent)} equivalent, "
+        f"{len(survived)} survived; kill ratio {ratio:.1%} (gate {THRESHOLD:.0%}) "
+        f"in {summary['seconds']}s"
+    )
+    if not results:
+        print(run.stdout[-2000:] + run.stderr[-2000:])
+        return 1
+    return 0 if ratio >= THRESHOLD else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
