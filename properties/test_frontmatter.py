@@ -425,3 +425,20 @@ def test_pinned_depth_limit_holds_for_the_parser() -> None:
 def test_negative_control_missing_depth_guard_fails_the_limit_property() -> None:
     """The pinned-limit property fails for a parser whose depth guard is gone."""
     property_fails(lambda: pinned_depth_limit_holds(_parse_without_depth_guard))
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "column"),
+    [
+        (b"---\nname: a\ndescription: b\r---\n---\n", 3, 16),
+        (b"---\nname: a\ndescription: 'x\xe2\x80\xa8y'\nk: *q\n---\n", 4, 4),
+        (b"---\nname: a\ndescription: \xc3\xa9\xc3\xa9\xff\n---\n", 3, 16),
+    ],
+)
+def test_lines_are_lf_separated_and_columns_count_code_points(
+    data: bytes, line: int, column: int
+) -> None:
+    """A lone CR or U+2028 does not start a file line; columns are code points, not bytes."""
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(data)
+    assert (caught.value.line, caught.value.column) == (line, column)

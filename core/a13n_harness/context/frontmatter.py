@@ -189,7 +189,8 @@ def _frontmatter_text(data: bytes, max_bytes: int) -> str:
     except UnicodeDecodeError as error:
         prefix = raw[: error.start]
         line = prefix.count(b"\n") + 2
-        column = len(prefix) - (prefix.rfind(b"\n") + 1) + 1
+        # The prefix is valid UTF-8: count its last line in code points.
+        column = len(prefix[prefix.rfind(b"\n") + 1 :].decode("utf-8")) + 1
         raise FrontmatterError(
             "encoding", "frontmatter is not valid UTF-8", line=line, column=column
         ) from None
@@ -202,15 +203,15 @@ class _Field:
     column: int
 
 
-def _position(event: _events.Event) -> tuple[int, int]:
-    mark = event.start_mark
-    # PyYAML counts from 0 inside the frontmatter, which starts on file line 2.
-    return (mark.line + 2, mark.column + 1) if mark is not None else (2, 1)
+def _locate(text: str, index: int) -> tuple[int, int]:
+    """File line and column of code point ``index`` of the frontmatter.
 
-
-def _fail(reason: str, message: str, event: _events.Event) -> FrontmatterError:
-    line, column = _position(event)
-    return FrontmatterError(reason, message, line=line, column=column)
+    Lines are LF-separated, as the fences are (PyYAML's own marks also break
+    lines at CR, U+0085, U+2028 and U+2029); the frontmatter starts on file
+    line 2; columns count code points from 1.
+    """
+    line_start = text.rfind("\n", 0, index) + 1
+    return text.count("\n", 0, index) + 2, index - line_start + 1
 
 
 _Scalar = _events.ScalarEvent
@@ -228,6 +229,12 @@ def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _
     The loop dispatches on the exact event class, scalars first: this is the
     hot path of every scan.
     """
+
+    def _fail(reason: str, message: str, event: _events.Event) -> FrontmatterError:
+        mark = event.start_mark
+        line, column = _locate(text, mark.index) if mark is not None else (2, 1)
+        return FrontmatterError(reason, message, line=line, column=column)
+
     source = _EventSource(text)
     get_event = source.get_event
     stack: list[set[str] | None] = []
@@ -265,7 +272,9 @@ def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _
                     continue
                 if pending is not None and len(stack) == 1:
                     value = event.value if kind is _Scalar else None
-                    fields[pending] = _Field(value, *_position(event))
+                    mark = event.start_mark
+                    where = _locate(text, mark.index) if mark is not None else (2, 1)
+                    fields[pending] = _Field(value, *where)
                     pending = None
                 if kind is _Scalar:
                     expecting_key = keys is not None
@@ -293,7 +302,7 @@ def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _
                 break
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        line, column = (mark.line + 2, mark.column + 1) if mark is not None else (2, 1)
+        line, column = _locate(text, mark.index) if mark is not None else (2, 1)
         raise FrontmatterError(
             "yaml_syntax", str(error.problem or "invalid YAML"), line=line, column=column
         ) from None
