@@ -1,10 +1,11 @@
-"""Hypothesis profiles: ``ci`` for the gate, ``dev`` by default, ``nightly`` for the build box."""
+"""Hypothesis profiles: ``ci`` for the gate, ``mutants`` for the defect verifier, ``dev`` by
+default, ``nightly`` for the build box."""
 
 from __future__ import annotations
 
 import os
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 settings.register_profile(
     "ci",
@@ -14,6 +15,13 @@ settings.register_profile(
     deadline=None,
     print_blob=True,
     suppress_health_check=(HealthCheck.too_slow,),
+)
+# The injected-defect verifier needs a failing example fast, not a shrunk one:
+# the ci profile without the shrink phase (a clean tree passes it identically).
+settings.register_profile(
+    "mutants",
+    settings.get_profile("ci"),
+    phases=(Phase.explicit, Phase.reuse, Phase.generate),
 )
 settings.register_profile("dev", max_examples=200, deadline=None)
 settings.register_profile(

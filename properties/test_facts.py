@@ -561,11 +561,13 @@ def test_collector_kills_a_hanging_git(tmp_path: Path, monkeypatch: pytest.Monke
     sleep = shutil.which("sleep")
     assert sleep is not None
     # A child that keeps git's stdout open too: killing git alone would not close the pipe.
-    _fake_git(tmp_path / "bin", f"{sleep} 30 &\nexec {sleep} 30")
+    # 8 s: long enough to tell a timeout from none, short enough that a
+    # collector without one fails this test in seconds.
+    _fake_git(tmp_path / "bin", f"{sleep} 8 &\nexec {sleep} 8")
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     started = time.monotonic()
     assert collect_git_status(tmp_path, timeout=0.5) is None
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 5
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell script stands in for git")

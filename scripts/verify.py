@@ -188,7 +188,7 @@ def build_steps(root: Path, *, full: bool, scratch: Path) -> list[Step]:
         Step(
             "properties (ci)",
             [*pytest, "properties"],
-            420,
+            600,
             _pytest_count,
             "module:hypothesis",
             env={"HYPOTHESIS_PROFILE": "ci"},
@@ -203,7 +203,7 @@ def build_steps(root: Path, *, full: bool, scratch: Path) -> list[Step]:
         Step(
             "injected defects",
             [python, "scripts/verify_mutants.py", "--json", str(scratch / "mutants.json")],
-            240,
+            480,
             lambda out: _last_int(r"(\d+) mutants?:", out),
             "module:pytest",
         ),

@@ -11,10 +11,10 @@ expected to kill it, the defect ``class``, a one-line ``why`` and a
    ``fuzz/``, ``corpus/``, ``pyproject.toml``); an anchor that does not occur
    exactly once is "rotten"; the patched copy runs
    ``python -m pytest -p no:cacheprovider -q -x <selection>`` with
-   ``PYTHONPATH=<scratch>/core`` and ``HYPOTHESIS_PROFILE=ci``. Only exit code
-   1 (tests failed) is a kill; 0 is a survivor; 2-5 (interrupted, internal,
-   usage or collection error, nothing collected) and a passed deadline are
-   errors, never kills.
+   ``PYTHONPATH=<scratch>/core`` and ``HYPOTHESIS_PROFILE=mutants`` (``ci`` without
+   shrinking). Only exit code 1 (tests failed) is a kill; 0 is a survivor;
+   2-5 (interrupted, internal, usage or collection error, nothing collected)
+   and a passed deadline are errors, never kills.
 
 Prints a table and the line ``N mutants: K killed, ...``; ``--json`` writes the
 summary the gate reads. Exits non-zero on any survivor, rotten anchor, empty
@@ -129,7 +129,7 @@ def run_selection(tree: Path, selection: tuple[str, ...], deadline: int) -> tupl
     """Run pytest on ``selection`` in ``tree``: (exit code, -1 on timeout; output; seconds)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(tree / "core")
-    env["HYPOTHESIS_PROFILE"] = "ci"
+    env["HYPOTHESIS_PROFILE"] = "mutants"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["A13N_HARNESS_ROOT"] = str(tree)
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-x", *selection]
