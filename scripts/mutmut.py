@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 EQUIVALENT = Path(__file__).resolve().parent / "mutmut_equivalent.txt"
 THRESHOLD = 0.95
 # The modules mutated by default: the whole pure core.
-MODULES = ("encoder", "frontmatter", "catalog", "render", "manifest")
+MODULES = ("encoder", "frontmatter", "catalog", "render", "manifest", "tokens")
 # A fast selection that still holds every oracle of those modules.
 TESTS = (
     "properties/test_encoder.py",
@@ -42,6 +42,8 @@ TESTS = (
     "properties/test_manifest.py",
     "properties/test_defects_core.py",
     "properties/test_corpus.py",
+    "properties/test_tokens.py",
+    "properties/test_mutmut_kills.py",
 )
 
 

@@ -303,9 +303,12 @@ def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, column = _locate(text, mark.index) if mark is not None else (2, 1)
-        raise FrontmatterError(
-            "yaml_syntax", str(error.problem or "invalid YAML"), line=line, column=column
-        ) from None
+        problem = str(error.problem or "invalid YAML")
+        # libyaml 0.2.6 and later (PyYAML 6.0.4 wheels) refuse nesting past
+        # 1,000 in the scanner, which reads ahead of the events our depth guard
+        # sees: that refusal is too_deep too, whichever libyaml is installed.
+        reason = "too_deep" if "maximum nesting depth" in problem else "yaml_syntax"
+        raise FrontmatterError(reason, problem, line=line, column=column) from None
     except yaml.YAMLError as error:
         raise FrontmatterError(
             "yaml_syntax", str(error) or "invalid YAML", line=2, column=1
