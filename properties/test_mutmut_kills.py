@@ -7,15 +7,37 @@ Hypothesis, no timing.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 import yaml
 
 from a13n_harness.context import frontmatter as fm
-from a13n_harness.context.errors import FrontmatterError
+from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
+from a13n_harness.context.errors import DefinitionError, FrontmatterError
+from a13n_harness.context.facts import EnvironmentFacts, GitStatus
 from a13n_harness.context.frontmatter import (
     FrontmatterLimits,
     normalize_description,
     parse_skill_document,
+)
+from a13n_harness.context.manifest import (
+    ContextManifest,
+    decode_manifest,
+    encode_manifest,
+    publish_catalog,
+)
+from a13n_harness.context.render import (
+    RenderedCatalog,
+    framed_candidate,
+    minimal_candidate,
+    render_catalog,
+    verify_rendering,
+)
+from a13n_harness.context.tokens import (
+    Utf8ByteCounter,
+    render_catalog_counted,
+    verify_rendering_counted,
 )
 
 
@@ -37,13 +59,13 @@ def test_frontmatter_limits_accept_one_and_refuse_zero(field: str) -> None:
 
 
 def test_normalize_description_default_limit_is_1024() -> None:
-    """SPEC 2: the default description limit is 1,024 code points; 1,025 are cut with an ellipsis."""
+    """SPEC 2: the default description limit is 1,024 code points; 1,025 are cut."""
     assert normalize_description("a" * 1024) == ("a" * 1024, False)
     assert normalize_description("a" * 1025) == ("a" * 1023 + "\N{HORIZONTAL ELLIPSIS}", True)
 
 
 def test_private_use_code_point_after_the_surrogates_is_a_valid_description() -> None:
-    """SPEC 2/3: only lone surrogates (U+D800..U+DFFF) are refused; U+E000 is an ordinary character."""
+    """SPEC 2/3: only lone surrogates (U+D800..U+DFFF) are refused; U+E000 is ordinary."""
     data = "---\nname: a\ndescription: x\ue000 \ud7ff\n---\n".encode()
     assert parse_skill_document(data).description == "x\ue000 \ud7ff"
 
@@ -61,7 +83,7 @@ def test_pure_parser_surrogate_escapes_are_description_invalid(
 
 
 def test_error_position_after_an_empty_first_frontmatter_line() -> None:
-    """SPEC 2: line/column are 1-based in the whole file; an empty line 2 puts a tag on line 3, column 1."""
+    """SPEC 2: line/column are 1-based in the file; after an empty line 2 a tag is on line 3."""
     error = _frontmatter_error(b"---\n\n!!str x: 1\n---\n")
     assert (error.reason, error.line, error.column) == ("tag", 3, 1)
     error = _frontmatter_error(b"---\n\nname: !!str x\n---\n")
@@ -78,6 +100,200 @@ def test_error_position_after_an_empty_first_frontmatter_line() -> None:
     ],
 )
 def test_yaml_syntax_errors_carry_the_problem_position(data: bytes, line: int, column: int) -> None:
-    """SPEC 2: a PyYAML error is ``yaml_syntax`` located (1-based, whole file) at its problem mark."""
+    """SPEC 2: a PyYAML error is ``yaml_syntax``, located (1-based, whole file) at its problem."""
     error = _frontmatter_error(data)
     assert (error.reason, error.line, error.column) == ("yaml_syntax", line, column)
+
+
+@pytest.mark.parametrize(
+    ("data", "reason", "line", "column"),
+    [
+        # a description that is a sequence: located at the value's first node.
+        (b"---\nname: a\ndescription:\n  - x\n---\n", "description_invalid", 4, 3),
+        # a description that is only whitespace: located at the scalar.
+        (b'---\nname: a\ndescription:  "  "\n---\n', "description_invalid", 3, 15),
+        # nothing between the fences: the empty frontmatter starts on line 2.
+        (b"---\n---\n", "not_mapping", 2, 1),
+        (b"---\n# only a comment\n---\n", "not_mapping", 2, 1),
+        # a reader error (a C0 control) at the very start of the frontmatter.
+        (b"---\n\x01\n---\n", "yaml_syntax", 2, 1),
+    ],
+)
+def test_frontmatter_errors_are_located(data: bytes, reason: str, line: int, column: int) -> None:
+    """SPEC 2: each refusal carries its reason and a 1-based line/column in the whole file."""
+    error = _frontmatter_error(data)
+    assert (error.reason, error.line, error.column) == (reason, line, column)
+
+
+def test_description_limit_comes_from_the_limits() -> None:
+    """SPEC 2: a description longer than ``max_description_chars`` is cut to that many."""
+    data = b"---\nname: a\ndescription: abcdefgh\n---\n"
+    parsed = parse_skill_document(data, FrontmatterLimits(max_description_chars=5))
+    assert (parsed.description, parsed.description_truncated) == (
+        "abcd\N{HORIZONTAL ELLIPSIS}",
+        True,
+    )
+    parsed = parse_skill_document(data, FrontmatterLimits(max_description_chars=8))
+    assert (parsed.description, parsed.description_truncated) == ("abcdefgh", False)
+
+
+@pytest.mark.parametrize(
+    ("data", "max_bytes", "reason"),
+    [
+        # no closing fence, text after the opening fence exactly max_bytes long: unterminated.
+        (b"---\nabcde", 5, "unterminated"),
+        # one byte more: too_large.
+        (b"---\nabcdef", 5, "too_large"),
+        # the BOM and the opening fence do not count towards max_bytes.
+        (b"\xef\xbb\xbf---\nname: a", 7, "unterminated"),
+        (b"\xef\xbb\xbf---\nname: ab", 7, "too_large"),
+        (b"---\nname: a\n", 10, "unterminated"),
+        (b"---\nname: a\nbcd", 10, "too_large"),
+        # a closing fence after a frontmatter line that ends one byte past max_bytes.
+        (b"---\nabcde\n---\n", 5, "too_large"),
+    ],
+)
+def test_unterminated_versus_too_large_boundary(data: bytes, max_bytes: int, reason: str) -> None:
+    """SPEC 2: no closing fence is ``too_large`` if the text after the opening fence already
+    exceeds ``max_bytes``, else ``unterminated``; both are located at line 2, column 1."""
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(data, FrontmatterLimits(max_bytes=max_bytes))
+    assert (caught.value.reason, caught.value.line, caught.value.column) == (reason, 2, 1)
+
+
+def test_frontmatter_of_exactly_max_bytes_is_parsed() -> None:
+    """SPEC 2: frontmatter of exactly ``max_bytes`` bytes (newlines included) is not too large."""
+    data = b"---\nname: a\ndescription: b\n---\n"
+    assert parse_skill_document(data, FrontmatterLimits(max_bytes=23)).name == "a"
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(data, FrontmatterLimits(max_bytes=22))
+    assert (caught.value.reason, caught.value.line, caught.value.column) == ("too_large", 2, 1)
+
+
+def _code_reason(call: object, *args: object) -> tuple[str, str | None]:
+    assert callable(call)
+    with pytest.raises(DefinitionError) as caught:
+        call(*args)
+    return caught.value.code, caught.value.reason
+
+
+# --- section 5: context manifest -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [-1, True, "5", 5.0, None])
+def test_publish_catalog_refuses_a_bad_byte_limit(bad: object) -> None:
+    """SPEC 5: ``max_manifest_bytes`` is a non-negative int, else ``manifest_invalid``/``type``."""
+    assert _code_reason(publish_catalog, [], [], bad) == ("manifest_invalid", "type")
+
+
+def test_publish_catalog_refuses_items_that_are_not_entries() -> None:
+    """SPEC 3/5: published items are ``CatalogEntry``, else ``catalog_invalid``/``entries``."""
+    good = CatalogEntry("a", "d", "f")
+    item = SimpleNamespace(name="b", description="d", file="f")
+    assert _code_reason(publish_catalog, [good, item], [], 10_000) == ("catalog_invalid", "entries")
+
+
+def test_publish_catalog_keeps_the_roots() -> None:
+    """SPEC 5: the published catalog carries the configured roots."""
+    published = publish_catalog([CatalogEntry("a", "d", "f")], ["r/", "s"], 10_000)
+    assert published == SkillCatalog((CatalogEntry("a", "d", "f"),), 0, ("r/", "s"))
+
+
+def test_manifest_construction_refusals_have_their_reasons() -> None:
+    """SPEC 5: a bad version is reason ``version``; a wrong catalog or facts type is ``type``."""
+    catalog = SkillCatalog(())
+    assert _code_reason(ContextManifest, None, catalog, 2) == ("manifest_invalid", "version")
+    assert _code_reason(ContextManifest, None, "catalog") == ("manifest_invalid", "type")
+    assert _code_reason(ContextManifest, "facts", catalog) == ("manifest_invalid", "type")
+    assert _code_reason(encode_manifest, "manifest") == ("manifest_invalid", "type")
+
+
+def _facts(git: GitStatus | None) -> EnvironmentFacts:
+    return EnvironmentFacts("/w", "bash", "linux", "2024-01-01", "UTC", git)
+
+
+@pytest.mark.parametrize("ahead", [2**64, True])
+def test_encoding_refuses_git_counts_decoding_would_refuse(ahead: int) -> None:
+    """SPEC 5: ``encode_manifest`` never emits what ``decode_manifest`` refuses: a git count is a
+    non-bool int up to 2**64 - 1 (``manifest_invalid``, reason ``type``)."""
+    manifest = ContextManifest(
+        _facts(GitStatus(None, None, ahead, 0, 0, 0, 0, 0, 0)), SkillCatalog(())
+    )
+    assert _code_reason(encode_manifest, manifest) == ("manifest_invalid", "type")
+    good = ContextManifest(
+        _facts(GitStatus("m", None, 2**64 - 1, 0, 0, 0, 0, 0, 0)), SkillCatalog(())
+    )
+    assert decode_manifest(encode_manifest(good)) == good
+
+
+def test_encoding_refuses_a_lone_surrogate_in_a_tampered_catalog() -> None:
+    """SPEC 5: a lone surrogate never reaches the manifest bytes, even in a catalog altered behind
+    the frozen dataclass's back: ``manifest_invalid``, reason ``surrogate``."""
+    catalog = SkillCatalog(())
+    object.__setattr__(catalog, "roots", ("\ud800",))
+    manifest = ContextManifest(None, catalog)
+    assert _code_reason(encode_manifest, manifest) == ("manifest_invalid", "surrogate")
+
+
+# --- sections 4 and 9: renderer and its certification ------------------------------------------
+
+
+def test_empty_form_is_refused_when_the_minimal_candidate_fits_exactly() -> None:
+    """SPEC 4: the minimal candidate comes before ``""``, and it fits at ``len == budget_bytes``,
+    so certifying ``""`` there is ``rendering_not_certified``."""
+    catalog = SkillCatalog((), unlisted=1)
+    budget = len(minimal_candidate(catalog).encode("utf-8"))
+    rendered = render_catalog(catalog, budget)
+    assert (rendered.form, rendered.text) == ("minimal", "the skill roots have 1 skill\n")
+    verify_rendering(catalog, budget, rendered)
+    empty = RenderedCatalog("", "empty", 0, 1, 1, budget)
+    assert _code_reason(verify_rendering, catalog, budget, empty)[0] == "rendering_not_certified"
+    verify_rendering(catalog, budget - 1, RenderedCatalog("", "empty", 0, 1, 1, budget - 1))
+
+
+def test_counted_minimal_form_fits_at_exactly_the_budget() -> None:
+    """SPEC 9: as in section 4, a candidate fits when its count is ``<=`` the budget; the counted
+    verifier certifies the minimal form at exactly its count."""
+    catalog = SkillCatalog((), unlisted=2, roots=("r",))
+    counter = Utf8ByteCounter()
+    budget = counter.count(minimal_candidate(catalog))
+    rendered = render_catalog_counted(catalog, budget, counter)
+    assert (rendered.form, rendered.text, rendered.tokens) == (
+        "minimal",
+        "r/ has 2 skills\n",
+        budget,
+    )
+    verify_rendering_counted(catalog, budget, rendered, counter)
+
+
+@pytest.mark.parametrize(
+    "claimed", ["r/ has 2 skills\n", None, RenderedCatalog("", "empty", 0, 2, 2, 0)]
+)
+def test_counted_verifier_refuses_what_is_not_a_counted_rendering(claimed: object) -> None:
+    """SPEC 9: the counted ``verify_rendering`` variant refuses anything but a ``CountedRendering``
+    with ``rendering_not_certified`` (never another exception type)."""
+    catalog = SkillCatalog((), unlisted=2, roots=("r",))
+    code, _ = _code_reason(verify_rendering_counted, catalog, 0, claimed, Utf8ByteCounter())
+    assert code == "rendering_not_certified"
+
+
+@pytest.mark.parametrize("listed", [-1, 2, True, 1.0])
+def test_framed_candidate_refuses_a_count_outside_the_entries(listed: object) -> None:
+    """SPEC 4: framed candidates exist for ``0 <= k <= n`` only; others are ``catalog_invalid``."""
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
+    assert framed_candidate(catalog, 1).count("- a: d (file: f)") == 1
+    assert _code_reason(framed_candidate, catalog, listed)[0] == "catalog_invalid"
+
+
+class _ZeroCounter:
+    """Counts every text as zero tokens: a legal (if useless) count."""
+
+    def count(self, text: str) -> int:
+        return 0
+
+
+def test_a_counter_may_return_zero() -> None:
+    """SPEC 9: a count is a non-negative int, so 0 is accepted and everything fits."""
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),), unlisted=1)
+    rendered = render_catalog_counted(catalog, 0, _ZeroCounter())
+    assert (rendered.form, rendered.listed, rendered.tokens) == ("listing", 1, 0)
