@@ -442,3 +442,15 @@ def test_lines_are_lf_separated_and_columns_count_code_points(
     with pytest.raises(FrontmatterError) as caught:
         parse_skill_document(data)
     assert (caught.value.line, caught.value.column) == (line, column)
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_unacceptable_characters_are_located_by_either_parser(
+    pure: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A control character is yaml_syntax at its own line and column, with either parser."""
+    if pure:
+        monkeypatch.setattr(fm, "_EventSource", yaml.BaseLoader)
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document("---\nname: a\ndescription: ééé\x01\n---\n".encode())
+    assert (caught.value.reason, caught.value.line, caught.value.column) == ("yaml_syntax", 3, 17)

@@ -263,3 +263,11 @@ def test_manifest_version_is_checked() -> None:
     with pytest.raises(DefinitionError) as caught:
         ContextManifest(None, SkillCatalog(()), version=2)
     assert caught.value.code == "manifest_invalid"
+
+
+@pytest.mark.parametrize("items", [[object()], 5, [CatalogEntry("a", "d", "f"), "b"]])
+def test_publish_catalog_refuses_non_entries_with_a_definition_error(items: object) -> None:
+    """No exception but DefinitionError leaves publish_catalog, whatever the items."""
+    with pytest.raises(DefinitionError) as caught:
+        publish_catalog(items, (), 10_000)  # type: ignore[arg-type]
+    assert (caught.value.code, caught.value.reason) == ("catalog_invalid", "entries")

@@ -235,8 +235,7 @@ def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _
         line, column = _locate(text, mark.index) if mark is not None else (2, 1)
         return FrontmatterError(reason, message, line=line, column=column)
 
-    source = _EventSource(text)
-    get_event = source.get_event
+    source = None
     stack: list[set[str] | None] = []
     expecting: list[bool] = []  # expecting_key of each enclosing mapping
     expecting_key = False
@@ -246,6 +245,10 @@ def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _
     fields: dict[str, _Field] = {}
     pending: str | None = None  # the top-level key whose value comes next
     try:
+        # Inside the try: the pure parser's reader checks every character
+        # when it is built, and refuses with a ReaderError.
+        source = _EventSource(text)
+        get_event = source.get_event
         while True:
             event = get_event()
             kind = type(event)
@@ -310,11 +313,18 @@ def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _
         reason = "too_deep" if "maximum nesting depth" in problem else "yaml_syntax"
         raise FrontmatterError(reason, problem, line=line, column=column) from None
     except yaml.YAMLError as error:
+        # A ReaderError (an unacceptable character) carries a code point position.
+        position = getattr(error, "position", None)
+        if type(position) is int and _EventSource is not yaml.BaseLoader:
+            # libyaml reports a byte offset into the UTF-8 it was given.
+            position = len(text.encode("utf-8")[:position].decode("utf-8", "ignore"))
+        line, column = _locate(text, position) if type(position) is int else (2, 1)
         raise FrontmatterError(
-            "yaml_syntax", str(error) or "invalid YAML", line=2, column=1
+            "yaml_syntax", str(error) or "invalid YAML", line=line, column=column
         ) from None
     finally:
-        source.dispose()
+        if source is not None:
+            source.dispose()
     if nodes == 0:
         raise FrontmatterError("not_mapping", "frontmatter is empty", line=2, column=1)
     return fields.get("name"), fields.get("description")

@@ -286,10 +286,16 @@ def publish_catalog(
     """
     if type(max_manifest_bytes) is not int or max_manifest_bytes < 0:
         raise _invalid("type", "max_manifest_bytes must be a non-negative int")
-    ordered = sorted(items, key=lambda entry: entry.name)
-    if not all(isinstance(entry, CatalogEntry) for entry in ordered):
+    try:
+        given, root_tuple = tuple(items), tuple(roots)
+    except TypeError:
+        raise DefinitionError(
+            "catalog_invalid", "items and roots must be iterables", reason="entries"
+        ) from None
+    # Checked before sorting, which would read .name of anything.
+    if not all(isinstance(entry, CatalogEntry) for entry in given):
         raise DefinitionError("catalog_invalid", "items must be CatalogEntry", reason="entries")
-    root_tuple = tuple(roots)
+    ordered = sorted(given, key=lambda entry: entry.name)
     # Validates names, order, roots and the total before any arithmetic.
     SkillCatalog(tuple(ordered), 0, root_tuple)
     total = len(ordered)
