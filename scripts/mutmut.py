@@ -10,7 +10,8 @@ runs in, which would collide with the injected-defect files in our
 The gate: killed / (killed + survived) >= 95%, where a survivor listed in
 ``scripts/mutmut_equivalent.txt`` (``<mutant name>  <reason>``, one a line) is
 counted as equivalent, not survived. Timeouts and suspicious mutants count as
-killed (the test run noticed); "no tests" mutants count as survivors.
+killed (the test run noticed); "no tests" mutants count as survivors; a
+mutant left unchecked (an interrupted run) fails the gate.
 Part of ``scripts/verify.py --full`` only: it takes tens of minutes.
 """
 
@@ -140,6 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     survivors = sorted(
         name for name, status in results.items() if status in {"survived", "no tests"}
     )
+    # Anything neither killed nor survived (not checked, skipped, interrupted)
+    # means the run did not finish: it fails the gate rather than shrink the ratio.
+    unchecked = sorted(
+        name
+        for name, status in results.items()
+        if status not in killed_statuses | {"survived", "no tests"}
+    )
     equivalent = [name for name in survivors if name in known]
     survived = [name for name in survivors if name not in known]
     judged = killed + len(survived)
@@ -149,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         "killed": killed,
         "equivalent": len(equivalent),
         "survived": survived,
+        "unchecked": len(unchecked),
         "by_status": counts,
         "kill_ratio": round(ratio, 4),
         "threshold": THRESHOLD,
@@ -169,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     if not results:
         print(run.stdout[-2000:] + run.stderr[-2000:])
+        return 1
+    if unchecked:
+        print(f"{len(unchecked)} mutants were never checked: the run is incomplete")
         return 1
     return 0 if ratio >= THRESHOLD else 1
 
