@@ -11,6 +11,8 @@ conditions). A missing tool is a failed step that names it, never a skip.
 
 It prints one table, writes ``build/verify-report.json`` and ends with the
 line ``N passed, N failed``; it exits non-zero when any step failed.
+``--only NAME`` (repeatable) runs just the steps whose name contains NAME, and
+fails when that selects none; ``--fuzz-seconds S`` sets the fuzzing time.
 """
 
 from __future__ import annotations
@@ -164,8 +166,10 @@ def _corpus_files(root: Path) -> int:
     )
 
 
-def build_steps(root: Path, *, full: bool, scratch: Path) -> list[Step]:
-    """The gate's steps, in order."""
+def build_steps(
+    root: Path, *, full: bool, scratch: Path, fuzz_seconds: int | None = None
+) -> list[Step]:
+    """The gate's steps, in order; ``fuzz_seconds`` overrides the mode's fuzzing time."""
     python = sys.executable
     pytest = [python, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
     steps = [
@@ -208,7 +212,8 @@ def build_steps(root: Path, *, full: bool, scratch: Path) -> list[Step]:
             "module:pytest",
         ),
     ]
-    fuzz_seconds = 300 if full else 15
+    if fuzz_seconds is None:
+        fuzz_seconds = 300 if full else 15
     for target in _fuzz_targets(root):
         work = scratch / "fuzz" / target
 
@@ -305,13 +310,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=REPO, help="tree to verify")
     parser.add_argument("--only", action="append", default=[], help="run steps whose name has this")
     parser.add_argument("--report", type=Path, help="default: build/verify-report.json")
+    parser.add_argument(
+        "--fuzz-seconds", type=int, help="fuzzing time per target (default 15, --full 300)"
+    )
     args = parser.parse_args(argv)
+    if args.fuzz_seconds is not None and args.fuzz_seconds < 1:
+        parser.error("--fuzz-seconds must be at least 1 (libFuzzer reads 0 as no limit)")
     root: Path = args.root.resolve()
     report_path: Path = args.report or root / "build" / "verify-report.json"
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="a13n-verify-") as scratch_name:
         scratch = Path(scratch_name)
-        steps = build_steps(root, full=args.full, scratch=scratch)
+        steps = build_steps(root, full=args.full, scratch=scratch, fuzz_seconds=args.fuzz_seconds)
         if args.only:
             steps = [step for step in steps if any(part in step.name for part in args.only)]
         results = []

@@ -5,8 +5,10 @@ must occur exactly once, its defective ``replace``, the pytest ``selection``
 expected to kill it, the defect ``class``, a one-line ``why`` and a
 ``deadline`` in seconds (docs/harness-conventions.md).
 
-1. Every distinct selection first runs on a clean scratch copy of the tree: it
-   must pass and select more than zero tests (else the mutant is "empty").
+1. Mutants sharing a selection form a group. Each group first runs its
+   selection on a clean scratch copy of the tree: it must pass and select more
+   than zero tests (else its mutants are "empty"). Groups run ``--workers`` at
+   a time, the longest deadline first.
 2. Each mutant then gets its own scratch copy (``core/``, ``properties/``,
    ``fuzz/``, ``corpus/``, ``pyproject.toml``); an anchor that does not occur
    exactly once is "rotten"; the patched copy runs
@@ -130,8 +132,13 @@ def run_selection(tree: Path, selection: tuple[str, ...], deadline: int) -> tupl
     env = dict(os.environ)
     env["PYTHONPATH"] = str(tree / "core")
     env["HYPOTHESIS_PROFILE"] = "mutants"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["A13N_HARNESS_ROOT"] = str(tree)
+    # Bytecode (and pytest's rewritten test modules) cached under the scratch
+    # folder, shared by every run: without it each run recompiles hypothesis
+    # and pytest's plugins, about a second apiece. Every tree has its own path,
+    # so a mutated module never meets another tree's cached bytecode.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(tree.parent / "pycache")
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-x", *selection]
     started = time.monotonic()
     try:
@@ -154,28 +161,32 @@ def _tail(output: str) -> str:
     return " | ".join(output.strip().splitlines()[-2:])[-200:]
 
 
-def baseline(
-    root: Path, scratch: Path, mutants: list[Mutant], workers: int
-) -> dict[tuple[str, ...], str]:
-    """Run each distinct selection on the clean tree: ``{selection: problem or ""}``."""
-    clean = scratch / "clean"
-    copy_tree(root, clean)
-    deadlines: dict[tuple[str, ...], int] = {}
-    for mutant in mutants:
-        deadlines[mutant.selection] = max(deadlines.get(mutant.selection, 0), mutant.deadline)
+def baseline(clean: Path, selection: tuple[str, ...], deadline: int) -> str:
+    """Run ``selection`` on the clean tree: the problem with it, or "" when it is usable."""
+    code, output, _ = run_selection(clean, selection, deadline)
+    if code == -1:
+        return "clean run passed its deadline"
+    if code != 0:
+        return f"fails on the clean tree (exit {code}): {_tail(output)}"
+    if _tests_ran(output) == 0:
+        return "selects no test"
+    return ""
 
-    def one(selection: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
-        code, output, _ = run_selection(clean, selection, deadlines[selection])
-        if code == -1:
-            return selection, "clean run passed its deadline"
-        if code != 0:
-            return selection, f"fails on the clean tree (exit {code}): {_tail(output)}"
-        if _tests_ran(output) == 0:
-            return selection, "selects no test"
-        return selection, ""
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return dict(pool.map(one, deadlines))
+def verify_group(root: Path, scratch: Path, group: list[Mutant]) -> list[Outcome]:
+    """The clean baseline of the group's shared selection, then each of its mutants."""
+    selection = group[0].selection
+    problem = baseline(scratch / "clean", selection, max(mutant.deadline for mutant in group))
+    if problem:
+        return [
+            Outcome(mutant.ident, "empty", 0.0, problem, mutant.defect_class) for mutant in group
+        ]
+    outcomes = []
+    for mutant in group:
+        outcome = run_mutant(root, scratch, mutant)
+        outcome.defect_class = mutant.defect_class
+        outcomes.append(outcome)
+    return outcomes
 
 
 def run_mutant(root: Path, scratch: Path, mutant: Mutant) -> Outcome:
@@ -223,20 +234,17 @@ def main(argv: list[str] | None = None) -> int:
             outcomes.append(Outcome(path.stem, "error", 0.0, str(error)))
     with tempfile.TemporaryDirectory(prefix="a13n-mutants-") as scratch_name:
         scratch = Path(scratch_name)
-        problems = baseline(root, scratch, mutants, args.workers) if mutants else {}
-        runnable = []
+        copy_tree(root, scratch / "clean")
+        groups: dict[tuple[str, ...], list[Mutant]] = {}
         for mutant in mutants:
-            problem = problems.get(mutant.selection, "")
-            if problem:
-                outcomes.append(Outcome(mutant.ident, "empty", 0.0, problem, mutant.defect_class))
-            else:
-                runnable.append(mutant)
+            groups.setdefault(mutant.selection, []).append(mutant)
+        # Longest expected work first, so no slow group starts last and runs alone.
+        ordered = sorted(
+            groups.values(), key=lambda group: (-max(m.deadline for m in group), -len(group))
+        )
         with ThreadPoolExecutor(max_workers=args.workers) as pool:
-            for mutant, outcome in zip(
-                runnable, pool.map(lambda m: run_mutant(root, scratch, m), runnable), strict=True
-            ):
-                outcome.defect_class = mutant.defect_class
-                outcomes.append(outcome)
+            for results in pool.map(lambda group: verify_group(root, scratch, group), ordered):
+                outcomes.extend(results)
     outcomes.sort(key=lambda outcome: outcome.ident)
     width = max([len(outcome.ident) for outcome in outcomes] + [6])
     print(f"{'mutant':<{width}}  {'status':<8}  {'seconds':>7}  class / note")
