@@ -8,8 +8,13 @@ runs in, which would collide with the injected-defect files in our
 ``mutmut results``. It never touches the repository's ``mutants/``.
 
 The gate: killed / (killed + survived) >= 95%, where a survivor listed in
-``scripts/mutmut_equivalent.txt`` (``<mutant name>  <reason>``, one a line) is
-counted as equivalent, not survived. Timeouts and suspicious mutants count as
+``scripts/mutmut_equivalent.txt`` is counted as equivalent, not survived. A
+line there is ``<function> <key> <reason>``: mutmut numbers a function's
+mutants in order, so an edit elsewhere in the function renumbers them; the key
+is instead a hash of the mutant's changed lines (and its rank among mutants of
+that function with the same change), which survives unrelated edits.
+``--explain FILE`` writes every unlisted survivor with its diff and key, ready
+to be killed by a test or reasoned about and listed. Timeouts and suspicious mutants count as
 killed (the test run noticed); "no tests" mutants count as survivors; a
 mutant left unchecked (an interrupted run) fails the gate.
 Part of ``scripts/verify.py --full`` only: it takes tens of minutes.
@@ -18,6 +23,9 @@ Part of ``scripts/verify.py --full`` only: it takes tens of minutes.
 from __future__ import annotations
 
 import argparse
+import ast
+import difflib
+import hashlib
 import json
 import os
 import re
@@ -75,15 +83,58 @@ def prepare(scratch: Path, modules: list[str]) -> None:
     (scratch / "pyproject.toml").write_text(pyproject, encoding="utf-8")
 
 
-def equivalents() -> dict[str, str]:
-    """The checked-in list of equivalent survivors: ``{mutant name: reason}``."""
-    listed: dict[str, str] = {}
+def equivalents() -> dict[tuple[str, str], str]:
+    """The checked-in equivalent survivors: ``{(function, key): reason}``."""
+    listed: dict[tuple[str, str], str] = {}
     if EQUIVALENT.is_file():
         for line in EQUIVALENT.read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.startswith("#"):
-                name, _, reason = line.strip().partition(" ")
-                listed[name] = reason.strip()
+                function, key, reason = line.strip().split(maxsplit=2)
+                listed[function, key] = reason
     return listed
+
+
+_MUTANT = re.compile(r"^(?P<function>.+)__mutmut_(?P<suffix>\d+|orig)$")
+
+
+def mutant_changes(scratch: Path, modules: list[str]) -> dict[str, tuple[str, str, list[str]]]:
+    """Each mutant's ``(function, key, changed lines)`` from mutmut's mutated sources.
+
+    mutmut writes every mutant as a function ``<function>__mutmut_<n>`` beside
+    ``<function>__mutmut_orig``; the changed lines are an ndiff of their bodies.
+    """
+    changes: dict[str, tuple[str, str, list[str]]] = {}
+    for module in modules:
+        path = scratch / "mutants" / "src" / "a13n_harness" / "context" / f"{module}.py"
+        if not path.is_file():
+            continue
+        source = path.read_text(encoding="utf-8")
+        bodies: dict[str, dict[str, list[str]]] = {}
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                match = _MUTANT.match(node.name)
+                if match is None:
+                    continue
+                segment = ast.get_source_segment(source, node) or ""
+                body = segment.splitlines()[1:]  # the def line carries the mutant's own name
+                bodies.setdefault(match["function"], {})[match["suffix"]] = body
+        for function, variants in bodies.items():
+            original = variants.get("orig", [])
+            seen: dict[str, int] = {}
+            numbered = sorted((int(n), body) for n, body in variants.items() if n != "orig")
+            for number, body in numbered:
+                changed = [
+                    line[:2] + line[2:].strip()
+                    for line in difflib.ndiff(original, body)
+                    if line[:2] in ("- ", "+ ")
+                ]
+                digest = hashlib.sha256("\n".join(changed).encode("utf-8")).hexdigest()[:12]
+                rank = seen.get(digest, 0)
+                seen[digest] = rank + 1
+                key = digest if rank == 0 else f"{digest}.{rank}"
+                name = f"a13n_harness.context.{module}.{function}"
+                changes[f"{name}__mutmut_{number}"] = (name, key, changed)
+    return changes
 
 
 def parse_results(text: str) -> dict[str, str]:
@@ -102,23 +153,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the summary here")
     parser.add_argument("--max-children", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    parser.add_argument(
+        "--reuse", type=Path, help="judge a kept scratch directory again instead of running"
+    )
+    parser.add_argument("--explain", type=Path, help="write unlisted survivors' diffs here")
     args = parser.parse_args(argv)
     started = time.monotonic()
-    scratch = Path(tempfile.mkdtemp(prefix="a13n-mutmut-"))
+    scratch = args.reuse or Path(tempfile.mkdtemp(prefix="a13n-mutmut-"))
+    env = dict(os.environ)
+    env["HYPOTHESIS_PROFILE"] = "ci"
+    env.pop("PYTHONPATH", None)  # mutmut puts mutants/src on sys.path itself
+    run_exit: int | None = None
+    run_output = ""
     try:
-        prepare(scratch, args.modules)
-        env = dict(os.environ)
-        env["HYPOTHESIS_PROFILE"] = "ci"
-        env.pop("PYTHONPATH", None)  # mutmut puts mutants/src on sys.path itself
-        run = subprocess.run(
-            [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)],
-            cwd=scratch,
-            env=env,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            check=False,
-        )
+        if args.reuse is None:
+            prepare(scratch, args.modules)
+            run = subprocess.run(
+                [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)],
+                cwd=scratch,
+                env=env,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                check=False,
+            )
+            run_exit, run_output = run.returncode, run.stdout[-2000:] + run.stderr[-2000:]
         listing = subprocess.run(
             [sys.executable, "-m", "mutmut", "results", "--all", "true"],
             cwd=scratch,
@@ -128,8 +187,9 @@ def main(argv: list[str] | None = None) -> int:
             errors="replace",
             check=False,
         )
+        changes = mutant_changes(scratch, args.modules)
     finally:
-        if not args.keep:
+        if not args.keep and args.reuse is None:
             shutil.rmtree(scratch, ignore_errors=True)
     results = parse_results(listing.stdout)
     known = equivalents()
@@ -148,8 +208,17 @@ def main(argv: list[str] | None = None) -> int:
         for name, status in results.items()
         if status not in killed_statuses | {"survived", "no tests"}
     )
-    equivalent = [name for name in survivors if name in known]
-    survived = [name for name in survivors if name not in known]
+
+    def listed(name: str) -> bool:
+        function, key, _ = changes.get(name, ("", "", []))
+        return (function, key) in known
+
+    equivalent = [name for name in survivors if listed(name)]
+    survived = [name for name in survivors if not listed(name)]
+    # A listing that matches no surviving mutant is stale: the code changed, or
+    # a test now kills what was thought equivalent. Reported, for pruning.
+    matched = {changes[name][:2] for name in equivalent}
+    stale = sorted(f"{function} {key}" for function, key in known if (function, key) not in matched)
     judged = killed + len(survived)
     ratio = killed / judged if judged else 0.0
     summary: dict[str, Any] = {
@@ -157,19 +226,28 @@ def main(argv: list[str] | None = None) -> int:
         "killed": killed,
         "equivalent": len(equivalent),
         "survived": survived,
+        "stale_listings": len(stale),
         "unchecked": len(unchecked),
         "by_status": counts,
         "kill_ratio": round(ratio, 4),
         "threshold": THRESHOLD,
         "modules": args.modules,
         "seconds": round(time.monotonic() - started, 1),
-        "run_exit": run.returncode,
+        "run_exit": run_exit,
     }
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    if args.explain is not None:
+        blocks = []
+        for name in survived:
+            function, key, changed = changes.get(name, ("?", "?", []))
+            blocks.append(f"# {name}\n{function} {key} REASON\n" + "\n".join(changed) + "\n")
+        args.explain.write_text("\n".join(blocks), encoding="utf-8")
     for name in survived:
         print(f"survived: {name}")
+    for entry in stale:
+        print(f"stale listing: {entry}")
     print(f"by status: {counts}")
     print(
         f"{len(results)} mutants in total: {killed} killed, {len(equivalent)} equivalent, "
@@ -177,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         f"in {summary['seconds']}s"
     )
     if not results:
-        print(run.stdout[-2000:] + run.stderr[-2000:])
+        print(run_output or listing.stdout[-2000:] + listing.stderr[-2000:])
         return 1
     if unchecked:
         print(f"{len(unchecked)} mutants were never checked: the run is incomplete")
