@@ -362,3 +362,42 @@ def test_counted_renderer_is_certified_at_every_budget(counter: TokenCounter) ->
     assert (rendered.form, rendered.listed) == ("listing", 0)
     rendered = render_catalog_counted(three, 2, _EntryLineCounter())
     assert (rendered.form, rendered.listed) == ("listing", 2)
+
+
+class _NestingRefusal:
+    """An event source standing in for libyaml 0.2.6+, whose scanner refuses nesting past 1,000
+    before any event reaches the depth guard."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def get_event(self) -> object:
+        mark = yaml.Mark("<frontmatter>", 7, 0, 7, None, None)
+        raise yaml.scanner.ScannerError(
+            "while parsing a flow node", None, "exceeded maximum nesting depth", mark
+        )
+
+    def dispose(self) -> None:
+        pass
+
+
+def test_a_parser_nesting_refusal_is_too_deep(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SPEC 2: nesting past the limit is ``too_deep`` whichever guard sees it first: ours, or the
+    refusal newer libyaml raises in its scanner (located at its problem mark)."""
+    data = b"---\nname: [[[[\n---\n"
+    monkeypatch.setattr(fm, "_EventSource", _NestingRefusal)
+    error = _frontmatter_error(data)
+    assert (error.code, error.reason, error.line, error.column) == (
+        "skill_frontmatter_invalid",
+        "too_deep",
+        2,
+        8,
+    )
+    assert "maximum nesting depth" in str(error)
+
+
+@pytest.mark.parametrize("depth", [40, 1_200])
+def test_deep_flow_nesting_is_too_deep_with_the_installed_parser(depth: int) -> None:
+    """SPEC 2: deep flow nesting is ``too_deep`` with whatever libyaml PyYAML ships."""
+    data = b"---\nname: a\ndescription: " + b"[" * depth + b"]" * depth + b"\n---\n"
+    assert _frontmatter_error(data).reason == "too_deep"

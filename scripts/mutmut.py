@@ -13,10 +13,13 @@ line there is ``<function> <key> <reason>``: mutmut numbers a function's
 mutants in order, so an edit elsewhere in the function renumbers them; the key
 is instead a hash of the mutant's changed lines (and its rank among mutants of
 that function with the same change), which survives unrelated edits.
+Indented lines under an entry show its diff for the reviewer and are not read.
 ``--explain FILE`` writes every unlisted survivor with its diff and key, ready
-to be killed by a test or reasoned about and listed. Timeouts and suspicious mutants count as
-killed (the test run noticed); "no tests" mutants count as survivors; a
-mutant left unchecked (an interrupted run) fails the gate.
+to be killed by a test or reasoned about and listed.
+
+Timeouts and suspicious mutants count as killed (the test run noticed); "no
+tests" mutants count as survivors; a mutant left unchecked (an interrupted
+run) fails the gate.
 Part of ``scripts/verify.py --full`` only: it takes tens of minutes.
 """
 
@@ -88,7 +91,8 @@ def equivalents() -> dict[tuple[str, str], str]:
     listed: dict[tuple[str, str], str] = {}
     if EQUIVALENT.is_file():
         for line in EQUIVALENT.read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.startswith("#"):
+            # Indented lines show the listed mutant's diff, for the reviewer.
+            if line.strip() and not line.startswith(("#", " ")):
                 function, key, reason = line.strip().split(maxsplit=2)
                 listed[function, key] = reason
     return listed
@@ -101,7 +105,7 @@ def mutant_changes(scratch: Path, modules: list[str]) -> dict[str, tuple[str, st
     """Each mutant's ``(function, key, changed lines)`` from mutmut's mutated sources.
 
     mutmut writes every mutant as a function ``<function>__mutmut_<n>`` beside
-    ``<function>__mutmut_orig``; the changed lines are an ndiff of their bodies.
+    ``<function>__mutmut_orig``; the changed lines are a line diff of their bodies.
     """
     changes: dict[str, tuple[str, str, list[str]]] = {}
     for module in modules:
@@ -109,24 +113,28 @@ def mutant_changes(scratch: Path, modules: list[str]) -> dict[str, tuple[str, st
         if not path.is_file():
             continue
         source = path.read_text(encoding="utf-8")
+        lines = source.splitlines()
         bodies: dict[str, dict[str, list[str]]] = {}
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 match = _MUTANT.match(node.name)
                 if match is None:
                     continue
-                segment = ast.get_source_segment(source, node) or ""
-                body = segment.splitlines()[1:]  # the def line carries the mutant's own name
+                # Skip the def line: it carries the mutant's own name.
+                body = lines[node.lineno : node.end_lineno or node.lineno]
                 bodies.setdefault(match["function"], {})[match["suffix"]] = body
         for function, variants in bodies.items():
             original = variants.get("orig", [])
             seen: dict[str, int] = {}
             numbered = sorted((int(n), body) for n, body in variants.items() if n != "orig")
             for number, body in numbered:
+                matcher = difflib.SequenceMatcher(None, original, body, autojunk=False)
                 changed = [
-                    line[:2] + line[2:].strip()
-                    for line in difflib.ndiff(original, body)
-                    if line[:2] in ("- ", "+ ")
+                    line
+                    for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+                    if tag != "equal"
+                    for line in [f"- {text.strip()}" for text in original[i1:i2]]
+                    + [f"+ {text.strip()}" for text in body[j1:j2]]
                 ]
                 digest = hashlib.sha256("\n".join(changed).encode("utf-8")).hexdigest()[:12]
                 rank = seen.get(digest, 0)
@@ -242,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
         blocks = []
         for name in survived:
             function, key, changed = changes.get(name, ("?", "?", []))
-            blocks.append(f"# {name}\n{function} {key} REASON\n" + "\n".join(changed) + "\n")
+            shown = "".join(f"    {line}\n" for line in changed)
+            blocks.append(f"# {name}\n{function} {key} REASON\n{shown}")
         args.explain.write_text("\n".join(blocks), encoding="utf-8")
     for name in survived:
         print(f"survived: {name}")
