@@ -372,7 +372,7 @@ class _NestingRefusal:
         self.text = text
 
     def get_event(self) -> object:
-        mark = yaml.Mark("<frontmatter>", 7, 0, 7, None, None)
+        mark = yaml.Mark("<frontmatter>", 7, 0, 7, None, 0)
         raise yaml.scanner.ScannerError(
             "while parsing a flow node", None, "exceeded maximum nesting depth", mark
         )
