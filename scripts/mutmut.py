@@ -173,21 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     env.pop("PYTHONPATH", None)  # mutmut puts mutants/src on sys.path itself
     run_exit: int | None = None
     run_output = ""
-    try:
-        if args.reuse is None:
-            prepare(scratch, args.modules)
-            run = subprocess.run(
-                [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)],
-                cwd=scratch,
-                env=env,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                check=False,
-            )
-            run_exit, run_output = run.returncode, run.stdout[-2000:] + run.stderr[-2000:]
-        listing = subprocess.run(
-            [sys.executable, "-m", "mutmut", "results", "--all", "true"],
+
+    def mutmut(*arguments: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "mutmut", *arguments],
             cwd=scratch,
             env=env,
             capture_output=True,
@@ -195,6 +184,13 @@ def main(argv: list[str] | None = None) -> int:
             errors="replace",
             check=False,
         )
+
+    try:
+        if args.reuse is None:
+            prepare(scratch, args.modules)
+            run = mutmut("run", "--max-children", str(args.max_children))
+            run_exit, run_output = run.returncode, run.stdout[-2000:] + run.stderr[-2000:]
+        listing = mutmut("results", "--all", "true")
         changes = mutant_changes(scratch, args.modules)
     finally:
         if not args.keep and args.reuse is None:
