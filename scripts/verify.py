@@ -267,7 +267,7 @@ def build_steps(
             Step(
                 "properties (nightly)",
                 [*pytest, "properties"],
-                3600,
+                7200,
                 _pytest_count,
                 "module:hypothesis",
                 env={"HYPOTHESIS_PROFILE": "nightly"},
@@ -277,7 +277,7 @@ def build_steps(
             Step(
                 "mutmut",
                 [python, "scripts/mutmut.py", "--json", str(scratch / "mutmut.json")],
-                5400,
+                7200,  # about an hour on two cores, with room
                 lambda out: _last_int(r"(\d+) mutants? in total", out),
                 "module:mutmut",
             )
