@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from a13n_harness.context import frontmatter as fm
+from a13n_harness.context import render
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
 from a13n_harness.context.facts import EnvironmentFacts, GitStatus
@@ -31,6 +32,7 @@ from a13n_harness.context.render import (
     RenderedCatalog,
     framed_candidate,
     minimal_candidate,
+    reference_render,
     render_catalog,
     verify_rendering,
 )
@@ -401,3 +403,37 @@ def test_deep_flow_nesting_is_too_deep_with_the_installed_parser(depth: int) -> 
     """SPEC 2: deep flow nesting is ``too_deep`` with whatever libyaml PyYAML ships."""
     data = b"---\nname: a\ndescription: " + b"[" * depth + b"]" * depth + b"\n---\n"
     assert _frontmatter_error(data).reason == "too_deep"
+
+
+@pytest.mark.parametrize("budget", [-1, True, 1.5, None])
+def test_byte_renderers_refuse_a_bad_budget_with_reason_budget(budget: object) -> None:
+    """SPEC 4: ``budget_bytes`` that is not a non-negative int is ``allowance_invalid`` with
+    reason ``budget``, from the renderer, the oracle and the certifier alike."""
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
+    expected = ("allowance_invalid", "budget")
+    assert _code_reason(render_catalog, catalog, budget) == expected
+    assert _code_reason(reference_render, catalog, budget) == expected
+    rendered = render_catalog(catalog, 100)
+    assert _code_reason(verify_rendering, catalog, budget, rendered) == expected
+
+
+def test_the_walk_below_the_bisection_point_is_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SPEC 4 (O(n) rendering): the bisection bounds the listed count by header, pointer and
+    footer plus the entry lines, so the walk down only crosses the few candidates a longer
+    "more not listed" line can push out; it never starts past that bound."""
+    entries = tuple(CatalogEntry(f"s{i:04d}", "word word", "f") for i in range(400))
+    catalog = SkillCatalog(entries, 5, ("/r",))
+    full = len(framed_candidate(catalog, 400).encode("utf-8"))
+    built: list[int] = []
+    more_line = render._more_line
+
+    def counting(missing: int) -> str:
+        built.append(missing)
+        return more_line(missing)
+
+    monkeypatch.setattr(render, "_more_line", counting)
+    for budget in range(0, full + 1, 61):
+        built.clear()
+        rendered = render_catalog(catalog, budget)
+        assert len(built) <= 3, (budget, built)
+        verify_rendering(catalog, budget, rendered)
