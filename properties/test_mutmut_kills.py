@@ -437,3 +437,27 @@ def test_the_walk_below_the_bisection_point_is_short(monkeypatch: pytest.MonkeyP
         rendered = render_catalog(catalog, budget)
         assert len(built) <= 3, (budget, built)
         verify_rendering(catalog, budget, rendered)
+
+
+def test_entry_lines_are_encoded_once_per_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SPEC 4 (O(n) rendering): a catalog's entry lines are encoded on its first render only;
+    later renders at other budgets reuse them, and a catalog whose entries were swapped behind
+    the frozen dataclass's back is encoded afresh."""
+    catalog = SkillCatalog(tuple(CatalogEntry(f"s{i}", "d", "f") for i in range(5)), 1, ("/r",))
+    encoded: list[str] = []
+    encode = render.encode_value
+
+    def counting(value: str) -> str:
+        if " (file: " in value:  # an entry line, not the roots phrase
+            encoded.append(value)
+        return encode(value)
+
+    monkeypatch.setattr(render, "encode_value", counting)
+    first = render_catalog(catalog, 10_000)
+    assert len(encoded) == 5
+    for budget in (0, 200, 10_000):
+        render_catalog(catalog, budget)
+    assert len(encoded) == 5
+    object.__setattr__(catalog, "entries", catalog.entries[:2])
+    assert render_catalog(catalog, 10_000) != first
+    assert len(encoded) == 7
