@@ -15,6 +15,7 @@ import yaml
 from a13n_harness.context import frontmatter as fm
 from a13n_harness.context import render
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
+from a13n_harness.context.encoder import encode_value
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
 from a13n_harness.context.facts import EnvironmentFacts, GitStatus
 from a13n_harness.context.frontmatter import (
@@ -445,7 +446,7 @@ def test_entry_lines_are_encoded_once_per_catalog(monkeypatch: pytest.MonkeyPatc
     the frozen dataclass's back is encoded afresh."""
     catalog = SkillCatalog(tuple(CatalogEntry(f"s{i}", "d", "f") for i in range(5)), 1, ("/r",))
     encoded: list[str] = []
-    encode = render.encode_value
+    encode = encode_value
 
     def counting(value: str) -> str:
         if " (file: " in value:  # an entry line, not the roots phrase
