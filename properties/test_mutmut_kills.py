@@ -14,7 +14,7 @@ import yaml
 
 from a13n_harness.context import frontmatter as fm
 from a13n_harness.context import render
-from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
+from a13n_harness.context.catalog import CatalogEntry, SkillCatalog, checked_total
 from a13n_harness.context.encoder import encode_value
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
 from a13n_harness.context.facts import EnvironmentFacts, GitStatus
@@ -462,3 +462,25 @@ def test_entry_lines_are_encoded_once_per_catalog(monkeypatch: pytest.MonkeyPatc
     object.__setattr__(catalog, "entries", catalog.entries[:2])
     assert render_catalog(catalog, 10_000) != first
     assert len(encoded) == 7
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [("a",), [CatalogEntry("a", "d", "f")], (CatalogEntry("a", "d", "f"), None)],
+    ids=["str-in-tuple", "list", "none-after-entry"],
+)
+def test_catalog_entries_must_be_a_tuple_of_entries(entries: object) -> None:
+    """SPEC 3: ``entries`` is a tuple of ``CatalogEntry``; a list, or a tuple holding anything
+    else (even a single item, where no order check would look at it), is ``catalog_invalid``
+    with reason ``entries``."""
+    assert _code_reason(SkillCatalog, entries) == ("catalog_invalid", "entries")
+
+
+@pytest.mark.parametrize(
+    ("listed", "unlisted", "reason"),
+    [(True, 0, "listed"), (-1, 0, "listed"), (0, 1.0, "unlisted"), (0, -1, "unlisted")],
+)
+def test_checked_total_names_the_bad_count(listed: object, unlisted: object, reason: str) -> None:
+    """SPEC 3: a count that is not a non-negative int is ``catalog_invalid`` with the reason
+    naming which count it was, ``listed`` or ``unlisted``."""
+    assert _code_reason(checked_total, listed, unlisted) == ("catalog_invalid", reason)
