@@ -24,8 +24,8 @@ settings.register_profile(
     phases=(Phase.explicit, Phase.reuse, Phase.generate),
 )
 settings.register_profile("dev", max_examples=200, deadline=None)
-# About 17 times the ci examples: the whole suite in roughly half an hour on two
-# cores (20,000 took over two minutes for a single encoder property).
+# About 17 times the ci examples (20,000 took over two minutes for a single
+# encoder property, so a whole nightly run would not finish in a build-box night).
 settings.register_profile(
     "nightly",
     max_examples=2_000,

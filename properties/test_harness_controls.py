@@ -12,11 +12,13 @@ replay, verifier or gate against it (HARNESS.md "Bad input"):
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -182,3 +184,46 @@ def test_control_step_selecting_nothing_fails_the_gate(tmp_path: Path, only: str
     result = _run(root, script, "--root", str(root), "--only", only, "--report", str(report))
     assert result.returncode == 1, result.stdout
     assert result.stdout.strip().splitlines()[-1] == "0 passed, 1 failed"
+
+
+def _mutmut_gate() -> object:
+    # Loaded under another name: "mutmut" is the tool's own package.
+    spec = importlib.util.spec_from_file_location("_mutmut_gate", REPO / "scripts" / "mutmut.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _mutated_module(scratch: Path, *functions: tuple[str, str]) -> None:
+    folder = scratch / "mutants" / "src" / "a13n_harness" / "context"
+    folder.mkdir(parents=True)
+    text = "".join(f"def x_f__mutmut_{suffix}(a):\n{body}\n" for suffix, body in functions)
+    (folder / "encoder.py").write_text(text, encoding="utf-8")
+
+
+def test_mutmut_keys_follow_the_change_not_the_number(tmp_path: Path) -> None:
+    """An equivalent listing names the change: renumbering keeps its key, another change (or a
+    second identical change in the function) gets a different one."""
+    gate: Any = _mutmut_gate()
+    orig = ("orig", "    b = 1\n    return a + b\n")
+    first, second = tmp_path / "first", tmp_path / "second"
+    _mutated_module(
+        first, orig, ("1", "    b = 2\n    return a + b\n"), ("2", "    b = 1\n    return a - b\n")
+    )
+    _mutated_module(
+        second,
+        orig,
+        ("1", "    b = 1\n    return a - b\n"),
+        ("2", "    b = 1\n    return a - b\n"),
+        ("3", "    b = 2\n    return a + b\n"),
+    )
+    one = gate.mutant_changes(first, ["encoder"])
+    two = gate.mutant_changes(second, ["encoder"])
+    name = "a13n_harness.context.encoder.x_f__mutmut_"
+    assert one[name + "1"][2] == ["- b = 1", "+ b = 2"]
+    assert one[name + "1"][1] == two[name + "3"][1]  # renumbered, same key
+    assert one[name + "2"][1] == two[name + "1"][1]
+    assert two[name + "2"][1] == two[name + "1"][1] + ".1"  # the same change again
+    assert one[name + "1"][1] != one[name + "2"][1]

@@ -267,7 +267,7 @@ def build_steps(
             Step(
                 "properties (nightly)",
                 [*pytest, "properties"],
-                7200,
+                7200,  # ~17x the ci step's two minutes, with room on a shared box
                 _pytest_count,
                 "module:hypothesis",
                 env={"HYPOTHESIS_PROFILE": "nightly"},
@@ -277,7 +277,7 @@ def build_steps(
             Step(
                 "mutmut",
                 [python, "scripts/mutmut.py", "--json", str(scratch / "mutmut.json")],
-                7200,  # about an hour on two cores, with room
+                7200,  # the full run took about 80 minutes on two shared cores
                 lambda out: _last_int(r"(\d+) mutants? in total", out),
                 "module:mutmut",
             )
