@@ -305,6 +305,9 @@ def as_mutmut(arguments: list[str]) -> None:
     names to mark skipped, for listed equivalents) and ``functions`` (when not
     empty, only mutants of these ``<module>.<mangled>`` names are run).
     """
+    # Run as a script, this file's folder comes first on sys.path and its name is mutmut's.
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != here]
     import mutmut.__main__ as mutmut_main  # noqa: PLC0415 - only the driver process needs mutmut
     from mutmut.runners.harness import PytestRunner  # noqa: PLC0415
     from mutmut.state import state  # noqa: PLC0415
