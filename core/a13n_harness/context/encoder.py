@@ -43,7 +43,7 @@ _ENTITY_CHAR = {"amp": "&", "lt": "<", "gt": ">"}
 
 def is_escaped(code_point: int) -> bool:
     """Whether ``code_point`` is one the encoder writes as ``&#xH;``."""
-    return any(low <= code_point <= high for low, high in ESCAPED_RANGES)
+    return any(lo <= code_point <= hi for lo, hi in ESCAPED_RANGES)
 
 
 _ASCII_CHANGED = bytes([*range(0x20), 0x7F, *b"&<>"])
