@@ -392,3 +392,64 @@ def test_control_changed_function_whose_mutant_survives_fails_the_mutation_gate(
     assert not listed["survived"]
     unlisted = gate.judge({name: "skipped"}, changes, {})
     assert unlisted["unchecked"] == [name]
+
+
+MESSAGE_MODULE = """
+from a13n_harness.context.errors import DefinitionError
+
+
+def _invalid(reason, message):
+    return DefinitionError("catalog_invalid", message, reason=reason)
+
+
+def check(value, where):
+    if value < 0:
+        raise _invalid("negative", f"{where} is {value}, below 0")
+    if value > 9:
+        raise DefinitionError("catalog_invalid", f"{chr(value)} too big", reason="large")
+    return value
+"""
+
+
+@pytest.mark.parametrize(
+    ("mutated", "excused"),
+    [
+        ('f"{where} is {value}, below 0"', 'f"XX{where} is {value}, below 0XX"'),
+        ('"catalog_invalid", f"{chr(value)} too big"', '"catalog_invalid", None'),
+        ('"catalog_invalid", f"{chr(value)} too big", ', '"catalog_invalid", '),
+        ('f"{chr(value)} too big"', 'f"{chr(value)} TOO BIG"'),
+    ],
+)
+def test_message_rule_excuses_a_mutant_that_only_changes_a_message(
+    mutated: str, excused: str
+) -> None:
+    """Changed, upper-cased, ``None`` or dropped (defaulted) messages are equivalent."""
+    gate: Any = _mutmut_gate()
+    slots = gate.message_slots(MESSAGE_MODULE)
+    assert slots["_invalid"] == ("message", 1, False)
+    assert slots["check"] == ("where", 1, False)  # used only inside a message
+    original = MESSAGE_MODULE[MESSAGE_MODULE.index("def check") :]
+    assert mutated in original
+    assert gate.message_only(original, original.replace(mutated, excused, 1), slots)
+
+
+@pytest.mark.parametrize(
+    ("mutated", "changed"),
+    [
+        ('"catalog_invalid", f"{chr', '"XXcatalog_invalidXX", f"{chr'),  # the code
+        ('reason="large"', 'reason="LARGE"'),  # the reason
+        ('_invalid("negative"', '_invalid("XXnegativeXX"'),  # the reason, through a helper
+        ('reason="large"', "reason=None"),
+        ("chr(value)", "chr(None)"),  # the message now raises TypeError
+        ('_invalid("negative", f"{where} is {value}, below 0")', '_invalid("negative", )'),
+        ("value > 9", "value >= 9"),
+    ],
+)
+def test_message_rule_does_not_excuse_a_code_or_reason_change(mutated: str, changed: str) -> None:
+    """The rule's negative control: a code, a reason, a raising message, a required message
+    dropped or any other change is left to the tests."""
+    gate: Any = _mutmut_gate()
+    slots = gate.message_slots(MESSAGE_MODULE)
+    original = MESSAGE_MODULE[MESSAGE_MODULE.index("def check") :]
+    assert mutated in original
+    assert not gate.message_only(original, original.replace(mutated, changed, 1), slots)

@@ -51,6 +51,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -130,6 +131,46 @@ def equivalents() -> dict[tuple[str, str], str]:
 _MUTANT = re.compile(r"^(?P<function>.+)__mutmut_(?P<suffix>\d+|orig)$")
 
 
+def mutant_bodies(
+    scratch: Path, module: str, *, with_def: bool = False
+) -> dict[str, dict[str, list[str]]]:
+    """``{function: {suffix: body lines}}`` of mutmut's mutated module (``orig`` included);
+    ``with_def`` keeps the ``def`` line (renamed ``_``) so that the lines parse."""
+    path = scratch / "mutants" / "src" / "a13n_harness" / "context" / f"{module}.py"
+    if not path.is_file():
+        return {}
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    bodies: dict[str, dict[str, list[str]]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            match = _MUTANT.match(node.name)
+            if match is None:
+                continue
+            # Skip the def line: it carries the mutant's own name.
+            body = lines[node.lineno : node.end_lineno or node.lineno]
+            if with_def:
+                body = [lines[node.lineno - 1].replace(node.name, "_", 1), *body]
+            bodies.setdefault(match["function"], {})[match["suffix"]] = body
+    return bodies
+
+
+def message_mutants(scratch: Path, modules: list[str]) -> set[str]:
+    """The mutants that only change a message argument (``message_only``)."""
+    found: set[str] = set()
+    for module in modules:
+        original = scratch / "src" / "a13n_harness" / "context" / f"{module}.py"
+        if not original.is_file():
+            original = REPO / "core" / "a13n_harness" / "context" / f"{module}.py"
+        slots = message_slots(original.read_text(encoding="utf-8"))
+        for function, variants in mutant_bodies(scratch, module, with_def=True).items():
+            before = "\n".join(variants.get("orig", []))
+            for suffix, body in variants.items():
+                if suffix != "orig" and message_only(before, "\n".join(body), slots):
+                    found.add(f"{PACKAGE}.{module}.{function}__mutmut_{suffix}")
+    return found
+
+
 def mutant_changes(scratch: Path, modules: list[str]) -> dict[str, tuple[str, str, list[str]]]:
     """Each mutant's ``(function, key, changed lines)`` from mutmut's mutated sources.
 
@@ -138,20 +179,7 @@ def mutant_changes(scratch: Path, modules: list[str]) -> dict[str, tuple[str, st
     """
     changes: dict[str, tuple[str, str, list[str]]] = {}
     for module in modules:
-        path = scratch / "mutants" / "src" / "a13n_harness" / "context" / f"{module}.py"
-        if not path.is_file():
-            continue
-        source = path.read_text(encoding="utf-8")
-        lines = source.splitlines()
-        bodies: dict[str, dict[str, list[str]]] = {}
-        for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                match = _MUTANT.match(node.name)
-                if match is None:
-                    continue
-                # Skip the def line: it carries the mutant's own name.
-                body = lines[node.lineno : node.end_lineno or node.lineno]
-                bodies.setdefault(match["function"], {})[match["suffix"]] = body
+        bodies = mutant_bodies(scratch, module)
         for function, variants in bodies.items():
             original = variants.get("orig", [])
             seen: dict[str, int] = {}
@@ -172,6 +200,127 @@ def mutant_changes(scratch: Path, modules: list[str]) -> dict[str, tuple[str, st
                 name = f"a13n_harness.context.{module}.{function}"
                 changes[f"{name}__mutmut_{number}"] = (name, key, changed)
     return changes
+
+
+# The message policy (docs/mutation.md): callers branch on DefinitionError.code and
+# .reason, never on .message, so a mutant that only changes, drops or nulls a message is
+# equivalent. The message parameters of the error types; helpers are found from them.
+MESSAGE_PARAMETERS = {"DefinitionError": ("message", 1), "FrontmatterError": ("message", 1)}
+_PLACEHOLDER = "<message>"
+
+
+def _callee(call: ast.Call) -> str | None:
+    return call.func.id if isinstance(call.func, ast.Name) else None
+
+
+def _message_argument(call: ast.Call, slot: tuple[str, int]) -> ast.expr | None:
+    name, index = slot
+    if len(call.args) > index:
+        return call.args[index]
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def message_slots(source: str) -> dict[str, tuple[str, int, bool]]:
+    """``{callable: (parameter, position, has default)}`` for every callable of a module that
+    takes a message: the error types, and each function (nested ones too) with a parameter
+    used only inside the message argument of another message-taking call."""
+    slots = {
+        name: (parameter, index, True) for name, (parameter, index) in MESSAGE_PARAMETERS.items()
+    }
+    functions = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    grew = True
+    while grew:
+        grew = False
+        for function in functions:
+            if function.name in slots:
+                continue
+            inside: dict[str, int] = {}
+            for call in ast.walk(function):
+                if not isinstance(call, ast.Call) or _callee(call) not in slots:
+                    continue
+                parameter, index, _ = slots[_callee(call) or ""]
+                message = _message_argument(call, (parameter, index))
+                for name in ast.walk(message) if message is not None else ():
+                    if isinstance(name, ast.Name):
+                        inside[name.id] = inside.get(name.id, 0) + 1
+            positional = [*function.args.posonlyargs, *function.args.args]
+            defaults = len(function.args.defaults)
+            for index, argument in enumerate(positional):
+                uses = [
+                    node
+                    for node in ast.walk(function)
+                    if isinstance(node, ast.Name) and node.id == argument.arg
+                ]
+                loads = [node for node in uses if isinstance(node.ctx, ast.Load)]
+                if loads and len(loads) == len(uses) == inside.get(argument.arg, 0):
+                    has_default = index >= len(positional) - defaults
+                    slots[function.name] = (argument.arg, index, has_default)
+                    grew = True
+                    break
+    return slots
+
+
+def _normalise(
+    body: str, slots: dict[str, tuple[str, int, bool]]
+) -> tuple[str, list[ast.expr | None]]:
+    """The body's AST with every message argument (given, or left to its default) replaced by
+    one placeholder keyword, and the message arguments it had (``None`` where left out).
+
+    A required message left out stays out, so that mutant (a ``TypeError``) differs.
+    """
+    tree = ast.parse(textwrap.dedent(body))
+    messages: list[ast.expr | None] = []
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call) or _callee(call) not in slots:
+            continue
+        parameter, index, has_default = slots[_callee(call) or ""]
+        given = _message_argument(call, (parameter, index))
+        if len(call.args) > index:
+            del call.args[index]
+        call.keywords = [k for k in call.keywords if k.arg != parameter]
+        if given is not None or has_default:
+            call.keywords.append(ast.keyword(parameter, ast.Constant(_PLACEHOLDER)))
+            messages.append(given)
+    return ast.dump(tree), messages
+
+
+def _shape(message: ast.expr) -> str:
+    """A message expression with its literal text blanked: what can run (and raise) in it."""
+    blank = ast.parse(ast.unparse(message), mode="eval")
+    for node in ast.walk(blank):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            node.value = ""
+        elif isinstance(node, ast.JoinedStr):
+            node.values = [part for part in node.values if not isinstance(part, ast.Constant)]
+    return ast.dump(blank)
+
+
+def message_only(original: str, mutated: str, slots: dict[str, tuple[str, int, bool]]) -> bool:
+    """Whether two function bodies differ only in message arguments (the message policy).
+
+    Outside the messages the bodies must be the same AST; each mutated message must be
+    left out, ``None``, or the original with only its literal text changed. A mutant that
+    changes what a message *computes* (``ord(None)`` raises) is not excused.
+    """
+    if original == mutated:
+        return False
+    try:
+        before, originals = _normalise(original, slots)
+        after, mutants = _normalise(mutated, slots)
+    except SyntaxError:
+        return False
+    if before != after or len(originals) != len(mutants):
+        return False
+    for old, new in zip(originals, mutants, strict=True):
+        if new is None or (isinstance(new, ast.Constant) and new.value is None):
+            continue
+        if old is None or _shape(old) != _shape(new):
+            return False
+    return True
 
 
 def parse_results(text: str) -> dict[str, str]:
@@ -327,6 +476,7 @@ def as_mutmut(arguments: list[str]) -> None:
         mutants, by_path = collect(mutant_names=mutant_names)
         modules = sorted({name.split(".")[2] for _, name, _ in mutants})
         changes = mutant_changes(Path.cwd(), modules)
+        messages = message_mutants(Path.cwd(), modules)
         known = equivalents()
         functions = set(plan.get("functions", []))
         kept = []
@@ -334,7 +484,8 @@ def as_mutmut(arguments: list[str]) -> None:
             function, key, _ = changes.get(name, ("", "", []))
             if functions and name.rsplit("__mutmut_", 1)[0] not in functions:
                 continue
-            if not plan.get("check_equivalents") and (function, key) in known:
+            equivalent = name in messages or (function, key) in known
+            if not plan.get("check_equivalents") and equivalent:
                 data.exit_code_by_key[name] = 34  # mutmut's "skipped"
                 data.save()
                 continue
@@ -350,10 +501,12 @@ def judge(
     changes: dict[str, tuple[str, str, list[str]]],
     known: dict[tuple[str, str], str],
     functions: set[str] | None = None,
+    messages: set[str] | frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """Sort mutmut's statuses into killed / equivalent / survived / unchecked, per module.
 
-    ``functions`` (``--changed-since``) limits the judgement to those functions' mutants.
+    ``functions`` (``--changed-since``) limits the judgement to those functions' mutants;
+    ``messages`` are the mutants the message policy makes equivalent (``message_only``).
     """
     killed_statuses = {"killed", "timeout", "suspicious", "segfault"}
 
@@ -371,13 +524,23 @@ def judge(
             continue
         module = name.split(".")[2]
         row = per_module.setdefault(
-            module, {"mutants": 0, "killed": 0, "timeout": 0, "equivalent": 0, "survived": 0}
+            module,
+            {
+                "mutants": 0,
+                "killed": 0,
+                "timeout": 0,
+                "message_only": 0,
+                "equivalent": 0,
+                "survived": 0,
+            },
         )
         row["mutants"] += 1
         if status in killed_statuses:
             killed += 1
             row["killed"] += 1
             row["timeout"] += status == "timeout"
+        elif status in {"survived", "no tests", "skipped"} and name in messages:
+            row["message_only"] += 1
         elif status in {"survived", "no tests", "skipped"} and listed(name):
             equivalent += 1
             row["equivalent"] += 1
@@ -392,6 +555,7 @@ def judge(
     return {
         "total": sum(row["mutants"] for row in per_module.values()),
         "killed": killed,
+        "message_only": sum(row["message_only"] for row in per_module.values()),
         "equivalent": equivalent,
         "survived": survived,
         "unchecked": unchecked,
@@ -469,12 +633,13 @@ def main(argv: list[str] | None = None) -> int:
             run_exit, run_output = run.returncode, run.stdout[-3000:] + run.stderr[-3000:]
         listing = mutmut("results", "--all", "true")
         changes = mutant_changes(scratch, modules)
+        messages = message_mutants(scratch, modules)
     finally:
         if not args.keep and args.reuse is None:
             shutil.rmtree(scratch, ignore_errors=True)
     results = parse_results(listing.stdout)
     known = equivalents()
-    verdict = judge(results, changes, known, functions)
+    verdict = judge(results, changes, known, functions, messages)
     counts: dict[str, int] = {}
     for status in results.values():
         counts[status] = counts.get(status, 0) + 1
@@ -492,6 +657,7 @@ def main(argv: list[str] | None = None) -> int:
     summary: dict[str, Any] = {
         "total": verdict["total"],
         "killed": verdict["killed"],
+        "message_only": verdict["message_only"],
         "equivalent": verdict["equivalent"],
         "survived": survived,
         "stale_listings": len(stale),
@@ -524,13 +690,15 @@ def main(argv: list[str] | None = None) -> int:
     for module, row in sorted(verdict["per_module"].items()):
         print(
             f"{module}: {row['mutants']} mutants, {row['killed']} killed "
-            f"({row['timeout']} by timeout), {row['equivalent']} listed equivalent, "
+            f"({row['timeout']} by timeout), {row['message_only']} message only, "
+            f"{row['equivalent']} listed equivalent, "
             f"{row['survived']} survived"
         )
     print(f"by status: {counts}")
     print(
         f"{verdict['total']} mutants in total: {verdict['killed']} killed, "
-        f"{verdict['equivalent']} equivalent, {len(survived)} survived; kill ratio {ratio:.1%} "
+        f"{verdict['message_only']} message only, {verdict['equivalent']} listed equivalent, "
+        f"{len(survived)} survived; kill ratio {ratio:.1%} "
         f"(gate {THRESHOLD:.0%}) in {summary['seconds']}s ({summary['cpu_seconds']} CPU s)"
     )
     if not results or not verdict["total"]:
