@@ -42,9 +42,10 @@ def test_version_is_written_once_and_matches_the_metadata() -> None:
     except importlib.metadata.PackageNotFoundError:
         pytest.skip("the distribution is not installed (tests run from the source tree)")
     assert installed == __version__
-    assert "version =" not in (REPO / "pyproject.toml").read_text().split("[project]")[1].split(
-        "[project."
-    )[0]
+    assert (
+        "version ="
+        not in (REPO / "pyproject.toml").read_text().split("[project]")[1].split("[project.")[0]
+    )
 
 
 @pytest.mark.parametrize("module", ["a13n_harness", "a13n_harness.cli"])
