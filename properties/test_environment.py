@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -375,7 +375,7 @@ def test_a_retarget_during_a_pinned_call_is_stale_after_it(method: str) -> None:
 class _MutatesOnReread(MemoryFileOperator):
     """Runs ``change`` when the workspace's SKILL.md is read the second time (the final re-read)."""
 
-    def __init__(self, tree: dict[str, object], change: Callable[[], None]) -> None:
+    def __init__(self, tree: Mapping[str, object], change: Callable[[], None]) -> None:
         super().__init__(tree)
         self.change = change
         self.reads = 0
@@ -425,7 +425,8 @@ def test_the_final_route_check_covers_every_configured_root(role: str, change: s
 
     async def run() -> None:
         async with environment:
-            workspace = _Provider(_MutatesOnReread(_WORKSPACE, mutate))
+            reread = _MutatesOnReread(_WORKSPACE, mutate)
+            workspace = _Provider(reread)
             environment.mount("workspace", workspace)
             if change == "default":
                 environment.mount("other", workspace)
@@ -433,6 +434,6 @@ def test_the_final_route_check_covers_every_configured_root(role: str, change: s
             with pytest.raises(DefinitionError) as caught:
                 await manager.scan_environment(environment=environment)
             assert caught.value.code == "skill_catalog_stale"
-            assert workspace.operator().reads == 2  # changed after every pinned call returned
+            assert reread.reads == 2  # changed after every pinned call returned
 
     asyncio.run(run())
