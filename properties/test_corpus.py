@@ -37,8 +37,6 @@ CORPUS = ROOT / "corpus"
 def _load_seeds_module() -> ModuleType:
     """``fuzz/seeds.py`` of the tree under test, imported by path."""
     path = FUZZ / "seeds.py"
-    if not path.is_file():
-        path = Path(__file__).resolve().parent.parent / "fuzz" / "seeds.py"
     spec = importlib.util.spec_from_file_location("_a13n_fuzz_seeds", path)
     assert spec is not None
     assert spec.loader is not None

@@ -58,6 +58,8 @@ def _tree(tmp_path: Path) -> Path:
     shutil.copy2(REPO / "pyproject.toml", root)
     (root / "fuzz").mkdir()
     shutil.copy2(REPO / "fuzz" / "fuzz_frontmatter.py", root / "fuzz")
+    for helper in ("runner.py", "seeds.py"):  # the fuzz plumbing and the seed reader
+        shutil.copy2(REPO / "fuzz" / helper, root / "fuzz")
     corpus = root / "corpus" / "fuzz_frontmatter"
     corpus.mkdir(parents=True)
     (corpus / "minimal.md").write_bytes(SEED)
@@ -288,8 +290,6 @@ if __name__ == "__main__":
 def test_control_planted_fuzz_crash_fails_the_gate_and_keeps_the_input(tmp_path: Path) -> None:
     """A crash is kept in build/fuzz-artifacts/<target>/ and printed with its replay command."""
     root = _tree(tmp_path)
-    for helper in ("runner.py", "seeds.py"):
-        shutil.copy2(REPO / "fuzz" / helper, root / "fuzz")
     (root / "fuzz" / "fuzz_planted.py").write_text(PLANTED_CRASH)
     corpus = root / "corpus" / "fuzz_planted"
     corpus.mkdir()
