@@ -565,6 +565,27 @@ def judge(
     }
 
 
+def markdown_table(summary: dict[str, Any]) -> str:
+    """The per-module results as the Markdown table docs/mutation.md keeps."""
+    columns = ("mutants", "killed", "timeout", "message_only", "equivalent", "survived")
+    lines = [
+        "| module | mutants | killed | of which timeout | message only (rule) "
+        "| listed equivalent | survived | killed / non-equivalent |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    totals = dict.fromkeys(columns, 0)
+    rows = sorted(summary["per_module"].items())
+    for module, row in [*rows, ("**total**", totals)]:
+        if module != "**total**":
+            for column in columns:
+                totals[column] += row[column]
+        judged = row["killed"] + row["survived"]
+        ratio = f"{row['killed'] / judged:.1%}" if judged else "n/a"
+        cells = " | ".join(str(row[column]) for column in columns)
+        lines.append(f"| {module} | {cells} | {ratio} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["--as-mutmut"]:
@@ -585,6 +606,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--check-equivalents", action="store_true", help="run listed equivalents too"
     )
+    parser.add_argument("--table", type=Path, help="write the per-module Markdown table here")
     args = parser.parse_args(arguments)
     started = time.monotonic()
     modules: list[str] = list(args.modules)
@@ -675,6 +697,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    if args.table is not None:
+        args.table.write_text(markdown_table(summary), encoding="utf-8")
     if args.explain is not None:
         blocks = []
         for name in survived:
