@@ -199,7 +199,7 @@ def run_target(
     archive = out / f"{target}_seed_corpus.zip"
     artifacts = artifacts_root / target
     artifacts.mkdir(parents=True, exist_ok=True)
-    before = artifacts_in(artifacts)
+    started = time.time() - 1  # libFuzzer rewrites a crash found again: go by time
     with tempfile.TemporaryDirectory(prefix=f"a13n-cflite-{target}-") as scratch_name:
         scratch = Path(scratch_name)
         seeds = scratch / "seeds"
@@ -224,7 +224,7 @@ def run_target(
         )
     output = done.stdout + done.stderr
     problems = []
-    for path in sorted(artifacts_in(artifacts) - before):
+    for path in sorted(p for p in artifacts_in(artifacts) if p.stat().st_mtime >= started):
         shown = path.relative_to(root) if path.is_relative_to(root) else path
         problems.append(
             f"{target}: {path.name} ({path.stat().st_size} bytes); replay: "
