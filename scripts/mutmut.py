@@ -80,6 +80,13 @@ def _toml_list(items: list[str]) -> str:
     return "[" + ", ".join(json.dumps(item) for item in items) + "]"
 
 
+# Examples per property in the Hypothesis profiles mutmut runs under (properties/conftest.py).
+EXAMPLES = {"mutmut": 25, "mutmut-stats": 8}
+# mutmut stops a mutant at this multiple of its tests' measured time; a mutant stopped so
+# is run once more at RECHECK_MULTIPLIER, so only a real loop (not a busy box) is a timeout.
+TIMEOUT_MULTIPLIER = 2.0
+RECHECK_MULTIPLIER = 8.0
+PRELOAD = "a13n-mutmut-preload.txt"
 # The driver's instructions, written into the scratch copy by ``main``.
 PLAN = "a13n-mutmut-plan.json"
 PACKAGE = "a13n_harness.context"
@@ -107,12 +114,25 @@ def prepare(scratch: Path, modules: list[str], tests: Iterable[str] = TESTS) -> 
         # A mutant that loops forever (a bisection that stops narrowing) is cut
         # off at 4x its tests' measured CPU time instead of mutmut's default 30x,
         # which held a worker for eight minutes per such mutant.
-        "timeout_multiplier = 2.0\n"
-        # Workers fork from a server that has already imported pytest, Hypothesis
-        # and the test modules: a mutant then costs its tests, not their imports.
+        f"timeout_multiplier = {TIMEOUT_MULTIPLIER}\n"
+        # Workers fork from a server that has already imported pytest, Hypothesis and
+        # the package: a mutant then costs its tests, not those imports. Not the test
+        # modules ("collect"): a parametrisation drawn from a generator is empty when a
+        # module is collected a second time in one process, so its tests go missing.
         'process_isolation = "forkserver"\n'
-        'forkserver_warmup = "collect"\n'
+        'forkserver_warmup = "import"\n'
+        f'preload_modules_file = "{PRELOAD}"\n'
     )
+    preload = [
+        "pytest",
+        "_pytest.python",
+        "hypothesis",
+        "hypothesis.strategies",
+        "yaml",
+        *(f"{PACKAGE}.{module}" for module in MODULES),
+        "a13n_harness.testing.strategies",
+    ]
+    (scratch / PRELOAD).write_text("\n".join(preload) + "\n", encoding="utf-8")
     (scratch / "pyproject.toml").write_text(pyproject, encoding="utf-8")
 
 
@@ -493,6 +513,34 @@ def as_mutmut(arguments: list[str]) -> None:
         return kept, by_path
 
     mutmut_main.collect_source_file_mutation_data = planned
+    profile = plan.get("stats_profile", "mutmut")
+    if profile != os.environ.get("HYPOTHESIS_PROFILE"):
+        # The stats run (a fork that imports the tests afresh) only maps tests to the
+        # functions they call; with fewer examples its durations are scaled back up to
+        # the mutant runs' profile, since mutmut's timeouts are derived from them.
+        make_runner = vars(mutmut_main)["get_mutant_runner"]
+
+        def runner_with_lean_stats(*arguments: Any) -> Any:
+            runner = make_runner(*arguments)
+            collect_stats = runner.collect_stats
+
+            def lean_stats(tests: Iterable[str] | None) -> int:
+                mutants_profile = os.environ.get("HYPOTHESIS_PROFILE", "mutmut")
+                os.environ["HYPOTHESIS_PROFILE"] = profile
+                try:
+                    exit_code: int = collect_stats(tests)
+                finally:
+                    os.environ["HYPOTHESIS_PROFILE"] = mutants_profile
+                scale = EXAMPLES.get(mutants_profile, 1) / EXAMPLES[profile]
+                durations = state().duration_by_test
+                for test in durations:
+                    durations[test] *= scale
+                return exit_code
+
+            runner.collect_stats = lean_stats
+            return runner
+
+        vars(mutmut_main)["get_mutant_runner"] = runner_with_lean_stats
     mutmut_main.cli(arguments)
 
 
@@ -649,10 +697,28 @@ def main(argv: list[str] | None = None) -> int:
             plan = {
                 "functions": sorted(functions or ()),
                 "check_equivalents": args.check_equivalents,
+                # The merge-gate form maps tests to functions on fewer examples (see as_mutmut).
+                "stats_profile": "mutmut-stats" if functions else "mutmut",
             }
             (scratch / PLAN).write_text(json.dumps(plan), encoding="utf-8")
-            run = mutmut("run", "--max-children", str(args.max_children))
+            # Named mutants (globs) also restrict mutmut's clean run to their functions' tests.
+            names = [f"{function}__mutmut_*" for function in sorted(functions or ())]
+            run = mutmut("run", "--max-children", str(args.max_children), *names)
             run_exit, run_output = run.returncode, run.stdout[-3000:] + run.stderr[-3000:]
+            first = parse_results(mutmut("results", "--all", "true").stdout)
+            timeouts = sorted(name for name, status in first.items() if status == "timeout")
+            if timeouts:
+                # A changed timeout setting makes mutmut rerun exactly its timed-out mutants.
+                print(f"rechecking {len(timeouts)} timeouts at {RECHECK_MULTIPLIER}x", flush=True)
+                config = (scratch / "pyproject.toml").read_text(encoding="utf-8")
+                config = config.replace(
+                    f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
+                    f"timeout_multiplier = {RECHECK_MULTIPLIER}",
+                )
+                (scratch / "pyproject.toml").write_text(config, encoding="utf-8")
+                again = timeouts if functions else []  # named mutants are always rerun
+                recheck = mutmut("run", "--max-children", str(args.max_children), *again)
+                run_output += recheck.stdout[-2000:] + recheck.stderr[-2000:]
         listing = mutmut("results", "--all", "true")
         changes = mutant_changes(scratch, modules)
         messages = message_mutants(scratch, modules)
