@@ -4,7 +4,7 @@
 
     a13n-skills catalog [WORKSPACE] [--root ROOT]... [--budget-bytes N | --context-tokens N
                         --reserve-tokens N] [--invalid skip|error] [--json]
-    a13n-skills lint [WORKSPACE] [--root ROOT]... [--format text|json|sarif]
+    a13n-skills lint [PATH]... [--root ROOT]... [--format text|json|sarif]
     a13n-skills env [DIR] [--json] [--git-timeout SECONDS]
     a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]...
                          [--invalid skip|error] [--git-timeout SECONDS]
@@ -236,12 +236,12 @@ def _run_manifest(args: argparse.Namespace) -> int:
 
 
 def _run_lint(args: argparse.Namespace) -> int:
-    from a13n_harness.cli._lint import format_findings, lint_workspace
+    from a13n_harness.cli._lint import format_findings, lint
     from a13n_harness.cli._output import Progress, write_out
 
-    findings = lint_workspace(args.workspace, args.root, Progress())
-    write_out(format_findings(findings, args.format, __version__))
-    return 1 if any(f.severity == "error" for f in findings) else 0
+    result = lint(args.paths, args.root, Progress())
+    write_out(format_findings(result, args.format, __version__))
+    return 1 if result.failed else 0
 
 
 # ------------------------------------------------------------------- parser
@@ -305,11 +305,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     lint = commands.add_parser(
         "lint",
-        help="report every problem of every skill package",
-        description="Lint the skill packages of WORKSPACE; exit 1 when any error is found. "
-        "Text lines read path:line:column: code: message.",
+        help="check skills against the Agent Skills specification and more",
+        description="Check every skill of each PATH (a SKILL.md, a skill folder or a workspace; "
+        "default .) against the Agent Skills specification (agentskills.io/specification) and "
+        "this tool's rules (docs/rules.md). In a workspace without --root the roots are "
+        ".agents/skills, .claude/skills, skills, skills/.curated, skills/.system and "
+        "skills/.experimental. Text lines read path:line:column: severity: rule: message, then "
+        "a summary; exit 1 when any error is found.",
     )
-    lint.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE")
+    lint.add_argument("paths", nargs="*", metavar="PATH")
     _add_roots(lint)
     lint.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     lint.set_defaults(run=_run_lint)
