@@ -164,6 +164,7 @@ class _Linter:
         scanned: set[str] = set(configured.roots)
         for root in configured.roots:
             self.progress.show(f"linting {root}")
+            first = len(self.findings)
             source = FileSkillSource(SOURCE_ID, (root,), required=configured.required)
             try:
                 scan = await SkillManager([source], policy=policy).inspect(files=files)
@@ -191,6 +192,8 @@ class _Linter:
                     os.path.abspath(workspace)
                 )
                 await self.skill(files, document, shown_in(workspace, document), folder)
+            # Within a root, findings in path order (the sort is stable: each file keeps its order).
+            self.findings[first:] = sorted(self.findings[first:], key=lambda f: f.path)
         if not failed and len(configured.roots) > 1:
             self.progress.show("checking overrides across roots")
             try:

@@ -19,29 +19,18 @@ import urllib.parse
 from typing import TYPE_CHECKING, Any
 
 from a13n_harness.cli._output import PROGRAM
-from a13n_harness.cli._rules import RULES, Rule
+from a13n_harness.cli._rules import RULES, Rule, rule_markdown
 
 if TYPE_CHECKING:
     from a13n_harness.cli._lint import LintResult
 
-__all__ = ["PROJECT_URL", "RULES_URL", "SARIF_SCHEMA", "rule_markdown", "sarif_document"]
+__all__ = ["PROJECT_URL", "RULES_URL", "SARIF_SCHEMA", "sarif_document"]
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 PROJECT_URL = "https://github.com/a13n-harness/skills"
 """The project's home; the same address is ``Homepage`` in ``pyproject.toml``."""
 RULES_URL = f"{PROJECT_URL}/blob/main/docs/rules.md"
 SRCROOT = "%SRCROOT%"
-
-
-def rule_markdown(rule: Rule) -> str:
-    """The Markdown help of ``rule`` (also its section body in ``docs/rules.md``)."""
-    example = rule.example.replace("```", "` ` `")
-    return (
-        f"{rule.checks}\n\n"
-        f"- Severity: `{rule.severity}`\n"
-        f"- Source: {rule.source}\n\n"
-        f"Failing example:\n\n```\n{example}\n```\n"
-    )
 
 
 def _camel(rule_id: str) -> str:
