@@ -21,6 +21,7 @@ from a13n_harness.context.tokens import (
     verify_rendering_counted,
 )
 from a13n_harness.testing.controls import control_settings, property_fails
+from a13n_harness.testing.counters import check_line_additive
 from a13n_harness.testing.strategies import budgets, hostile_text, skill_catalogs
 
 SHIPPED: list[TokenCounter] = [Utf8ByteCounter(), CodePointCounter()]
@@ -163,6 +164,35 @@ class SuffixCounter:
 
     def count(self, text: str) -> int:
         return len(text.rstrip("\n").rsplit("\n", 1)[-1])
+
+
+@pytest.mark.parametrize("counter", SHIPPED, ids=lambda c: type(c).__name__)
+def test_shipped_counters_declare_line_additive_truthfully(counter: TokenCounter) -> None:
+    assert getattr(counter, "line_additive", False) is True
+    check_line_additive(counter)
+
+
+@dataclass(frozen=True)
+class PairCounter:
+    """Broken: one token per two characters across line ends, declared line-additive."""
+
+    line_additive: bool = True
+
+    def count(self, text: str) -> int:
+        return (len(text) + 1) // 2
+
+
+def test_negative_control_false_line_additive_declaration_is_caught() -> None:
+    property_fails(lambda: check_line_additive(PairCounter()))
+
+
+def test_a_false_line_additive_declaration_is_caught_by_the_verifier() -> None:
+    """The verifier counts the claimed text whole: a sum that is not the count is refused."""
+    catalog = SkillCatalog(tuple(CatalogEntry(n, "dd", "f") for n in "abc"), 0, ("/r",))
+    rendered = render_catalog_counted(catalog, 10**6, PairCounter())
+    with pytest.raises(DefinitionError) as caught:
+        verify_rendering_counted(catalog, 10**6, rendered, PairCounter())
+    assert caught.value.code == "rendering_not_certified"
 
 
 def test_negative_control_false_byte_bound_declaration_is_caught() -> None:
