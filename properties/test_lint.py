@@ -259,6 +259,10 @@ def test_invalid_utf8_is_an_error_at_its_byte() -> None:
     assert issues(b"---\nname: a\ndescription: d\n---\n\nok\n  \xff\n") == [
         ("skill_encoding_invalid", 7, 3)
     ]
+    # Columns count code points: the two-byte é before the bad byte is one column.
+    assert issues(b"---\nname: a\ndescription: \xc3\xa9\xff\n---\n") == [
+        ("skill_encoding_invalid", 3, 15)
+    ]
     # A surrogate encoded in UTF-8 (CESU-style) is not UTF-8 either.
     assert rules_of(b"---\nname: a\ndescription: \xed\xa0\x80\n---\n") == ["skill_encoding_invalid"]
 
