@@ -411,6 +411,7 @@ def test_an_openai_style_tree_reports_no_skipped_hidden_roots(tmp_path: Path) ->
     for layout in ("skills/.curated", "skills/.system", "skills/.experimental"):
         name = layout.rsplit(".", 1)[1]
         write_skill(tmp_path / layout / name, f"---\nname: {name}\ndescription: d\n---\n")
+    (tmp_path / "skills" / ".github").mkdir()  # hidden, and no root: ignored too
     result = run_lint(tmp_path)
     assert (result.skills, result.findings) == (3, ())
 

@@ -111,15 +111,17 @@ def _budget(args: argparse.Namespace) -> int:
 
 
 def _summary(rendered: RenderedCatalog | CountedRendering, tokenizer: str | None = None) -> str:
-    from a13n_harness.context.tokens import CountedRendering
+    # RenderedCatalog, not CountedRendering, is tested: context.tokens stays unimported
+    # when no tokenizer is asked for (start-up).
+    from a13n_harness.context.render import RenderedCatalog
 
     line = (
         f"listed={rendered.listed} omitted={rendered.omitted} total={rendered.total} "
         f"bytes={len(rendered.text.encode('utf-8'))}"
     )
-    if isinstance(rendered, CountedRendering):
-        return f"{line} tokens={rendered.tokens} budget={rendered.budget_tokens} ({tokenizer})"
-    return f"{line} budget={rendered.budget_bytes}"
+    if isinstance(rendered, RenderedCatalog):
+        return f"{line} budget={rendered.budget_bytes}"
+    return f"{line} tokens={rendered.tokens} budget={rendered.budget_tokens} ({tokenizer})"
 
 
 def _render(catalog: SkillCatalog, args: argparse.Namespace) -> RenderedCatalog | CountedRendering:
@@ -259,12 +261,19 @@ def _run_catalog(args: argparse.Namespace) -> int:
 def _run_manifest(args: argparse.Namespace) -> int:
     from a13n_harness.cli._output import Progress, write_err, write_out_bytes
     from a13n_harness.cli._workspace import scan_workspace
-    from a13n_harness.context.manifest import ContextManifest, encode_manifest, publish_catalog
+    from a13n_harness.context.manifest import (
+        MAX_MANIFEST_BYTES,
+        ContextManifest,
+        encode_manifest,
+        publish_catalog,
+    )
     from a13n_harness.context.tokens import CountedRendering
     from a13n_harness.environment.facts import collect_environment_facts
 
     if args.tokenizer is not None:
         _tokenizer_loads(args.tokenizer)  # an unknown name fails before the scan and the write
+    if args.max_bytes is None:  # resolved here: building the parser must not import manifest
+        args.max_bytes = MAX_MANIFEST_BYTES
     progress = Progress()
     found = scan_workspace(args.workspace, args.root, args.invalid, progress)
     facts = collect_environment_facts(args.workspace, git_timeout=args.git_timeout)
@@ -350,7 +359,6 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from a13n_harness.cli._output import PROGRAM
-    from a13n_harness.context.manifest import MAX_MANIFEST_BYTES
 
     parser = argparse.ArgumentParser(
         prog=PROGRAM,
@@ -409,9 +417,9 @@ def build_parser() -> argparse.ArgumentParser:
     manifest.add_argument(
         "--max-bytes",
         type=_count,
-        default=MAX_MANIFEST_BYTES,
+        default=None,
         metavar="N",
-        help=f"the manifest's size bound (default {MAX_MANIFEST_BYTES})",
+        help="the manifest's size bound (default: the decoder's limit, 1048576)",
     )
     _add_roots(manifest)
     manifest.add_argument("--invalid", choices=("skip", "error"), default="skip")
