@@ -697,7 +697,7 @@ class LocalFileOperator:
 
     @property
     def read_concurrency(self) -> int:
-        """1: a local disk read is a few microseconds; parallel threads only contend."""
+        """2: one chunk is read while the caller parses the previous one; more only contend."""
         return 2
 
     @property
