@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from a13n_harness import DefinitionError
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
-from a13n_harness.context.render import render_catalog
+from a13n_harness.context.render import framed_candidate, render_catalog
 from a13n_harness.context.tokens import (
     CodePointCounter,
     CountedRendering,
@@ -21,6 +21,7 @@ from a13n_harness.context.tokens import (
     verify_rendering_counted,
 )
 from a13n_harness.testing.controls import control_settings, property_fails
+from a13n_harness.testing.counters import check_line_additive
 from a13n_harness.testing.strategies import budgets, hostile_text, skill_catalogs
 
 SHIPPED: list[TokenCounter] = [Utf8ByteCounter(), CodePointCounter()]
@@ -165,6 +166,35 @@ class SuffixCounter:
         return len(text.rstrip("\n").rsplit("\n", 1)[-1])
 
 
+@pytest.mark.parametrize("counter", SHIPPED, ids=lambda c: type(c).__name__)
+def test_shipped_counters_declare_line_additive_truthfully(counter: TokenCounter) -> None:
+    assert getattr(counter, "line_additive", False) is True
+    check_line_additive(counter)
+
+
+@dataclass(frozen=True)
+class PairCounter:
+    """Broken: one token per two characters across line ends, declared line-additive."""
+
+    line_additive: bool = True
+
+    def count(self, text: str) -> int:
+        return (len(text) + 1) // 2
+
+
+def test_negative_control_false_line_additive_declaration_is_caught() -> None:
+    property_fails(lambda: check_line_additive(PairCounter()))
+
+
+def test_a_false_line_additive_declaration_is_caught_by_the_verifier() -> None:
+    """The verifier counts the claimed text whole: a sum that is not the count is refused."""
+    catalog = SkillCatalog(tuple(CatalogEntry(n, "dd", "f") for n in "abc"), 0, ("/r",))
+    rendered = render_catalog_counted(catalog, 10**6, PairCounter())
+    with pytest.raises(DefinitionError) as caught:
+        verify_rendering_counted(catalog, 10**6, rendered, PairCounter())
+    assert caught.value.code == "rendering_not_certified"
+
+
 def test_negative_control_false_byte_bound_declaration_is_caught() -> None:
     property_fails(lambda: byte_bound_holds(ExpandingCounter()))
 
@@ -206,3 +236,64 @@ def test_empty_catalog_and_bad_budget() -> None:
     with pytest.raises(DefinitionError) as caught:
         render_catalog_counted(SkillCatalog(()), -1, Utf8ByteCounter())
     assert caught.value.code == "allowance_invalid"
+
+
+# ------------------------------------------ linear in bytes (issue 9, defect 6b)
+
+
+@dataclass
+class MeteredCounter:
+    """Counts UTF-8 bytes and meters how many characters it was asked to count."""
+
+    prefix_monotone: bool = False
+    line_additive: bool = True
+    byte_bounded: bool = True
+    counted: int = 0
+
+    def count(self, text: str) -> int:
+        self.counted += len(text)
+        return len(text.encode("utf-8"))
+
+
+@dataclass
+class LineModCounter:
+    """Line-additive but not prefix-monotone: each line counts its length modulo 7, plus one.
+
+    ``count("abcdef") == 7 > count("abcdefg") == 1``. Meters characters counted.
+    """
+
+    line_additive: bool = True
+    counted: int = 0
+
+    def count(self, text: str) -> int:
+        self.counted += len(text)
+        return sum(len(line) % 7 + 1 for line in text.splitlines(keepends=True) if line)
+
+
+def _big_catalog(count: int) -> SkillCatalog:
+    entries = tuple(
+        CatalogEntry(f"s{index:05d}", "Review a change for risk. " * 3, f"r/s{index:05d}/SKILL.md")
+        for index in range(count)
+    )
+    return SkillCatalog(entries, 3, ("r",))
+
+
+@pytest.mark.parametrize("make", [MeteredCounter, LineModCounter])
+def test_counted_rendering_and_verification_read_each_byte_a_bounded_number_of_times(
+    make: type,
+) -> None:
+    """Issue 9 (6b): neither rendering nor certifying rebuilds every candidate.
+
+    A line-additive counter is asked about each catalog character a bounded number
+    of times (at most 4), at every budget, however many entries there are; the
+    rebuild-every-candidate walk asks about ~n/2 times the catalog's size.
+    """
+    catalog = _big_catalog(2_000)
+    size = len(framed_candidate(catalog, len(catalog.entries)))
+    for budget in (0, 40, 700, size // 3, size // 2, size - 50, size + 10**6):
+        counter = make()
+        rendered = render_catalog_counted(catalog, budget, counter)
+        assert counter.counted <= 4 * size + 1_000, ("render", budget, counter.counted / size)
+        counter.counted = 0
+        verify_rendering_counted(catalog, budget, rendered, counter)
+        assert counter.counted <= 4 * size + 1_000, ("verify", budget, counter.counted / size)

@@ -18,12 +18,15 @@ SKILL.md is read again through the same operator and compared byte for byte.
 
 Decisions the SPEC leaves open:
 
-* Read bound: ``frontmatter.max_bytes + FENCE_SLACK`` bytes; a prefix that long
-  holds the opening fence, the largest accepted frontmatter and the closing
-  fence. When a read comes back full, it is cut after its last newline before
-  parsing, so a line cut short (a fence line padded with more than
-  :data:`FENCE_SLACK` blanks) is never taken for a fence: such a file reads as
-  ``unterminated``, never as something the whole file does not say.
+* Read bound: ``frontmatter.max_bytes + FENCE_SLACK`` bytes first; a prefix
+  that long holds the opening fence, the largest accepted frontmatter and the
+  closing fence of every real file. The verdict is always the one parsing the
+  *whole* file would give (same reason, line and column): a read that comes
+  back full proves only that the file goes on, and :func:`undecided` tells
+  whether the bytes before decide the parser's fence scan. Only a fence-like
+  line padded with blanks past the read can leave it open; then the file is
+  read further, four times as much each time, up to :data:`MAX_DECISIVE_READ`
+  (past which it is ``too_large``). The final re-read uses the same limit.
 * Two packages with one name below the *same* root have no precedence between
   them: ``skill_name_conflict`` whatever the policy.
 * Entry names no file system produces (empty, ``.``, ``..``, containing ``/``
@@ -66,7 +69,17 @@ from a13n_harness.environment import (
     join_path,
 )
 
-__all__ = ["FENCE_SLACK", "SKILL_FILE", "DiscoveredSkill", "Discovery", "discover", "read_limit"]
+__all__ = [
+    "FENCE_SLACK",
+    "MAX_DECISIVE_READ",
+    "SKILL_FILE",
+    "DiscoveredSkill",
+    "Discovery",
+    "decisive_prefix",
+    "discover",
+    "read_limit",
+    "undecided",
+]
 
 SKILL_FILE = "SKILL.md"
 # 4 KiB past max_bytes: room for a BOM, both fence lines (with generous
@@ -76,23 +89,96 @@ FENCE_SLACK = 4_096
 
 
 def read_limit(limits: FrontmatterLimits) -> int:
-    """How many bytes of a SKILL.md discovery reads: ``max_bytes + FENCE_SLACK``."""
+    """How many bytes of a SKILL.md discovery reads first: ``max_bytes + FENCE_SLACK``."""
     return limits.max_bytes + FENCE_SLACK
 
 
-def frontmatter_prefix(data: bytes, limit: int) -> bytes:
-    """The part of a bounded read the parser sees (cut after the last newline when full)."""
+# 1 MiB: how far discovery reads to decide a fence line padded with blanks past
+# the first read (never seen outside attacks; 32 times the frontmatter bound).
+# A file still undecided there is refused as too_large, the one place where
+# discovery can differ from parsing a whole file of that size.
+MAX_DECISIVE_READ = 1 << 20
+
+_BOM = b"\xef\xbb\xbf"
+_BLANKS = b" \t"
+
+
+def _fence_end(data: bytes, position: int) -> int | None:
+    """Where a fence-looking line at ``position`` decides: the offset of the byte after
+    ``---`` and its blanks, or ``None`` when ``data`` ends inside ``---`` or the blanks
+    (the file's next bytes decide), or ``-1`` when the line is not fence-like at all."""
+    size = len(data)
+    dashes = data[position : position + 3]
+    if dashes != b"---":
+        return None if size - position < 3 and b"---".startswith(dashes) else -1
+    end = position + 3
+    while end < size and data[end] in _BLANKS:
+        end += 1
+    if end == size or (data[end] == 0x0D and end + 1 == size):
+        return None
+    return end
+
+
+def undecided(data: bytes, max_bytes: int) -> bool:
+    """Whether the frontmatter verdict of a file that *continues past* ``data`` may
+    depend on the bytes that follow.
+
+    Mirrors the fence scan of :func:`~a13n_harness.context.frontmatter.parse_skill_document`
+    (opening fence, then each line start up to ``max_bytes`` of frontmatter). The
+    verdict is decided by ``data`` alone unless a fence-like line (``---`` and
+    blanks) runs into the end of ``data``, or the search for the end of a line
+    reaches past it. When this returns ``False``, parsing ``data`` gives exactly
+    what parsing the whole file gives.
+    """
+    size = len(data)
+    start = len(_BOM) if data.startswith(_BOM) else 0
+    end = _fence_end(data, start)
+    if end is None:
+        return True
+    if end < 0:
+        return False  # missing_fence either way
+    if data[end] == 0x0A:
+        body_start = end + 1
+    elif data[end] == 0x0D and data[end + 1] == 0x0A:
+        body_start = end + 2
+    else:
+        return False  # missing_fence either way
+    window = body_start + max_bytes + 1
+    position = body_start
+    while True:
+        end = _fence_end(data, position)
+        if end is None:
+            return True
+        if end >= 0 and (data[end] == 0x0A or (data[end] == 0x0D and data[end + 1] == 0x0A)):
+            return False  # the closing fence, whole in data
+        newline = data.find(b"\n", position, window)
+        if newline < 0:
+            return window > size  # the whole file may hold a newline past data
+        position = newline + 1
+        if position - body_start > max_bytes:
+            return False  # too_large either way
+
+
+def decisive_prefix(data: bytes, limit: int, max_bytes: int) -> bytes | None:
+    """The bytes of a read of at most ``limit`` bytes that decide the file's verdict.
+
+    A read shorter than ``limit`` is the whole file. A full one means the file
+    may go on: its last byte only proves that, and the rest decides unless
+    :func:`undecided`, in which case ``None`` asks for a longer read.
+    """
     if len(data) < limit:
         return data
-    return data[: data.rfind(b"\n") + 1]
+    prefix = data[: limit - 1]
+    return None if undecided(prefix, max_bytes) else prefix
 
 
 @dataclass(frozen=True, slots=True)
 class DiscoveredSkill:
-    """A resolved package with the exact bytes it was parsed from."""
+    """A resolved package with the exact bytes read for it and the limit they were read at."""
 
     item: SkillCatalogItem
     data: bytes
+    limit: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +315,9 @@ class _Run:
 
         candidates = [slot for slot in slots if isinstance(slot, _Candidate)]
         outcomes = await read_all(files, [c.document for c in candidates], self.limit)
-        by_document = dict(zip((c.document for c in candidates), outcomes, strict=True))
+        by_document: dict[str, tuple[ReadOutcome, int]] = {}
+        for candidate, outcome in zip(candidates, outcomes, strict=True):
+            by_document[candidate.document] = await self.decide(files, candidate.document, outcome)
 
         found: list[DiscoveredSkill] = []
         names: dict[str, str] = {}
@@ -237,7 +325,7 @@ class _Run:
             if isinstance(slot, SkillDiagnostic):
                 self.diagnostics.append(slot)
                 continue
-            skill = self.package(source, root, slot, by_document[slot.document])
+            skill = self.package(source, root, slot, *by_document[slot.document])
             if skill is None:
                 continue
             name = skill.item.name
@@ -260,8 +348,29 @@ class _Run:
         self.note("skill_root_skipped", f"{message} ({code}); source is not required", root, source)
         return []
 
+    async def decide(
+        self, files: FileOperator, path: str, outcome: ReadOutcome
+    ) -> tuple[ReadOutcome, int]:
+        """Read ``path`` further (x4 each time) while its verdict is undecided; see
+        :func:`decisive_prefix`. Returns the last outcome and the limit it was read at."""
+        limit = self.limit
+        max_bytes = self.policy.frontmatter.max_bytes
+        while (
+            isinstance(outcome, bytes)
+            and limit < MAX_DECISIVE_READ
+            and decisive_prefix(outcome, limit, max_bytes) is None
+        ):
+            limit = min(limit * 4, MAX_DECISIVE_READ)
+            (outcome,) = await read_all(files, [path], limit)
+        return outcome, limit
+
     def package(
-        self, source: SkillSource, root: str, slot: _Candidate, outcome: ReadOutcome
+        self,
+        source: SkillSource,
+        root: str,
+        slot: _Candidate,
+        outcome: ReadOutcome,
+        limit: int,
     ) -> DiscoveredSkill | None:
         document = slot.document
         directory = document[: -len(SKILL_FILE) - 1] or "/"
@@ -276,9 +385,15 @@ class _Run:
                 return None
             raise _hard_error(outcome, document)
         try:
-            front: SkillFrontmatter = parse_skill_document(
-                frontmatter_prefix(outcome, self.limit), self.policy.frontmatter
-            )
+            decisive = decisive_prefix(outcome, limit, self.policy.frontmatter.max_bytes)
+            if decisive is None:
+                raise FrontmatterError(
+                    "too_large",
+                    f"a fence line does not end within {MAX_DECISIVE_READ} bytes",
+                    line=2,
+                    column=1,
+                )
+            front: SkillFrontmatter = parse_skill_document(decisive, self.policy.frontmatter)
         except FrontmatterError as error:
             if self.policy.invalid == "error":
                 raise FrontmatterError(
@@ -320,7 +435,7 @@ class _Run:
             root=root,
             description_truncated=front.description_truncated,
         )
-        return DiscoveredSkill(item, outcome)
+        return DiscoveredSkill(item, outcome, limit)
 
     def resolve(self, source: SkillSource, skills: list[DiscoveredSkill]) -> None:
         serial = self.root_serial
@@ -393,13 +508,15 @@ async def discover(
 async def confirm_unchanged(
     skills: Sequence[DiscoveredSkill], policy: SkillsPolicy, access: RootAccess, code: str
 ) -> None:
-    """Read every final SKILL.md again through its root's operator; a difference raises ``code``."""
-    limit = read_limit(policy.frontmatter)
-    by_root: dict[str, list[DiscoveredSkill]] = {}
+    """Read every final SKILL.md again through its root's operator; a difference raises ``code``.
+
+    Each document is read at the limit it was first read at, so the same bytes come back.
+    """
+    by_root: dict[tuple[str, int], list[DiscoveredSkill]] = {}
     for skill in skills:
-        by_root.setdefault(skill.item.root, []).append(skill)
+        by_root.setdefault((skill.item.root, skill.limit), []).append(skill)
     changed: list[tuple[str, str]] = []
-    for root, group in by_root.items():
+    for (root, limit), group in by_root.items():
         files = access(root)
         if files is None:
             changed.extend((s.item.name, s.item.path) for s in group)
