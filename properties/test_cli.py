@@ -639,3 +639,14 @@ def test_pre_commit_hook_definition() -> None:
             "files": r"(^|/)SKILL\.md$",
         }
     ]
+
+
+def test_catalog_and_manifest_pointer_names_only_scanned_roots(tmp_path: Path) -> None:
+    """A default root that does not exist is skipped, so the pointer does not name it (SPEC 7)."""
+    skill(tmp_path / ".agents/skills", "only", "---\nname: only\ndescription: The one.\n---\n")
+    result = run("catalog", tmp_path, "--budget-bytes", "60")
+    assert result.stdout == b".agents/skills/ has 1 skill\n"
+    listing = run("catalog", tmp_path)
+    assert b"1 skill available (list .agents/skills/ to see all)\n" in listing.stdout
+    manifest = run("manifest", tmp_path)
+    assert decode_manifest(manifest.stdout).skill_catalog.roots == (".agents/skills",)
