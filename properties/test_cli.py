@@ -200,8 +200,12 @@ def test_env_with_a_hanging_git_times_out_and_still_succeeds(tmp_path: Path) -> 
     sleep = shutil.which("sleep")
     assert sleep is not None
     bin_dir = fake_git(tmp_path / "bin", f"{sleep} 60 &\nexec {sleep} 60")
+    checkout = tmp_path / "checkout"  # a checkout, so that git is run at all
+    for part in ("objects", "refs/heads"):
+        (checkout / ".git" / part).mkdir(parents=True)
+    (checkout / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     started = time.monotonic()
-    result = run("env", tmp_path, "--git-timeout", "0.5", env={"PATH": str(bin_dir)})
+    result = run("env", checkout, "--git-timeout", "0.5", env={"PATH": str(bin_dir)})
     assert time.monotonic() - started < 30
     assert _block_lines(result)[6] == "  <git_status>not a git repository</git_status>"
 
