@@ -199,8 +199,12 @@ def test_env_with_a_hanging_git_times_out_and_still_succeeds(tmp_path: Path) -> 
     sleep = shutil.which("sleep")
     assert sleep is not None
     bin_dir = fake_git(tmp_path / "bin", f"{sleep} 60 &\nexec {sleep} 60")
+    checkout = tmp_path / "checkout"  # a checkout, so that git is run at all
+    for part in ("objects", "refs/heads"):
+        (checkout / ".git" / part).mkdir(parents=True)
+    (checkout / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     started = time.monotonic()
-    result = run("env", tmp_path, "--git-timeout", "0.5", env={"PATH": str(bin_dir)})
+    result = run("env", checkout, "--git-timeout", "0.5", env={"PATH": str(bin_dir)})
     assert time.monotonic() - started < 30
     assert _block_lines(result)[6] == "  <git_status>not a git repository</git_status>"
 
@@ -631,3 +635,15 @@ def test_lint_shows_progress_only_on_a_terminal(tmp_path: Path) -> None:
     assert process.returncode == 0
     assert b"a13n-skills: linting /.agents/skills" in seen
     assert seen.endswith(b"\r\x1b[K")
+
+
+
+def test_catalog_and_manifest_pointer_names_only_scanned_roots(tmp_path: Path) -> None:
+    """A default root that does not exist is skipped, so the pointer does not name it (SPEC 7)."""
+    skill(tmp_path / ".agents/skills", "only", "---\nname: only\ndescription: The one.\n---\n")
+    result = run("catalog", tmp_path, "--budget-bytes", "60")
+    assert result.stdout == b".agents/skills/ has 1 skill\n"
+    listing = run("catalog", tmp_path)
+    assert b"1 skill available (list .agents/skills/ to see all)\n" in listing.stdout
+    manifest = run("manifest", tmp_path)
+    assert decode_manifest(manifest.stdout).skill_catalog.roots == (".agents/skills",)

@@ -278,7 +278,7 @@ def _run_manifest(args: argparse.Namespace) -> int:
     found = scan_workspace(args.workspace, args.root, args.invalid, progress)
     facts = collect_environment_facts(args.workspace, git_timeout=args.git_timeout)
     catalog = publish_catalog(
-        found.entries(), found.display_roots, args.max_bytes, environment=facts
+        found.entries(), found.scanned_roots, args.max_bytes, environment=facts
     )
     data = encode_manifest(ContextManifest(facts, catalog))
     if args.output is None or args.output == "-":
