@@ -14,6 +14,13 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from a13n_harness.capabilities import FileSkillSource, SkillManager, SkillsPolicy, read_limit
+from a13n_harness.capabilities.discovery import (
+    MEMO_BYTES,
+    MEMO_ENTRIES,
+    clear_verdict_memo,
+    document_verdict,
+    memo_size,
+)
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
 from a13n_harness.context.frontmatter import FrontmatterLimits, parse_skill_document
 from a13n_harness.environment import MemoryFileOperator
@@ -103,3 +110,38 @@ def test_discovery_reports_what_the_whole_file_gets_at_small_limits(data: bytes)
 def test_the_reported_file_is_too_large_through_discovery() -> None:
     """`---\\nname: a\\ndescription: d\\n` then 50 KB without a newline: too_large, line 2."""
     assert discovery_verdict(REPORTED, DEFAULT) == ("refused", "too_large", 2, 1)
+
+
+# --- the verdict memo: a rescan skips the parser, never changes an answer -----------------------
+
+
+@given(documents(SMALL))
+def test_a_rescan_through_the_memo_gives_the_same_verdict(data: bytes) -> None:
+    clear_verdict_memo()
+    first = discovery_verdict(data, SMALL)
+    assert discovery_verdict(data, SMALL) == first == whole_file_verdict(data, SMALL)
+
+
+def test_the_memo_keys_on_the_limits_too() -> None:
+    """One document, two policies: each gets its own verdict, in either order."""
+    data = b"---\nname: a\ndescription: " + b"d" * 300 + b"\n---\n"
+    small = FrontmatterLimits(max_bytes=100)
+    for order in ((DEFAULT, small), (small, DEFAULT)):
+        clear_verdict_memo()
+        for limits in order:
+            assert discovery_verdict(data, limits) == whole_file_verdict(data, limits)
+    assert whole_file_verdict(data, small) != whole_file_verdict(data, DEFAULT)
+
+
+def test_the_memo_is_bounded() -> None:
+    clear_verdict_memo()
+    big = MEMO_BYTES // 64 - 64
+    for index in range(80):
+        document_verdict(b"---\nname: a\ndescription: %d\n---\n" % index + b"x" * big, 10**9, SMALL)
+    for index in range(MEMO_ENTRIES + 50):
+        document_verdict(b"---\nname: a\ndescription: %d\n---\n" % index, 10**9, SMALL)
+    entries, size = memo_size()
+    assert entries <= MEMO_ENTRIES
+    assert size <= MEMO_BYTES
+    clear_verdict_memo()
+    assert memo_size() == (0, 0)

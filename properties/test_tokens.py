@@ -186,13 +186,31 @@ def test_negative_control_false_line_additive_declaration_is_caught() -> None:
     property_fails(lambda: check_line_additive(PairCounter()))
 
 
+@dataclass(frozen=True)
+class LongTextCounter:
+    """Broken: one token per line, plus 5 for any text of 4 lines or more; declared line-additive.
+
+    Every piece the renderer and the verifier count line by line (header, entry
+    lines, more line, pointer and footer) has at most 3 lines, so their sums
+    agree; only counting the whole rendered text shows the declaration is false.
+    """
+
+    line_additive: bool = True
+
+    def count(self, text: str) -> int:
+        lines = text.count("\n")
+        return lines + (5 if lines >= 4 else 0)
+
+
 def test_a_false_line_additive_declaration_is_caught_by_the_verifier() -> None:
     """The verifier counts the claimed text whole: a sum that is not the count is refused."""
     catalog = SkillCatalog(tuple(CatalogEntry(n, "dd", "f") for n in "abc"), 0, ("/r",))
-    rendered = render_catalog_counted(catalog, 10**6, PairCounter())
+    rendered = render_catalog_counted(catalog, 10**6, LongTextCounter())
+    assert (rendered.tokens, LongTextCounter().count(rendered.text)) == (8, 13)
     with pytest.raises(DefinitionError) as caught:
-        verify_rendering_counted(catalog, 10**6, rendered, PairCounter())
+        verify_rendering_counted(catalog, 10**6, rendered, LongTextCounter())
     assert caught.value.code == "rendering_not_certified"
+    assert "line_additive" in caught.value.message
 
 
 def test_negative_control_false_byte_bound_declaration_is_caught() -> None:

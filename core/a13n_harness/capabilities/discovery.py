@@ -45,6 +45,8 @@ Decisions the SPEC leaves open:
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -72,11 +74,17 @@ from a13n_harness.environment import (
 __all__ = [
     "FENCE_SLACK",
     "MAX_DECISIVE_READ",
+    "MEMO_BYTES",
+    "MEMO_ENTRIES",
     "SKILL_FILE",
     "DiscoveredSkill",
     "Discovery",
+    "Verdict",
+    "clear_verdict_memo",
     "decisive_prefix",
     "discover",
+    "document_verdict",
+    "memo_size",
     "read_limit",
     "undecided",
 ]
@@ -170,6 +178,85 @@ def decisive_prefix(data: bytes, limit: int, max_bytes: int) -> bytes | None:
         return data
     prefix = data[: limit - 1]
     return None if undecided(prefix, max_bytes) else prefix
+
+
+Refusal = tuple[str, str, int | None, int | None]
+"""A frontmatter refusal as values: reason, message, line, column."""
+
+Verdict = SkillFrontmatter | Refusal
+
+
+# 4,096 verdicts and 16 MiB of documents: eight full catalogs of typical
+# skills, so rescans of unchanged files skip the parser, while a hostile tree
+# of near-limit files cannot make the memo hold more than 16 MiB.
+MEMO_ENTRIES = 4_096
+MEMO_BYTES = 16 << 20
+
+
+class _VerdictMemo:
+    """Verdicts of :func:`parse_skill_document` by (document bytes, limits).
+
+    The parser is a pure function of its arguments, so a document seen before
+    gets the verdict it got then, with every check it passed then; keys are
+    the bytes themselves (compared in full on a hit), never a digest.
+    Least recently used entries go first. Shared by every scan of the
+    process, under a lock.
+    """
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[tuple[bytes, FrontmatterLimits], Verdict] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def verdict(self, data: bytes, limits: FrontmatterLimits) -> Verdict:
+        key = (data, limits)
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                return found
+        result: Verdict
+        try:
+            result = parse_skill_document(data, limits)
+        except FrontmatterError as error:
+            result = (error.reason or "yaml_syntax", error.message, error.line, error.column)
+        if len(data) <= MEMO_BYTES // 64:
+            with self._lock:
+                if key not in self._entries:
+                    self._entries[key] = result
+                    self._bytes += len(data)
+                    while len(self._entries) > MEMO_ENTRIES or self._bytes > MEMO_BYTES:
+                        (old, _), _ = self._entries.popitem(last=False)
+                        self._bytes -= len(old)
+        return result
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+    def size(self) -> tuple[int, int]:
+        with self._lock:
+            return len(self._entries), self._bytes
+
+
+_MEMO = _VerdictMemo()
+
+
+def clear_verdict_memo() -> None:
+    """Forget every remembered frontmatter verdict (benchmarks measure first scans with it)."""
+    _MEMO.clear()
+
+
+def memo_size() -> tuple[int, int]:
+    """How many verdicts the memo holds and how many document bytes they key on."""
+    return _MEMO.size()
+
+
+def document_verdict(data: bytes, limit: int, limits: FrontmatterLimits) -> Verdict | None:
+    """The verdict for a read of at most ``limit`` bytes, ``None`` while undecided."""
+    decisive = decisive_prefix(data, limit, limits.max_bytes)
+    return None if decisive is None else _MEMO.verdict(decisive, limits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,10 +401,27 @@ class _Run:
                 slots.append(_Candidate(join_path(path, SKILL_FILE), entry.name))
 
         candidates = [slot for slot in slots if isinstance(slot, _Candidate)]
-        outcomes = await read_all(files, [c.document for c in candidates], self.limit)
-        by_document: dict[str, tuple[ReadOutcome, int]] = {}
-        for candidate, outcome in zip(candidates, outcomes, strict=True):
-            by_document[candidate.document] = await self.decide(files, candidate.document, outcome)
+        limits = self.policy.frontmatter
+        verdicts: dict[int, Verdict] = {}
+
+        def parse_on_arrival(index: int, outcome: ReadOutcome) -> None:
+            # Pure work, done while the next chunk is still being read.
+            if isinstance(outcome, bytes):
+                verdict = document_verdict(outcome, self.limit, limits)
+                if verdict is not None:
+                    verdicts[index] = verdict
+
+        outcomes = await read_all(
+            files, [c.document for c in candidates], self.limit, on_result=parse_on_arrival
+        )
+        by_document: dict[str, tuple[ReadOutcome, int, Verdict | None]] = {}
+        for index, (candidate, outcome) in enumerate(zip(candidates, outcomes, strict=True)):
+            if index in verdicts:
+                by_document[candidate.document] = (outcome, self.limit, verdicts[index])
+            else:
+                by_document[candidate.document] = await self.decide(
+                    files, candidate.document, outcome
+                )
 
         found: list[DiscoveredSkill] = []
         names: dict[str, str] = {}
@@ -325,7 +429,8 @@ class _Run:
             if isinstance(slot, SkillDiagnostic):
                 self.diagnostics.append(slot)
                 continue
-            skill = self.package(source, root, slot, *by_document[slot.document])
+            outcome, limit, verdict = by_document[slot.document]
+            skill = self.package(source, root, slot, outcome, limit=limit, verdict=verdict)
             if skill is None:
                 continue
             name = skill.item.name
@@ -350,19 +455,19 @@ class _Run:
 
     async def decide(
         self, files: FileOperator, path: str, outcome: ReadOutcome
-    ) -> tuple[ReadOutcome, int]:
+    ) -> tuple[ReadOutcome, int, Verdict | None]:
         """Read ``path`` further (x4 each time) while its verdict is undecided; see
-        :func:`decisive_prefix`. Returns the last outcome and the limit it was read at."""
+        :func:`decisive_prefix`. Returns the last outcome, the limit it was read at and
+        its verdict (``None``: a read error, or still undecided at the cap)."""
         limit = self.limit
-        max_bytes = self.policy.frontmatter.max_bytes
-        while (
-            isinstance(outcome, bytes)
-            and limit < MAX_DECISIVE_READ
-            and decisive_prefix(outcome, limit, max_bytes) is None
-        ):
+        limits = self.policy.frontmatter
+        while isinstance(outcome, bytes):
+            verdict = document_verdict(outcome, limit, limits)
+            if verdict is not None or limit >= MAX_DECISIVE_READ:
+                return outcome, limit, verdict
             limit = min(limit * 4, MAX_DECISIVE_READ)
             (outcome,) = await read_all(files, [path], limit)
-        return outcome, limit
+        return outcome, limit, None
 
     def package(
         self,
@@ -370,7 +475,9 @@ class _Run:
         root: str,
         slot: _Candidate,
         outcome: ReadOutcome,
+        *,
         limit: int,
+        verdict: Verdict | None,
     ) -> DiscoveredSkill | None:
         document = slot.document
         directory = document[: -len(SKILL_FILE) - 1] or "/"
@@ -384,35 +491,24 @@ class _Run:
                 self.note("skill_entry_skipped", f"{why}: {outcome.message}", directory, source)
                 return None
             raise _hard_error(outcome, document)
-        try:
-            decisive = decisive_prefix(outcome, limit, self.policy.frontmatter.max_bytes)
-            if decisive is None:
-                raise FrontmatterError(
-                    "too_large",
-                    f"a fence line does not end within {MAX_DECISIVE_READ} bytes",
-                    line=2,
-                    column=1,
-                )
-            front: SkillFrontmatter = parse_skill_document(decisive, self.policy.frontmatter)
-        except FrontmatterError as error:
+        if verdict is None:
+            message = f"a fence line does not end within {MAX_DECISIVE_READ} bytes"
+            verdict = ("too_large", message, 2, 1)
+        if not isinstance(verdict, SkillFrontmatter):
+            reason, message, line, column = verdict
             if self.policy.invalid == "error":
-                raise FrontmatterError(
-                    error.reason or "yaml_syntax",
-                    error.message,
-                    path=document,
-                    line=error.line,
-                    column=error.column,
-                ) from None
+                raise FrontmatterError(reason, message, path=document, line=line, column=column)
             self.note(
                 "skill_frontmatter_skipped",
-                error.message,
+                message,
                 document,
                 source,
-                reason=error.reason,
-                line=error.line,
-                column=error.column,
+                reason=reason,
+                line=line,
+                column=column,
             )
             return None
+        front = verdict
         if slot.entry is not None and front.name != slot.entry:
             self.note(
                 "skill_name_mismatch",
@@ -511,16 +607,18 @@ async def confirm_unchanged(
     """Read every final SKILL.md again through its root's operator; a difference raises ``code``.
 
     Each document is read at the limit it was first read at, so the same bytes come back.
+    Roots served by one operator are re-read in one pass (one pool, full lanes).
     """
-    by_root: dict[tuple[str, int], list[DiscoveredSkill]] = {}
+    unroutable: list[DiscoveredSkill] = []
+    groups: dict[tuple[int, int], tuple[FileOperator, list[DiscoveredSkill]]] = {}
     for skill in skills:
-        by_root.setdefault((skill.item.root, skill.limit), []).append(skill)
-    changed: list[tuple[str, str]] = []
-    for (root, limit), group in by_root.items():
-        files = access(root)
+        files = access(skill.item.root)
         if files is None:
-            changed.extend((s.item.name, s.item.path) for s in group)
+            unroutable.append(skill)
             continue
+        groups.setdefault((id(files), skill.limit), (files, []))[1].append(skill)
+    changed: list[tuple[str, str]] = [(s.item.name, s.item.path) for s in unroutable]
+    for (_, limit), (files, group) in groups.items():
         outcomes = await read_all(files, [s.item.path for s in group], limit)
         for skill, outcome in zip(group, outcomes, strict=True):
             if isinstance(outcome, DefinitionError) and not isinstance(outcome, FileOperatorError):
