@@ -86,7 +86,6 @@ EXAMPLES = {"mutmut": 25, "mutmut-stats": 8}
 # is run once more at RECHECK_MULTIPLIER, so only a real loop (not a busy box) is a timeout.
 TIMEOUT_MULTIPLIER = 2.0
 RECHECK_MULTIPLIER = 8.0
-PRELOAD = "a13n-mutmut-preload.txt"
 # The driver's instructions, written into the scratch copy by ``main``.
 PLAN = "a13n-mutmut-plan.json"
 PACKAGE = "a13n_harness.context"
@@ -115,24 +114,11 @@ def prepare(scratch: Path, modules: list[str], tests: Iterable[str] = TESTS) -> 
         # off at 4x its tests' measured CPU time instead of mutmut's default 30x,
         # which held a worker for eight minutes per such mutant.
         f"timeout_multiplier = {TIMEOUT_MULTIPLIER}\n"
-        # Workers fork from a server that has already imported pytest, Hypothesis and
-        # the package: a mutant then costs its tests, not those imports. Not the test
-        # modules ("collect"): a parametrisation drawn from a generator is empty when a
-        # module is collected a second time in one process, so its tests go missing.
-        'process_isolation = "forkserver"\n'
-        'forkserver_warmup = "import"\n'
-        f'preload_modules_file = "{PRELOAD}"\n'
+        # Each mutant runs in a fork of mutmut's own process ("fork"). Not the fork
+        # server: in its workers, parametrised tests whose ids hold escapes went
+        # missing (pytest exit 4), which mutmut records as a timeout, i.e. a kill.
+        'process_isolation = "fork"\n'
     )
-    preload = [
-        "pytest",
-        "_pytest.python",
-        "hypothesis",
-        "hypothesis.strategies",
-        "yaml",
-        *(f"{PACKAGE}.{module}" for module in MODULES),
-        "a13n_harness.testing.strategies",
-    ]
-    (scratch / PRELOAD).write_text("\n".join(preload) + "\n", encoding="utf-8")
     (scratch / "pyproject.toml").write_text(pyproject, encoding="utf-8")
 
 
@@ -189,6 +175,15 @@ def message_mutants(scratch: Path, modules: list[str]) -> set[str]:
                 if suffix != "orig" and message_only(before, "\n".join(body), slots):
                     found.add(f"{PACKAGE}.{module}.{function}__mutmut_{suffix}")
     return found
+
+
+def harness_errors(scratch: Path) -> list[str]:
+    """Mutants whose worker raised instead of running the tests (mutmut's exit code 255)."""
+    found = []
+    for meta in (scratch / "mutants" / "src").rglob("*.meta"):
+        codes = json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {})
+        found += [name for name, code in codes.items() if code == 255]
+    return sorted(found)
 
 
 def mutant_changes(scratch: Path, modules: list[str]) -> dict[str, tuple[str, str, list[str]]]:
@@ -722,10 +717,15 @@ def main(argv: list[str] | None = None) -> int:
         listing = mutmut("results", "--all", "true")
         changes = mutant_changes(scratch, modules)
         messages = message_mutants(scratch, modules)
+        errors = harness_errors(scratch)
     finally:
         if not args.keep and args.reuse is None:
             shutil.rmtree(scratch, ignore_errors=True)
     results = parse_results(listing.stdout)
+    for name in errors:
+        # mutmut reports a worker's exception (exit 255) as a timeout, i.e. a kill;
+        # it means the tests never ran, so it is an unchecked mutant here.
+        results[name] = "harness error"
     known = equivalents()
     verdict = judge(results, changes, known, functions, messages)
     counts: dict[str, int] = {}

@@ -517,12 +517,19 @@ def build_steps(
     steps.append(
         Step(
             "clusterfuzzlite build",
-            [python, "scripts/cflite_local.py", "--out", _relative(str(build / "cflite"), root)],
+            # One target at a time: the gate already runs two steps at once.
+            [
+                python,
+                "scripts/cflite_local.py",
+                "--jobs",
+                "1",
+                "--out",
+                _relative(str(build / "cflite"), root),
+            ],
             900,
             lambda out: _last_int(r"(\d+) packaged targets? ran", out.output),
             "module:PyInstaller",
-            estimate=150,
-            cores=2,
+            estimate=120,
         )
     )
     steps.append(
