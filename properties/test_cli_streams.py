@@ -31,8 +31,6 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX descripto
 
 REPO = Path(__file__).resolve().parent.parent
 CORE = REPO / "core"
-DEMO = REPO / "examples" / "demo-workspace"
-DEMO_MANIFEST = REPO / "examples" / "demo-manifest.json"
 _SCRIPT = Path(sys.executable).with_name("a13n-skills")
 
 
@@ -78,40 +76,62 @@ def one_error_line(result: subprocess.CompletedProcess[bytes]) -> str:
     return lines[0]
 
 
-# Every command with arguments that succeed (exit 0) and write to stdout.
+_SKILL = "---\nname: {name}\ndescription: {description}\n---\nBody.\n"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A workspace with two skills (one that lint refuses) and its manifest."""
+    root = tmp_path_factory.mktemp("world")
+    for name, description in (("good-skill", "Does good things."), ("bad-skill", "")):
+        package = root / "ws" / ".agents" / "skills" / name
+        package.mkdir(parents=True)
+        (package / "SKILL.md").write_text(_SKILL.format(name=name, description=description))
+    made = run("manifest", root / "ws", "-o", root / "manifest.json")
+    assert made.returncode == 0, made.stderr
+    return root
+
+
+# Every command with arguments that give output (exit 0, or 1 for lint's findings).
 SUCCEEDING = {
-    "catalog": ("catalog", DEMO),
-    "catalog-json": ("catalog", DEMO, "--json"),
-    "lint": ("lint", DEMO),
-    "lint-json": ("lint", DEMO, "--format", "json"),
-    "env": ("env", REPO),
-    "env-json": ("env", REPO, "--json"),
-    "manifest": ("manifest", DEMO),
-    "render-manifest": ("render-manifest", DEMO_MANIFEST),
+    "catalog": ("catalog", "{ws}"),
+    "catalog-json": ("catalog", "{ws}", "--json"),
+    "lint": ("lint", "{ws}"),
+    "lint-json": ("lint", "{ws}", "--format", "json"),
+    "env": ("env", "{world}"),
+    "env-json": ("env", "{world}", "--json"),
+    "manifest": ("manifest", "{ws}"),
+    "render-manifest": ("render-manifest", "{manifest}"),
     "render-manifest-stdin": ("render-manifest", "-"),
 }
 
 
-def _stdin_for(name: str) -> bytes | None:
-    return DEMO_MANIFEST.read_bytes() if name == "render-manifest-stdin" else None
+def _args(name: str, world: Path) -> list[str]:
+    places = {"ws": world / "ws", "world": world, "manifest": world / "manifest.json"}
+    return [argument.format(**places) for argument in SUCCEEDING[name]]
+
+
+def _stdin_for(name: str, world: Path) -> bytes | None:
+    return (world / "manifest.json").read_bytes() if name.endswith("-stdin") else None
 
 
 @pytest.mark.parametrize("name", sorted(SUCCEEDING))
-def test_closed_stdout_is_a_write_error_not_a_traceback(name: str) -> None:
-    args = SUCCEEDING[name]
-    baseline = run(*args, stdin=_stdin_for(name))
-    if baseline.returncode not in (0, 1) or not baseline.stdout:
-        pytest.skip(f"{name} does not succeed with output here: {baseline.stderr!r}")
-    result = run(*args, close="1", stdin=_stdin_for(name))
+def test_closed_stdout_is_a_write_error_not_a_traceback(name: str, world: Path) -> None:
+    args, stdin = _args(name, world), _stdin_for(name, world)
+    baseline = run(*args, stdin=stdin)
+    assert baseline.returncode == (1 if name.startswith("lint") else 0), baseline.stderr
+    assert baseline.stdout
+    result = run(*args, close="1", stdin=stdin)
     line = one_error_line(result)
     assert line == "a13n-skills: error: standard output is closed", line
 
 
 @pytest.mark.parametrize("name", sorted(SUCCEEDING))
-def test_closed_stderr_keeps_the_exit_code_and_the_output(name: str) -> None:
-    args = SUCCEEDING[name]
-    baseline = run(*args, stdin=_stdin_for(name))
-    result = run(*args, close="2", stdin=_stdin_for(name))
+def test_closed_stderr_keeps_the_exit_code_and_the_output(name: str, world: Path) -> None:
+    args, stdin = _args(name, world), _stdin_for(name, world)
+    baseline = run(*args, stdin=stdin)
+    assert baseline.returncode == (1 if name.startswith("lint") else 0), baseline.stderr
+    result = run(*args, close="2", stdin=stdin)
     assert result.returncode == baseline.returncode
     if name.startswith("env"):  # the date may turn between the two runs
         assert result.stdout.splitlines()[:4] == baseline.stdout.splitlines()[:4]
@@ -120,8 +140,8 @@ def test_closed_stderr_keeps_the_exit_code_and_the_output(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(SUCCEEDING))
-def test_both_closed_exits_1_quietly(name: str) -> None:
-    result = run(*SUCCEEDING[name], close="12", stdin=_stdin_for(name))
+def test_both_closed_exits_1_quietly(name: str, world: Path) -> None:
+    result = run(*_args(name, world), close="12", stdin=_stdin_for(name, world))
     assert result.returncode == 1
 
 
@@ -132,9 +152,9 @@ def test_closed_stderr_keeps_error_and_usage_codes(tmp_path: Path) -> None:
     assert run("render-manifest", tmp_path, close="2").returncode == 1
 
 
-def test_closed_stdout_with_an_output_file_succeeds(tmp_path: Path) -> None:
+def test_closed_stdout_with_an_output_file_succeeds(tmp_path: Path, world: Path) -> None:
     out = tmp_path / "m.json"
-    result = run("manifest", DEMO, "-o", out, close="1")
+    result = run("manifest", world / "ws", "-o", out, close="1")
     assert result.returncode == 0, result.stderr
     decode_manifest(out.read_bytes())
 
@@ -222,20 +242,26 @@ def test_render_manifest_of_a_growing_regular_file_is_bounded(tmp_path: Path) ->
 # ------------------------------------------------------------- manifest -o FILE
 
 
-def _manifest_to(target: Path) -> subprocess.CompletedProcess[bytes]:
-    return run("manifest", DEMO, "-o", target)
+@pytest.fixture
+def manifest_to(world: Path) -> Callable[[Path], subprocess.CompletedProcess[bytes]]:
+    def write(target: Path) -> subprocess.CompletedProcess[bytes]:
+        return run("manifest", world / "ws", "-o", target)
+
+    return write
 
 
 def _leftovers(directory: Path, expected: set[str]) -> set[str]:
     return {entry.name for entry in directory.iterdir()} - expected
 
 
-def test_output_link_to_a_file_is_replaced_not_followed(tmp_path: Path) -> None:
+def test_output_link_to_a_file_is_replaced_not_followed(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
     victim = tmp_path / "victim"
     victim.write_bytes(b"precious\n")
     link = tmp_path / "out.json"
     link.symlink_to(victim)
-    result = _manifest_to(link)
+    result = manifest_to(link)
     assert result.returncode == 0, result.stderr
     assert victim.read_bytes() == b"precious\n"
     assert not link.is_symlink()
@@ -243,75 +269,87 @@ def test_output_link_to_a_file_is_replaced_not_followed(tmp_path: Path) -> None:
     assert _leftovers(tmp_path, {"victim", "out.json"}) == set()
 
 
-def test_output_dangling_link_is_replaced_and_its_target_not_created(tmp_path: Path) -> None:
+def test_output_dangling_link_is_replaced_and_its_target_not_created(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
     link = tmp_path / "out.json"
     link.symlink_to(tmp_path / "created-through-the-link")
-    assert _manifest_to(link).returncode == 0
+    assert manifest_to(link).returncode == 0
     assert not (tmp_path / "created-through-the-link").exists()
     assert not link.is_symlink()
     decode_manifest(link.read_bytes())
 
 
-def test_output_relative_link_out_of_the_directory(tmp_path: Path) -> None:
+def test_output_relative_link_out_of_the_directory(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
     (tmp_path / "inner").mkdir()
     victim = tmp_path / "victim"
     victim.write_bytes(b"precious\n")
     link = tmp_path / "inner" / "out.json"
     link.symlink_to(Path("..") / "victim")
-    assert _manifest_to(link).returncode == 0
+    assert manifest_to(link).returncode == 0
     assert victim.read_bytes() == b"precious\n"
     assert not link.is_symlink()
 
 
 def test_output_link_to_a_directory_is_replaced_and_the_directory_untouched(
-    tmp_path: Path,
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
 ) -> None:
     directory = tmp_path / "dir"
     directory.mkdir()
     link = tmp_path / "out.json"
     link.symlink_to(directory)
-    assert _manifest_to(link).returncode == 0
+    assert manifest_to(link).returncode == 0
     assert list(directory.iterdir()) == []
     assert not link.is_symlink()
     decode_manifest(link.read_bytes())
 
 
-def test_output_that_is_a_directory_is_an_error_and_leaves_nothing(tmp_path: Path) -> None:
+def test_output_that_is_a_directory_is_an_error_and_leaves_nothing(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
     directory = tmp_path / "out.json"
     directory.mkdir()
-    line = one_error_line(_manifest_to(directory))
+    line = one_error_line(manifest_to(directory))
     assert line.startswith(f"a13n-skills: error: {directory}: "), line
     assert list(directory.iterdir()) == []
     assert _leftovers(tmp_path, {"out.json"}) == set()
 
 
-def test_output_in_a_missing_directory_is_an_error(tmp_path: Path) -> None:
+def test_output_in_a_missing_directory_is_an_error(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
     target = tmp_path / "missing" / "out.json"
-    line = one_error_line(_manifest_to(target))
+    line = one_error_line(manifest_to(target))
     assert line.startswith("a13n-skills: error: "), line
     assert not (tmp_path / "missing").exists()
 
 
-def test_output_fifo_is_replaced_without_blocking(tmp_path: Path) -> None:
+def test_output_fifo_is_replaced_without_blocking(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
     fifo = tmp_path / "out.json"
     os.mkfifo(fifo)
-    result = run("manifest", DEMO, "-o", fifo, timeout=30)
+    result = manifest_to(fifo)
     assert result.returncode == 0, result.stderr
     assert stat.S_ISREG(os.lstat(fifo).st_mode)
 
 
-def test_output_overwrites_a_regular_file_and_keeps_its_mode(tmp_path: Path) -> None:
+def test_output_overwrites_a_regular_file_and_keeps_its_mode(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
     target = tmp_path / "out.json"
     target.write_bytes(b"old")
     target.chmod(0o640)
-    assert _manifest_to(target).returncode == 0
+    assert manifest_to(target).returncode == 0
     assert stat.S_IMODE(os.lstat(target).st_mode) == 0o640
-    assert target.read_bytes() == run("manifest", DEMO).stdout
+    assert decode_manifest(target.read_bytes()).environment is not None
     assert _leftovers(tmp_path, {"out.json"}) == set()
 
 
-def test_output_new_file_in_the_current_directory(tmp_path: Path) -> None:
-    shutil.copytree(DEMO, tmp_path / "ws")
+def test_output_new_file_in_the_current_directory(tmp_path: Path, world: Path) -> None:
+    shutil.copytree(world / "ws", tmp_path / "ws")
     result = subprocess.run(
         [*_command(), "manifest", "ws", "-o", "out.json"],
         cwd=tmp_path,
