@@ -4,13 +4,16 @@ This machine is shared and noisy: absolute times mean little, ratios against
 a reference timed alongside (interleaved rounds, medians) mean more.
 
     python scripts/bench.py            # everything
-    python scripts/bench.py render     # one section: render, parse, scan
+    python scripts/bench.py render     # one section: render, parse, scan, cli
 """
 
 from __future__ import annotations
 
+import compileall
 import importlib
+import os
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -366,12 +369,64 @@ def bench_counted_linear() -> None:
     )
 
 
+CLI_VERSION_BOUND = 3.0  # issue 11: `a13n-skills --version` within 3x a bare interpreter start
+CLI_CATALOG_BOUND = 5.0  # issue 11: `a13n-skills catalog` of the demo within 5x
+
+
+def _command() -> list[str]:
+    """The installed console script next to this interpreter, else ``python -m a13n_harness``."""
+    script = Path(sys.executable).with_name("a13n-skills")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "a13n_harness"]
+
+
+def bench_cli() -> None:
+    """Start-up of the command against a bare ``python -c pass``, as a user runs both."""
+    repo = Path(__file__).resolve().parents[1]
+    environment = {**os.environ, "PYTHONPATH": str(repo / "core")}
+    # An installed package has its bytecode; with PYTHONDONTWRITEBYTECODE set (as in some
+    # sandboxes) every start would compile the sources and measure the compiler instead.
+    compileall.compile_dir(str(repo / "core" / "a13n_harness"), quiet=1)
+
+    def run(arguments: list[str]) -> Callable[[], object]:
+        return lambda: subprocess.run(
+            arguments,
+            cwd=repo,
+            env=environment,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+
+    command = _command()
+    medians = interleaved(
+        [
+            ("python -c pass", run([sys.executable, "-c", "pass"]), 3),
+            ("a13n-skills --version", run([*command, "--version"]), 3),
+            (
+                "a13n-skills catalog examples/demo-workspace",
+                run([*command, "catalog", "examples/demo-workspace"]),
+                3,
+            ),
+        ]
+    )
+    report("cli: start-up, one process per call", medians, "python -c pass")
+    base = medians["python -c pass"]
+    version = medians["a13n-skills --version"] / base
+    catalog = medians["a13n-skills catalog examples/demo-workspace"] / base
+    print(
+        f"  --version x{version:.2f} (bound x{CLI_VERSION_BOUND:g}: "
+        f"{'met' if version <= CLI_VERSION_BOUND else 'MISSED'}); catalog x{catalog:.2f} "
+        f"(bound x{CLI_CATALOG_BOUND:g}: {'met' if catalog <= CLI_CATALOG_BOUND else 'MISSED'})"
+    )
+
+
 SECTIONS = {
     "render": bench_render,
     "parse": bench_parse,
     "scan": bench_scan_section,
     "tokens": bench_tokens,
     "counted": bench_counted_linear,
+    "cli": bench_cli,
 }
 
 
