@@ -389,3 +389,10 @@ def test_special_token_text_is_counted_as_ordinary_text(cl100k: TiktokenCounter)
     """``<|endoftext|>`` in a text is text: counted, not refused as tiktoken's ``encode`` does."""
     for text in ("<|endoftext|>", "a <|fim_prefix|> b\n", "<|endofprompt|>" * 3):
         assert cl100k.count(text) == len(cl100k.encoding.encode_ordinary(text)) > 1
+
+
+def test_counting_a_non_string_is_a_definition_error(cl100k: TiktokenCounter) -> None:
+    for text in (5, None, b"bytes"):
+        with pytest.raises(DefinitionError) as caught:
+            cl100k.count(text)  # type: ignore[arg-type]
+        assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "text")
