@@ -48,8 +48,9 @@ def _real_world() -> list[str]:
 
     The corpus (many small hostile files) is one sample, so prose is drawn as often as the rest.
     """
-    found = [path.read_text("utf-8") for path in sorted((REPO / "docs").glob("*.md"))]
-    found.append((REPO / "README.md").read_text("utf-8"))
+    # docs/ and README.md may be absent (the injected-defect verifier copies core/ and tests).
+    prose = [*sorted((REPO / "docs").glob("*.md")), REPO / "README.md"]
+    found = [path.read_text("utf-8") for path in prose if path.is_file()]
     found += [inspect.getsource(module) for module in (json, textwrap, inspect)]
     corpus = []
     for path in sorted((REPO / "corpus").rglob("*")):
@@ -382,3 +383,16 @@ def test_cli_without_the_extra_says_what_to_install(
     error = capsys.readouterr().err
     assert "a13n-skills: allowance_invalid: tokenizer cl100k_base needs tiktoken" in error
     assert "pip install 'a13n-harness-skills[tokens]'" in error
+
+
+def test_special_token_text_is_counted_as_ordinary_text(cl100k: TiktokenCounter) -> None:
+    """``<|endoftext|>`` in a text is text: counted, not refused as tiktoken's ``encode`` does."""
+    for text in ("<|endoftext|>", "a <|fim_prefix|> b\n", "<|endofprompt|>" * 3):
+        assert cl100k.count(text) == len(cl100k.encoding.encode_ordinary(text)) > 1
+
+
+def test_counting_a_non_string_is_a_definition_error(cl100k: TiktokenCounter) -> None:
+    for text in (5, None, b"bytes"):
+        with pytest.raises(DefinitionError) as caught:
+            cl100k.count(text)  # type: ignore[arg-type]
+        assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "text")

@@ -4,7 +4,7 @@
 
     a13n-skills catalog [WORKSPACE] [--root ROOT]... [--budget-bytes N | --context-tokens N
                         --reserve-tokens N] [--tokenizer NAME] [--invalid skip|error] [--json]
-    a13n-skills lint [WORKSPACE] [--root ROOT]... [--format text|json|sarif]
+    a13n-skills lint [PATH]... [--root ROOT]... [--format text|json|sarif]
     a13n-skills env [DIR] [--json] [--git-timeout SECONDS]
     a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]...
                          [--invalid skip|error] [--git-timeout SECONDS] [--tokenizer NAME]
@@ -111,15 +111,17 @@ def _budget(args: argparse.Namespace) -> int:
 
 
 def _summary(rendered: RenderedCatalog | CountedRendering, tokenizer: str | None = None) -> str:
-    from a13n_harness.context.tokens import CountedRendering
+    # RenderedCatalog, not CountedRendering, is tested: context.tokens stays unimported
+    # when no tokenizer is asked for (start-up).
+    from a13n_harness.context.render import RenderedCatalog
 
     line = (
         f"listed={rendered.listed} omitted={rendered.omitted} total={rendered.total} "
         f"bytes={len(rendered.text.encode('utf-8'))}"
     )
-    if isinstance(rendered, CountedRendering):
-        return f"{line} tokens={rendered.tokens} budget={rendered.budget_tokens} ({tokenizer})"
-    return f"{line} budget={rendered.budget_bytes}"
+    if isinstance(rendered, RenderedCatalog):
+        return f"{line} budget={rendered.budget_bytes}"
+    return f"{line} tokens={rendered.tokens} budget={rendered.budget_tokens} ({tokenizer})"
 
 
 def _render(catalog: SkillCatalog, args: argparse.Namespace) -> RenderedCatalog | CountedRendering:
@@ -143,14 +145,16 @@ def _render(catalog: SkillCatalog, args: argparse.Namespace) -> RenderedCatalog 
 
 
 def _read_manifest(name: str) -> bytes:
+    from a13n_harness.cli._files import read_regular_file
     from a13n_harness.context.manifest import MAX_MANIFEST_BYTES
 
     # One byte past the limit is enough for decode_manifest to refuse oversize,
     # and a huge file is never read whole.
     if name == "-":
-        return sys.stdin.buffer.read(MAX_MANIFEST_BYTES + 1)
-    with open(name, "rb") as file:
-        return file.read(MAX_MANIFEST_BYTES + 1)
+        stdin = sys.stdin
+        return b"" if stdin is None else stdin.buffer.read(MAX_MANIFEST_BYTES + 1)
+    # A FIFO, a device, a socket or a directory is refused without blocking.
+    return read_regular_file(name, MAX_MANIFEST_BYTES + 1)
 
 
 def _warn_diagnostics(workspace: str, diagnostics: Sequence[SkillDiagnostic]) -> None:
@@ -259,12 +263,19 @@ def _run_catalog(args: argparse.Namespace) -> int:
 def _run_manifest(args: argparse.Namespace) -> int:
     from a13n_harness.cli._output import Progress, write_err, write_out_bytes
     from a13n_harness.cli._workspace import scan_workspace
-    from a13n_harness.context.manifest import ContextManifest, encode_manifest, publish_catalog
+    from a13n_harness.context.manifest import (
+        MAX_MANIFEST_BYTES,
+        ContextManifest,
+        encode_manifest,
+        publish_catalog,
+    )
     from a13n_harness.context.tokens import CountedRendering
     from a13n_harness.environment.facts import collect_environment_facts
 
     if args.tokenizer is not None:
         _tokenizer_loads(args.tokenizer)  # an unknown name fails before the scan and the write
+    if args.max_bytes is None:  # resolved here: building the parser must not import manifest
+        args.max_bytes = MAX_MANIFEST_BYTES
     progress = Progress()
     found = scan_workspace(args.workspace, args.root, args.invalid, progress)
     facts = collect_environment_facts(args.workspace, git_timeout=args.git_timeout)
@@ -275,8 +286,9 @@ def _run_manifest(args: argparse.Namespace) -> int:
     if args.output is None or args.output == "-":
         write_out_bytes(data)
     else:
-        with open(args.output, "wb") as file:
-            file.write(data)
+        from a13n_harness.cli._files import replace_file
+
+        replace_file(args.output, data)  # never through a link at args.output
     _warn_diagnostics(args.workspace, found.scan.diagnostics)
     summary = (
         f"listed={len(catalog.entries)} unlisted={catalog.unlisted} "
@@ -291,12 +303,12 @@ def _run_manifest(args: argparse.Namespace) -> int:
 
 
 def _run_lint(args: argparse.Namespace) -> int:
-    from a13n_harness.cli._lint import format_findings, lint_workspace
+    from a13n_harness.cli._lint import format_findings, lint
     from a13n_harness.cli._output import Progress, write_out
 
-    findings = lint_workspace(args.workspace, args.root, Progress())
-    write_out(format_findings(findings, args.format, __version__))
-    return 1 if any(f.severity == "error" for f in findings) else 0
+    result = lint(args.paths, args.root, Progress())
+    write_out(format_findings(result, args.format, __version__))
+    return 1 if result.failed else 0
 
 
 # ------------------------------------------------------------------- parser
@@ -350,7 +362,6 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from a13n_harness.cli._output import PROGRAM
-    from a13n_harness.context.manifest import MAX_MANIFEST_BYTES
 
     parser = argparse.ArgumentParser(
         prog=PROGRAM,
@@ -376,11 +387,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     lint = commands.add_parser(
         "lint",
-        help="report every problem of every skill package",
-        description="Lint the skill packages of WORKSPACE; exit 1 when any error is found. "
-        "Text lines read path:line:column: code: message.",
+        help="check skills against the Agent Skills specification and more",
+        description="Check every skill of each PATH (a SKILL.md, a skill folder or a workspace; "
+        "default .) against the Agent Skills specification (agentskills.io/specification) and "
+        "this tool's rules (docs/rules.md). In a workspace without --root the roots are "
+        ".agents/skills, .claude/skills, skills, skills/.curated, skills/.system and "
+        "skills/.experimental. Text lines read path:line:column: severity: rule: message, then "
+        "a summary; exit 1 when any error is found.",
     )
-    lint.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE")
+    lint.add_argument("paths", nargs="*", metavar="PATH")
     _add_roots(lint)
     lint.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     lint.set_defaults(run=_run_lint)
@@ -405,9 +420,9 @@ def build_parser() -> argparse.ArgumentParser:
     manifest.add_argument(
         "--max-bytes",
         type=_count,
-        default=MAX_MANIFEST_BYTES,
+        default=None,
         metavar="N",
-        help=f"the manifest's size bound (default {MAX_MANIFEST_BYTES})",
+        help="the manifest's size bound (default: the decoder's limit, 1048576)",
     )
     _add_roots(manifest)
     manifest.add_argument("--invalid", choices=("skip", "error"), default="skip")
@@ -451,13 +466,40 @@ def _describe_os(error: OSError) -> str:
     return what
 
 
+def _guard_standard_descriptors() -> None:
+    """Open the null device on descriptors 0, 1 and 2 where they are closed.
+
+    Python leaves ``sys.stdout`` as ``None`` when descriptor 1 is closed at
+    start (so writing the block is reported as an error), but the descriptor
+    itself is free: the next file opened (a skill, the ``-o`` file, a pipe to
+    git) would get it, and a write meant for stdout would land in that file.
+    """
+    import os
+
+    for descriptor in (0, 1, 2):
+        try:
+            os.fstat(descriptor)
+        except OSError:
+            try:
+                opened = os.open(os.devnull, os.O_RDWR)
+            except OSError:
+                continue
+            if opened != descriptor:
+                os.dup2(opened, descriptor)
+                os.close(opened)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``a13n-skills`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     arguments = sys.argv[1:] if argv is None else list(argv)
-    if arguments == ["--version"]:
+    _guard_standard_descriptors()
+    if arguments == ["--version"] and sys.stdout is not None:
         # The common check "is it installed, which version" answers before any import.
-        sys.stdout.write(f"a13n-skills {__version__}\n")
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(f"a13n-skills {__version__}\n")
+            sys.stdout.flush()
+        except OSError:
+            return 1
         return 0
     import os
 
@@ -482,8 +524,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly, and keep the
         # interpreter from failing again when it flushes stdout at exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+        except OSError:
+            pass
         return 1
     except OSError as error:
         write_err(f"{PROGRAM}: error: {_describe_os(error)}")
