@@ -130,6 +130,14 @@ def junit_counts(path: Path | None) -> dict[str, int]:
     return totals
 
 
+def _json_count(path: Path, key: str) -> int:
+    """A count from the JSON summary a step wrote (0 when it wrote none)."""
+    if not path.is_file():
+        return 0
+    value = json.loads(path.read_text(encoding="utf-8")).get(key, 0)
+    return value if isinstance(value, int) else 0
+
+
 def _pytest_ran(outcome: Outcome) -> int:
     """Tests that ran (not skipped), from the step's JUnit file."""
     counts = junit_counts(outcome.junit)
@@ -506,7 +514,7 @@ def build_steps(
                 _relative(str(build / "mutants.json"), root),
             ],
             600,
-            lambda out: _last_int(r"(\d+) mutants?:", out.output),
+            lambda out: _json_count(build / "mutants.json", "total"),
             "module:pytest",
             estimate=100,
         ),
@@ -563,7 +571,7 @@ def build_steps(
                 ],
                 1800,
                 lambda out: (
-                    _last_int(r"(\d+) mutants? in total", out.output)
+                    _json_count(build / "mutmut-changed.json", "total")
                     or int("no function of the pure core changed" in out.output)
                 ),
                 "module:mutmut",
@@ -598,7 +606,7 @@ def build_steps(
                     _relative(str(build / "mutmut.json"), root),
                 ],
                 3600,  # the full run takes under 30 minutes on two cores (docs/mutation.md)
-                lambda out: _last_int(r"(\d+) mutants? in total", out.output),
+                lambda out: _json_count(build / "mutmut.json", "total"),
                 "module:mutmut",
                 estimate=1800,
                 cores=2,
