@@ -608,6 +608,23 @@ def judge(
     }
 
 
+def prune_listings(stale: set[str]) -> None:
+    """Rewrite the equivalents file without the stale entries (and their diff lines)."""
+    kept: list[str] = []
+    dropping = False
+    for line in EQUIVALENT.read_text(encoding="utf-8").splitlines():
+        if line.startswith(" ") and dropping:
+            continue
+        dropping = False
+        if line.strip() and not line.startswith(("#", " ")):
+            function, key, _ = line.split(maxsplit=2)
+            if f"{function} {key}" in stale:
+                dropping = True
+                continue
+        kept.append(line)
+    EQUIVALENT.write_text("\n".join(kept) + "\n", encoding="utf-8")
+
+
 def markdown_table(summary: dict[str, Any]) -> str:
     """The per-module results as the Markdown table docs/mutation.md keeps."""
     columns = ("mutants", "killed", "timeout", "message_only", "equivalent", "survived")
@@ -650,6 +667,9 @@ def main(argv: list[str] | None = None) -> int:
         "--check-equivalents", action="store_true", help="run listed equivalents too"
     )
     parser.add_argument("--table", type=Path, help="write the per-module Markdown table here")
+    parser.add_argument(
+        "--prune", action="store_true", help="remove stale listings from the equivalents file"
+    )
     args = parser.parse_args(arguments)
     started = time.monotonic()
     modules: list[str] = list(args.modules)
@@ -777,6 +797,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"survived: {name} ({key}): {' | '.join(changed_lines)[:300]}")
     for entry in stale:
         print(f"stale listing: {entry}")
+    if args.prune and stale:
+        prune_listings(set(stale))
+        print(f"pruned {len(stale)} stale listings from {EQUIVALENT.name}")
     for module, row in sorted(verdict["per_module"].items()):
         print(
             f"{module}: {row['mutants']} mutants, {row['killed']} killed "
