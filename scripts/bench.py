@@ -4,7 +4,7 @@ This machine is shared and noisy: absolute times mean little, ratios against
 a reference timed alongside (interleaved rounds, medians) mean more.
 
     python scripts/bench.py            # everything
-    python scripts/bench.py render     # one section: render, parse, scan
+    python scripts/bench.py render     # one section: render, parse, parse-growth, scan
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import yaml
 
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
-from a13n_harness.context.frontmatter import parse_skill_document
+from a13n_harness.context.frontmatter import FrontmatterLimits, parse_skill_document
 from a13n_harness.context.render import reference_render, render_catalog
 
 ROUNDS = 7
@@ -222,6 +222,50 @@ def bench_parse() -> None:
         )
 
 
+def keys_document(count: int, layout: str) -> bytes:
+    """A SKILL.md with ``count`` extra keys, at the top level or one level down."""
+    keys = [f"key-{index}: value {index}" for index in range(count)]
+    if layout == "top-level block":
+        body = "".join(key + "\n" for key in keys)
+    elif layout == "top-level flow, one line":
+        body = "{" + ", ".join(keys) + ", k: v}\n"
+    else:
+        body = "m:\n" + "".join(f"  {key}\n" for key in keys)
+    if layout == "top-level flow, one line":
+        body = body[:-2] + ", name: wide-skill, description: Many keys}\n"
+    else:
+        body += "name: wide-skill\ndescription: Many keys\n"
+    return f"---\n{body}---\nbody\n".encode()
+
+
+def bench_parse_growth() -> None:
+    """Issue 9 defect 6(a): time per input byte at 1x, 4x and 16x must stay within 1.5x."""
+    limits = FrontmatterLimits(max_bytes=1 << 26, max_nodes=1 << 22)
+    base = 1_500  # keys at 1x: about 30 KiB, the default frontmatter limit
+    for layout in ("top-level block", "top-level flow, one line", "nested one level (reference)"):
+        documents = {scale: keys_document(base * scale, layout) for scale in (1, 4, 16)}
+        medians = interleaved(
+            [
+                (
+                    f"{scale:>2}x ({len(data):>7} bytes)",
+                    lambda d=data: parse_skill_document(d, limits),
+                    max(1, 16 // scale),
+                )
+                for scale, data in documents.items()
+            ]
+        )
+        per_byte = {
+            label: seconds / len(documents[scale])
+            for (label, seconds), scale in zip(medians.items(), documents, strict=True)
+        }
+        print(f"\n## parse growth: {layout}, time per input byte (reference: 1x)")
+        first = next(iter(per_byte.values()))
+        for label, seconds in per_byte.items():
+            print(f"  {label:<52} {seconds * 1e9:10.1f} ns/B   x{seconds / first:8.3f}")
+        worst = max(per_byte.values()) / min(per_byte.values())
+        print(f"  spread {worst:.2f}x (target <= 1.5x)")
+
+
 def bench_scan_section() -> None:
     if scan_module is None:
         print("\n(scan benchmark unavailable: scripts/bench_scan.py not importable)")
@@ -230,7 +274,12 @@ def bench_scan_section() -> None:
     report("scan: 512 skills through LocalFileOperator", dict(results), results[0][0])
 
 
-SECTIONS = {"render": bench_render, "parse": bench_parse, "scan": bench_scan_section}
+SECTIONS = {
+    "render": bench_render,
+    "parse": bench_parse,
+    "parse-growth": bench_parse_growth,
+    "scan": bench_scan_section,
+}
 
 
 def main(argv: Sequence[str]) -> int:

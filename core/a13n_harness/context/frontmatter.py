@@ -116,42 +116,32 @@ def parse_skill_document(
     """
     text = _frontmatter_text(bytes(data), limits.max_bytes)
     name, description = _scan_events(text, limits)
+
+    def refuse(reason: str, message: str, field: _Field) -> FrontmatterError:
+        # Located only when refused: one O(index) count per parse, never one per value.
+        line, column = _locate(text, field.index)
+        return FrontmatterError(reason, message, line=line, column=column)
+
     if name is None:
         raise FrontmatterError("missing_name", "frontmatter has no name")
     if not isinstance(name.value, str) or not is_valid_name(name.value):
-        raise FrontmatterError(
+        raise refuse(
             "name_invalid",
             "name must be a scalar of lowercase ASCII letters, digits and single hyphens, "
             f"at most {NAME_MAX_CHARS} characters",
-            line=name.line,
-            column=name.column,
+            name,
         )
     if description is None:
         raise FrontmatterError("missing_description", "frontmatter has no description")
     if not isinstance(description.value, str):
-        raise FrontmatterError(
-            "description_invalid",
-            "description must be a scalar",
-            line=description.line,
-            column=description.column,
-        )
+        raise refuse("description_invalid", "description must be a scalar", description)
     if _has_surrogate(description.value):
         # A YAML escape such as "\ud800" yields one; libyaml refuses it, the
         # pure parser does not, and no catalog can hold it.
-        raise FrontmatterError(
-            "description_invalid",
-            "description holds a lone surrogate",
-            line=description.line,
-            column=description.column,
-        )
+        raise refuse("description_invalid", "description holds a lone surrogate", description)
     text_value, truncated = normalize_description(description.value, limits.max_description_chars)
     if not text_value:
-        raise FrontmatterError(
-            "description_invalid",
-            "description is empty",
-            line=description.line,
-            column=description.column,
-        )
+        raise refuse("description_invalid", "description is empty", description)
     return SkillFrontmatter(name.value, text_value, truncated)
 
 
@@ -199,8 +189,7 @@ def _frontmatter_text(data: bytes, max_bytes: int) -> str:
 @dataclass(slots=True)
 class _Field:
     value: str | None  # None: present but not a scalar
-    line: int
-    column: int
+    index: int  # code point offset of the value in the frontmatter (0 when unknown)
 
 
 def _locate(text: str, index: int) -> tuple[int, int]:
@@ -209,6 +198,9 @@ def _locate(text: str, index: int) -> tuple[int, int]:
     Lines are LF-separated, as the fences are (PyYAML's own marks also break
     lines at CR, U+0085, U+2028 and U+2029); the frontmatter starts on file
     line 2; columns count code points from 1.
+
+    O(index): call it once per refusal, never once per event (issue 9
+    defect 6(a): a count per top-level value made many keys quadratic).
     """
     line_start = text.rfind("\n", 0, index) + 1
     return text.count("\n", 0, index) + 2, index - line_start + 1
@@ -219,6 +211,7 @@ _MappingStart = _events.MappingStartEvent
 _SequenceStart = _events.SequenceStartEvent
 _Ends = (_events.MappingEndEvent, _events.SequenceEndEvent)
 _Skipped = (_events.StreamStartEvent, _events.DocumentEndEvent)
+_FIELDS = frozenset({"name", "description"})  # the top-level values the catalog keeps
 
 
 def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _Field | None]:
@@ -274,10 +267,10 @@ def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _
                     pending = key if len(stack) == 1 else None
                     continue
                 if pending is not None and len(stack) == 1:
-                    value = event.value if kind is _Scalar else None
-                    mark = event.start_mark
-                    where = _locate(text, mark.index) if mark is not None else (2, 1)
-                    fields[pending] = _Field(value, *where)
+                    if pending in _FIELDS:
+                        value = event.value if kind is _Scalar else None
+                        mark = event.start_mark
+                        fields[pending] = _Field(value, mark.index if mark is not None else 0)
                     pending = None
                 if kind is _Scalar:
                     expecting_key = keys is not None
