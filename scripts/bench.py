@@ -244,13 +244,13 @@ def bench_parse_growth() -> None:
     base = 1_500  # keys at 1x: about 30 KiB, the default frontmatter limit
     for layout in ("top-level block", "top-level flow, one line", "nested one level (reference)"):
         documents = {scale: keys_document(base * scale, layout) for scale in (1, 4, 16)}
+
+        def parse(data: bytes) -> Callable[[], object]:
+            return lambda: parse_skill_document(data, limits)
+
         medians = interleaved(
             [
-                (
-                    f"{scale:>2}x ({len(data):>7} bytes)",
-                    lambda d=data: parse_skill_document(d, limits),
-                    max(1, 16 // scale),
-                )
+                (f"{scale:>2}x ({len(data):>7} bytes)", parse(data), max(1, 16 // scale))
                 for scale, data in documents.items()
             ]
         )
