@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from a13n_harness import DefinitionError
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
-from a13n_harness.context.render import render_catalog
+from a13n_harness.context.render import framed_candidate, render_catalog
 from a13n_harness.context.tokens import (
     CodePointCounter,
     CountedRendering,
@@ -206,3 +206,64 @@ def test_empty_catalog_and_bad_budget() -> None:
     with pytest.raises(DefinitionError) as caught:
         render_catalog_counted(SkillCatalog(()), -1, Utf8ByteCounter())
     assert caught.value.code == "allowance_invalid"
+
+
+# ------------------------------------------ linear in bytes (issue 9, defect 6b)
+
+
+@dataclass
+class MeteredCounter:
+    """Counts UTF-8 bytes and meters how many characters it was asked to count."""
+
+    prefix_monotone: bool = False
+    line_additive: bool = True
+    byte_bounded: bool = True
+    counted: int = 0
+
+    def count(self, text: str) -> int:
+        self.counted += len(text)
+        return len(text.encode("utf-8"))
+
+
+@dataclass
+class LineModCounter:
+    """Line-additive but not prefix-monotone: each line counts its length modulo 7, plus one.
+
+    ``count("abcdef") == 7 > count("abcdefg") == 1``. Meters characters counted.
+    """
+
+    line_additive: bool = True
+    counted: int = 0
+
+    def count(self, text: str) -> int:
+        self.counted += len(text)
+        return sum(len(line) % 7 + 1 for line in text.splitlines(keepends=True) if line)
+
+
+def _big_catalog(count: int) -> SkillCatalog:
+    entries = tuple(
+        CatalogEntry(f"s{index:05d}", "Review a change for risk. " * 3, f"r/s{index:05d}/SKILL.md")
+        for index in range(count)
+    )
+    return SkillCatalog(entries, 3, ("r",))
+
+
+@pytest.mark.parametrize("make", [MeteredCounter, LineModCounter])
+def test_counted_rendering_and_verification_read_each_byte_a_bounded_number_of_times(
+    make: type,
+) -> None:
+    """Issue 9 (6b): neither rendering nor certifying rebuilds every candidate.
+
+    A line-additive counter is asked about each catalog character a bounded number
+    of times (at most 4), at every budget, however many entries there are; the
+    rebuild-every-candidate walk asks about ~n/2 times the catalog's size.
+    """
+    catalog = _big_catalog(2_000)
+    size = len(framed_candidate(catalog, len(catalog.entries)))
+    for budget in (0, 40, 700, size // 3, size // 2, size - 50, size + 10**6):
+        counter = make()
+        rendered = render_catalog_counted(catalog, budget, counter)
+        assert counter.counted <= 4 * size + 1_000, ("render", budget, counter.counted / size)
+        counter.counted = 0
+        verify_rendering_counted(catalog, budget, rendered, counter)
+        assert counter.counted <= 4 * size + 1_000, ("verify", budget, counter.counted / size)

@@ -27,33 +27,23 @@ are required roots, the default two are not.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import sys
-from collections.abc import Sequence
 
-from a13n_harness.capabilities import SkillDiagnostic
-from a13n_harness.cli._lint import format_findings, lint_workspace
-from a13n_harness.cli._output import PROGRAM, Progress, write_err, write_out, write_out_bytes
-from a13n_harness.cli._workspace import check_workspace, scan_workspace, shown_in
-from a13n_harness.context.errors import DefinitionError
-from a13n_harness.context.facts import render_environment
-from a13n_harness.context.manifest import (
-    MAX_MANIFEST_BYTES,
-    ContextManifest,
-    decode_manifest,
-    encode_manifest,
-    environment_json,
-    publish_catalog,
-)
-from a13n_harness.context.render import (
-    RenderedCatalog,
-    catalog_allowance,
-    render_catalog,
-    verify_rendering,
-)
-from a13n_harness.environment.facts import collect_environment_facts
+from a13n_harness._version import __version__
+
+# Imports are deferred to the command that needs them: ``--version`` must start in
+# about the time of a bare interpreter (typing, argparse and the scanner's asyncio
+# stack cost several times that), and ``catalog`` must not pay for ``lint``,
+# ``manifest`` or git. ``TYPE_CHECKING`` is spelled here rather than imported from
+# ``typing`` for the same reason; mypy treats the name the same way.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+    from a13n_harness.capabilities import SkillDiagnostic
+    from a13n_harness.context.errors import DefinitionError
+    from a13n_harness.context.render import RenderedCatalog
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "DEFAULT_RESERVE_TOKENS", "build_parser", "main"]
 
@@ -61,7 +51,6 @@ DEFAULT_CONTEXT_TOKENS = 200_000
 """A common large-model window; the default when no budget option is given."""
 DEFAULT_RESERVE_TOKENS = 16_000
 """Room kept for the model's answer (the seed's 200K/16K example)."""
-_VERSION = "0.1.0"
 
 
 class _UsageError(Exception):
@@ -70,12 +59,16 @@ class _UsageError(Exception):
 
 def _count(text: str) -> int:
     """A non-negative decimal integer option (at most 30 digits: no budget is bigger)."""
+    import argparse
+
     if not (text.isascii() and text.isdigit()) or len(text) > 30:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return int(text)
 
 
 def _seconds(text: str) -> float:
+    import argparse
+
     try:
         value = float(text)
     except ValueError:
@@ -89,6 +82,8 @@ def _seconds(text: str) -> float:
 
 
 def _budget(args: argparse.Namespace) -> int:
+    from a13n_harness.context.render import catalog_allowance
+
     if args.budget_bytes is not None:
         if args.context_tokens is not None or args.reserve_tokens is not None:
             raise _UsageError("--budget-bytes excludes --context-tokens and --reserve-tokens")
@@ -107,6 +102,8 @@ def _summary(rendered: RenderedCatalog) -> str:
 
 
 def _read_manifest(name: str) -> bytes:
+    from a13n_harness.context.manifest import MAX_MANIFEST_BYTES
+
     # One byte past the limit is enough for decode_manifest to refuse oversize,
     # and a huge file is never read whole.
     if name == "-":
@@ -116,6 +113,9 @@ def _read_manifest(name: str) -> bytes:
 
 
 def _warn_diagnostics(workspace: str, diagnostics: Sequence[SkillDiagnostic]) -> None:
+    from a13n_harness.cli._output import PROGRAM, write_err
+    from a13n_harness.cli._workspace import shown_in
+
     for diagnostic in diagnostics:
         if diagnostic.code == "skill_root_skipped":
             continue
@@ -129,6 +129,14 @@ def _warn_diagnostics(workspace: str, diagnostics: Sequence[SkillDiagnostic]) ->
 
 
 def _run_env(args: argparse.Namespace) -> int:
+    import json
+
+    from a13n_harness.cli._output import write_out
+    from a13n_harness.cli._workspace import check_workspace
+    from a13n_harness.context.facts import render_environment
+    from a13n_harness.context.manifest import environment_json
+    from a13n_harness.environment.facts import collect_environment_facts
+
     facts = collect_environment_facts(check_workspace(args.dir), git_timeout=args.git_timeout)
     if args.json:
         write_out(json.dumps(environment_json(facts), ensure_ascii=False, sort_keys=True) + "\n")
@@ -138,6 +146,11 @@ def _run_env(args: argparse.Namespace) -> int:
 
 
 def _run_render_manifest(args: argparse.Namespace) -> int:
+    from a13n_harness.cli._output import write_err, write_out
+    from a13n_harness.context.facts import render_environment
+    from a13n_harness.context.manifest import decode_manifest
+    from a13n_harness.context.render import render_catalog, verify_rendering
+
     budget = _budget(args)
     manifest = decode_manifest(_read_manifest(args.file))
     rendered = render_catalog(manifest.skill_catalog, budget)
@@ -150,6 +163,12 @@ def _run_render_manifest(args: argparse.Namespace) -> int:
 
 
 def _run_catalog(args: argparse.Namespace) -> int:
+    import json
+
+    from a13n_harness.cli._output import Progress, write_err, write_out
+    from a13n_harness.cli._workspace import scan_workspace
+    from a13n_harness.context.render import render_catalog, verify_rendering
+
     budget = _budget(args)
     found = scan_workspace(args.workspace, args.root, args.invalid, Progress())
     catalog = found.catalog()
@@ -191,6 +210,11 @@ def _run_catalog(args: argparse.Namespace) -> int:
 
 
 def _run_manifest(args: argparse.Namespace) -> int:
+    from a13n_harness.cli._output import Progress, write_err, write_out_bytes
+    from a13n_harness.cli._workspace import scan_workspace
+    from a13n_harness.context.manifest import ContextManifest, encode_manifest, publish_catalog
+    from a13n_harness.environment.facts import collect_environment_facts
+
     progress = Progress()
     found = scan_workspace(args.workspace, args.root, args.invalid, progress)
     facts = collect_environment_facts(args.workspace, git_timeout=args.git_timeout)
@@ -212,8 +236,11 @@ def _run_manifest(args: argparse.Namespace) -> int:
 
 
 def _run_lint(args: argparse.Namespace) -> int:
+    from a13n_harness.cli._lint import format_findings, lint_workspace
+    from a13n_harness.cli._output import Progress, write_out
+
     findings = lint_workspace(args.workspace, args.root, Progress())
-    write_out(format_findings(findings, args.format, _VERSION))
+    write_out(format_findings(findings, args.format, __version__))
     return 1 if any(f.severity == "error" for f in findings) else 0
 
 
@@ -250,12 +277,17 @@ def _add_roots(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``a13n-skills`` (exposed for documentation and tests)."""
+    import argparse
+
+    from a13n_harness.cli._output import PROGRAM
+    from a13n_harness.context.manifest import MAX_MANIFEST_BYTES
+
     parser = argparse.ArgumentParser(
         prog=PROGRAM,
         description="Discover Agent Skills, render the catalog a model sees, lint packages.",
         epilog="exit codes: 0 ok, 1 findings or error, 2 usage",
     )
-    parser.add_argument("--version", action="version", version=f"{PROGRAM} {_VERSION}")
+    parser.add_argument("--version", action="version", version=f"{PROGRAM} {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     catalog = commands.add_parser(
@@ -338,6 +370,8 @@ def _describe(error: DefinitionError) -> str:
 
 
 def _describe_os(error: OSError) -> str:
+    import os
+
     what = error.strerror or str(error)
     if error.filename is not None:
         return f"{os.fsdecode(error.filename)}: {what}"
@@ -346,9 +380,20 @@ def _describe_os(error: OSError) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``a13n-skills`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments == ["--version"]:
+        # The common check "is it installed, which version" answers before any import.
+        sys.stdout.write(f"a13n-skills {__version__}\n")
+        sys.stdout.flush()
+        return 0
+    import os
+
+    from a13n_harness.cli._output import PROGRAM, write_err
+    from a13n_harness.context.errors import DefinitionError
+
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(arguments)
     except SystemExit as exit_request:
         code = exit_request.code
         return code if isinstance(code, int) else (0 if code is None else 2)

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+
+# Not imported from ``typing``: see the start-up note in ``a13n_harness.cli``.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
 
 PROGRAM = "a13n-skills"
 

@@ -5,32 +5,57 @@ as UTF-8 bytes, which is sound only under :data:`~a13n_harness.context.render.BY
 Here the same candidates, in the same order, are measured by a
 :class:`TokenCounter` the host supplies, so no tokenizer assumption is needed.
 
-A counter may declare two properties, as attributes set to ``True``:
+A counter may declare three properties, as attributes set to ``True``:
 
+- ``line_additive``: ``count(a + b) == count(a) + count(b)`` whenever ``a``
+  ends in ``"\\n"`` and ``b`` is empty or starts with a character that is not
+  whitespace (``str.isspace``). Every candidate is a sequence of such lines
+  (the header, entry lines starting ``- ``, count lines starting with a digit,
+  the footer starting ``<``), so its count is the sum of its lines' counts:
+  the renderer counts each line once, in order, and stops as soon as the
+  header plus the lines so far plus the pointer and footer exceed the budget.
+  Rendering and certifying are then linear in the catalog's bytes (in fact in
+  the bytes the budget can hold). Byte-level BPE tokenizers whose
+  pre-tokenizer always splits after a line feed have it (tiktoken's
+  ``cl100k_base``, checked by property against the real tokenizer).
 - ``prefix_monotone``: ``count(a) <= count(a + b)`` for all strings. Every
   framed candidate listing ``k`` entries starts with the header and those
   ``k`` entry lines, so ``count(header + lines[:k])`` bounds it from below and
   grows with ``k``: a bisection on that bound rules out every ``k`` above the
   answer in O(log n) counts, and a walk down from there finds the answer
   (the walk is as long as the number of entries whose tokens fit in the
-  candidate's tail, a handful in practice). Without the declaration the
-  search is linear, exactly as the rule reads.
+  candidate's tail, a handful in practice). BPE counts are *not*
+  prefix-monotone (``" understandin"`` is two cl100k tokens, ``" understanding"``
+  one), so a BPE counter must not declare it.
 - ``byte_bounded``: ``count(text) <= len(text.encode("utf-8"))``; such a
-  counter may stand in for the byte budget. Property tests check both
-  declarations against every counter this project ships.
+  counter may stand in for the byte budget.
+
+Property tests check every declaration against every counter this project
+ships. A counter that declares nothing is measured exactly as the rule reads,
+one whole candidate per count: O(n) counts, each as long as a candidate, so
+quadratic in the catalog's bytes. No black-box count can do better; declare
+``line_additive`` when it holds.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from a13n_harness.context.catalog import SkillCatalog, checked_total
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import (
+    FOOTER,
     FORMS,
     HEADER,
+    _entry_line,
     _entry_plan,
+    _minimal_line,
+    _more_line,
+    _pointer_line,
+    _roots_phrase,
     framed_candidate,
     minimal_candidate,
 )
@@ -40,6 +65,7 @@ __all__ = [
     "CountedRendering",
     "TokenCounter",
     "Utf8ByteCounter",
+    "declares",
     "render_catalog_counted",
     "verify_rendering_counted",
 ]
@@ -47,9 +73,18 @@ __all__ = [
 
 @runtime_checkable
 class TokenCounter(Protocol):
-    """Counts the tokens of a text. May declare ``prefix_monotone`` and ``byte_bounded``."""
+    """Counts the tokens of a text.
+
+    May declare ``line_additive``, ``prefix_monotone`` and ``byte_bounded``
+    (module docstring).
+    """
 
     def count(self, text: str) -> int: ...
+
+
+def declares(counter: object, declaration: str) -> bool:
+    """Whether ``counter`` declares ``declaration`` (an attribute that is exactly ``True``)."""
+    return getattr(counter, declaration, False) is True
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +93,7 @@ class Utf8ByteCounter:
 
     prefix_monotone: bool = True
     byte_bounded: bool = True
+    line_additive: bool = True
 
     def count(self, text: str) -> int:
         return len(text.encode("utf-8"))
@@ -69,6 +105,7 @@ class CodePointCounter:
 
     prefix_monotone: bool = True
     byte_bounded: bool = True
+    line_additive: bool = True
 
     def count(self, text: str) -> int:
         return len(text)
@@ -108,23 +145,100 @@ def _counted(counter: TokenCounter, text: str) -> int:
     return tokens
 
 
+def _splits_at_lines(pieces: Sequence[str]) -> bool:
+    """Whether ``line_additive`` applies between consecutive ``pieces``.
+
+    Each piece but the last ends in a line feed and each piece but the first
+    starts with a non-whitespace character. The renderer's own lines always
+    do; checked anyway, so a format change falls back instead of going wrong.
+    """
+    return all(piece.endswith("\n") for piece in pieces[:-1]) and all(
+        piece and not piece[0].isspace() for piece in pieces[1:]
+    )
+
+
+class _LineCounts:
+    """Running token counts of ``head + lines[:k]``, extended one line at a time on demand."""
+
+    __slots__ = ("_counter", "_lines", "sums")
+
+    def __init__(self, counter: TokenCounter, head: str, lines: Sequence[str]) -> None:
+        self._counter = counter
+        self._lines = lines
+        self.sums = [_counted(counter, head)]
+
+    def highest_within(self, limit: int) -> int:
+        """The largest ``k`` with ``sums[k] <= limit`` (-1 if none), counting no further line
+        than the first that passes ``limit``."""
+        sums = self.sums
+        while sums[-1] <= limit and len(sums) <= len(self._lines):
+            sums.append(sums[-1] + _counted(self._counter, self._lines[len(sums) - 1]))
+        return bisect_right(sums, limit) - 1
+
+
+def _additive_search(
+    budget: int,
+    counter: TokenCounter,
+    total: int,
+    lines: Sequence[str],
+    phrase: str,
+) -> tuple[int, int] | None:
+    """The longest fitting framed candidate by line sums: ``(listed, tokens)`` or ``None``.
+
+    Candidate ``k`` counts ``head + lines[:k] + more(T - k) + pointer + footer``
+    line by line. ``sums[k] + tail`` grows with ``k``, so no candidate beyond
+    the first ``k`` where it passes the budget can fit; below it, walk down.
+    """
+    tail = _counted(counter, _pointer_line(total, phrase) + FOOTER)
+    running = _LineCounts(counter, HEADER, lines)
+    listed = running.highest_within(budget - tail)
+    more_tokens: dict[int, int] = {}
+    while listed >= 0:
+        missing = total - listed
+        if missing and missing not in more_tokens:
+            more_tokens[missing] = _counted(counter, _more_line(missing))
+        tokens = running.sums[listed] + more_tokens.get(missing, 0) + tail
+        if tokens <= budget:
+            return listed, tokens
+        listed -= 1
+    return None
+
+
+def _additive_applies(counter: TokenCounter, catalog: SkillCatalog, lines: Sequence[str]) -> bool:
+    return declares(counter, "line_additive") and _splits_at_lines(
+        [HEADER, *lines, _more_line(1), _pointer_line(1, _roots_phrase(catalog.roots)), FOOTER]
+    )
+
+
 def render_catalog_counted(
     catalog: SkillCatalog, budget_tokens: int, counter: TokenCounter
 ) -> CountedRendering:
     """The longest-prefix rendering of ``catalog`` within ``budget_tokens`` as ``counter`` counts.
 
     Same candidates and order as :func:`~a13n_harness.context.render.render_catalog`.
-    O(log n) counts plus a short walk when ``counter.prefix_monotone`` is
-    declared, at most n + 2 counts otherwise.
+    A ``line_additive`` counter is asked about each line at most once, up to
+    the first line past the budget: linear in bytes. Otherwise O(log n)
+    counts plus a short walk when ``counter.prefix_monotone`` is declared, at
+    most n + 2 whole-candidate counts when nothing is declared.
     """
     budget = _budget(budget_tokens)
     total = checked_total(len(catalog.entries), catalog.unlisted)
     if total == 0:
         return CountedRendering("", "empty", 0, 0, 0, budget, 0)
     n = len(catalog.entries)
+    lines, _ = _entry_plan(catalog)
+    phrase = _roots_phrase(catalog.roots)
+    if _additive_applies(counter, catalog, lines):
+        found = _additive_search(budget, counter, total, lines, phrase)
+        if found is not None:
+            listed, tokens = found
+            missing = total - listed
+            more = _more_line(missing) if missing else ""
+            text = "".join((HEADER, *lines[:listed], more, _pointer_line(total, phrase), FOOTER))
+            return CountedRendering(text, "listing", listed, missing, total, budget, tokens)
+        return _minimal_or_empty(catalog, budget, counter, total)
     highest = n
-    if getattr(counter, "prefix_monotone", False) is True:
-        lines, _ = _entry_plan(catalog)
+    if declares(counter, "prefix_monotone"):
         # Largest k whose header + k lines (a prefix of candidate k) still fits.
         low, high = -1, n
         while low < high:
@@ -139,6 +253,60 @@ def render_catalog_counted(
         tokens = _counted(counter, text)
         if tokens <= budget:
             return CountedRendering(text, "listing", listed, total - listed, total, budget, tokens)
+    return _minimal_or_empty(catalog, budget, counter, total)
+
+
+def _minimal_or_empty(
+    catalog: SkillCatalog, budget: int, counter: TokenCounter, total: int
+) -> CountedRendering:
+    minimal = minimal_candidate(catalog)
+    tokens = _counted(counter, minimal)
+    if tokens <= budget:
+        return CountedRendering(minimal, "minimal", 0, total, total, budget, tokens)
+    return CountedRendering("", "empty", 0, total, total, budget, 0)
+
+
+def _expected_by_lines(
+    catalog: SkillCatalog, budget: int, counter: TokenCounter, total: int
+) -> CountedRendering | None:
+    """The answer re-derived with the plain line builders and per-line counts.
+
+    ``None`` when the counter does not declare ``line_additive`` or the lines
+    do not meet its precondition. Independent of the renderer's plan: every
+    line is built afresh.
+    """
+    phrase = _roots_phrase(catalog.roots)
+    pointer = _pointer_line(total, phrase)
+    lines = [_entry_line(e.name, e.description, e.file) for e in catalog.entries]
+    if not declares(counter, "line_additive") or not _splits_at_lines(
+        [HEADER, *lines, _more_line(1), pointer, FOOTER]
+    ):
+        return None
+    tail = _counted(counter, pointer) + _counted(counter, FOOTER)
+    running = _LineCounts(counter, HEADER, lines)
+    for listed in range(running.highest_within(budget - tail), -1, -1):
+        missing = total - listed
+        more = _more_line(missing) if missing else ""
+        tokens = running.sums[listed] + (_counted(counter, more) if more else 0) + tail
+        if tokens <= budget:
+            text = "".join((HEADER, *lines[:listed], more, pointer, FOOTER))
+            return CountedRendering(text, "listing", listed, missing, total, budget, tokens)
+    minimal = _minimal_line(total, catalog.roots, phrase)
+    tokens = _counted(counter, minimal)
+    if tokens <= budget:
+        return CountedRendering(minimal, "minimal", 0, total, total, budget, tokens)
+    return CountedRendering("", "empty", 0, total, total, budget, 0)
+
+
+def _expected_plainly(
+    catalog: SkillCatalog, budget: int, counter: TokenCounter, total: int
+) -> CountedRendering:
+    """The rule as it reads: every candidate counted whole, in order."""
+    for listed in range(len(catalog.entries), -1, -1):
+        text = framed_candidate(catalog, listed)
+        tokens = _counted(counter, text)
+        if tokens <= budget:
+            return CountedRendering(text, "listing", listed, total - listed, total, budget, tokens)
     minimal = minimal_candidate(catalog)
     tokens = _counted(counter, minimal)
     if tokens <= budget:
@@ -149,33 +317,36 @@ def render_catalog_counted(
 def verify_rendering_counted(
     catalog: SkillCatalog, budget_tokens: int, rendered: CountedRendering, counter: TokenCounter
 ) -> None:
-    """Certify ``rendered`` by re-deriving it linearly, trusting no declaration of the counter.
+    """Certify ``rendered`` by re-deriving it with the plain line builders.
 
+    Trusts one declaration, ``line_additive`` (checked by property against
+    every counter this project ships): the candidates' counts are then sums of
+    their lines' counts, each line counted once, linear in bytes. The claimed
+    text is also counted whole and must give the claimed tokens, so a false
+    declaration that changes the chosen text's count is caught. Without the
+    declaration every candidate is counted whole, as the rule reads.
     Raises ``DefinitionError(code="rendering_not_certified")`` on any difference.
     """
     budget = _budget(budget_tokens)
     total = checked_total(len(catalog.entries), catalog.unlisted)
-    expected = CountedRendering("", "empty", 0, 0, 0, budget, 0)
-    if total:
-        expected = CountedRendering("", "empty", 0, total, total, budget, 0)
-        for listed in range(len(catalog.entries), -1, -1):
-            text = framed_candidate(catalog, listed)
-            tokens = _counted(counter, text)
-            if tokens <= budget:
-                expected = CountedRendering(
-                    text, "listing", listed, total - listed, total, budget, tokens
-                )
-                break
-        else:
-            minimal = minimal_candidate(catalog)
-            tokens = _counted(counter, minimal)
-            if tokens <= budget:
-                expected = CountedRendering(minimal, "minimal", 0, total, total, budget, tokens)
     if not isinstance(rendered, CountedRendering) or rendered.form not in FORMS:
         raise DefinitionError("rendering_not_certified", "not a CountedRendering")
+    if total == 0:
+        expected = CountedRendering("", "empty", 0, 0, 0, budget, 0)
+    else:
+        by_lines = _expected_by_lines(catalog, budget, counter, total)
+        expected = (
+            by_lines if by_lines is not None else _expected_plainly(catalog, budget, counter, total)
+        )
     if rendered != expected:
         raise DefinitionError(
             "rendering_not_certified",
-            f"expected {expected.form} listing {expected.listed}, "
-            f"got {rendered.form} listing {rendered.listed}",
+            f"expected {expected.form} listing {expected.listed} at {expected.tokens} tokens, "
+            f"got {rendered.form} listing {rendered.listed} at {rendered.tokens} tokens",
+        )
+    if rendered.text and _counted(counter, rendered.text) != rendered.tokens:
+        raise DefinitionError(
+            "rendering_not_certified",
+            "the counter gives the rendered text another count than the sum of its lines "
+            "(a false line_additive declaration)",
         )

@@ -44,7 +44,7 @@ from a13n_harness.environment.errors import (
     FilePermissionDenied,
     FileProviderError,
 )
-from a13n_harness.environment.local import LocalFileOperator
+from a13n_harness.environment.local import LocalFileOperator, check_host_directory
 from a13n_harness.environment.operator import BatchReader, DirectoryEntry, FileOperator, FileStat
 from a13n_harness.environment.paths import is_canonical_path, path_segments
 
@@ -77,12 +77,21 @@ class FileProvider(Protocol):
 
 
 class LocalDirectoryProvider:
-    """The built-in provider: a host directory served by a :class:`LocalFileOperator`."""
+    """The built-in provider: a host directory served by a :class:`LocalFileOperator`.
+
+    Each generation pins its directory when it starts (at construction and at
+    every :meth:`retarget`): its operator opens the directory then and walks
+    from that descriptor, so moving or relinking the host path later changes
+    nothing it serves. The operator of a replaced generation is not closed
+    here (a scope pinned to it may still be finishing a call, and then fails
+    with ``skill_catalog_stale``); it releases its descriptor when it is
+    collected or closed.
+    """
 
     __slots__ = ("_generation", "_operator", "_path")
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self._path = os.fspath(path)
+        self._path = check_host_directory(path)
         self._operator = LocalFileOperator(self._path)
         self._generation = 1
 
@@ -99,9 +108,14 @@ class LocalDirectoryProvider:
         return self._operator
 
     def retarget(self, new_path: str | os.PathLike[str]) -> None:
-        """Serve ``new_path`` from now on; always bumps the generation (even to the same path)."""
-        self._path = os.fspath(new_path)
-        self._operator = LocalFileOperator(self._path)
+        """Serve ``new_path`` from now on; always bumps the generation (even to the same path).
+
+        A bad ``new_path`` is ``skill_root_invalid`` and changes nothing.
+        """
+        path = check_host_directory(new_path)
+        operator = LocalFileOperator(path)
+        self._path = path
+        self._operator = operator
         self._generation += 1
 
     def __repr__(self) -> str:
@@ -154,6 +168,34 @@ def _check_mount_name(name: object) -> str:
     return name
 
 
+def _check_provider(provider: object) -> FileProvider:
+    if not callable(getattr(provider, "operator", None)) or not hasattr(
+        type(provider), "generation"
+    ):
+        raise DefinitionError(
+            "skill_root_invalid",
+            f"a mount needs a FileProvider (generation and operator()), not {provider!r}",
+            reason="provider",
+        )
+    return provider  # type: ignore[return-value]
+
+
+def _check_selection(selection: object) -> EnvironmentPath:
+    if not isinstance(selection, EnvironmentPath):
+        raise DefinitionError(
+            "skill_root_invalid",
+            f"not an EnvironmentPath from select_files: {selection!r}",
+            reason="selection",
+        )
+    return selection
+
+
+def _check_limit(limit: object) -> int:
+    if type(limit) is not int or limit < 0:
+        raise FileProviderError("limit must be a non-negative int")
+    return limit
+
+
 def _stale(path: str, why: str) -> DefinitionError:
     return DefinitionError("skill_catalog_stale", why, path=path)
 
@@ -164,7 +206,13 @@ class Environment:
     def __init__(
         self, mounts: Mapping[str, FileProvider] = _NO_MOUNTS, default: str = DEFAULT_MOUNT
     ) -> None:
-        self._configured = {_check_mount_name(name): provider for name, provider in mounts.items()}
+        if not isinstance(mounts, Mapping):
+            raise DefinitionError(
+                "skill_root_invalid", "mounts must be a mapping of names to providers"
+            )
+        self._configured = {
+            _check_mount_name(name): _check_provider(provider) for name, provider in mounts.items()
+        }
         self._default = _check_mount_name(default)
         self._live: dict[str, _Incarnation] | None = None
 
@@ -208,14 +256,16 @@ class Environment:
         """Mount ``provider`` as ``name``, replacing any mount of that name; returns its id."""
         live = self._require_live()
         checked = _check_mount_name(name)
-        incarnation = _Incarnation(checked, provider, f"mount-{next(_incarnations)}")
+        incarnation = _Incarnation(
+            checked, _check_provider(provider), f"mount-{next(_incarnations)}"
+        )
         live[checked] = incarnation
         return incarnation.mount_id
 
     def unmount(self, name: str) -> None:
         """Remove mount ``name``."""
         live = self._require_live()
-        if name not in live:
+        if not isinstance(name, str) or name not in live:
             raise DefinitionError(
                 "skill_root_unroutable", f"no mount named {name!r}", reason="unknown_mount"
             )
@@ -268,6 +318,9 @@ class Environment:
 
     def is_current(self, selection: EnvironmentPath) -> bool:
         """True when ``selection.path`` still takes exactly the route it took."""
+        checked: object = selection  # a Host may pass anything
+        if not isinstance(checked, EnvironmentPath):
+            return False
         try:
             return self.select_files(selection.path).route == selection.route
         except DefinitionError:
@@ -275,6 +328,7 @@ class Environment:
 
     def require_current(self, selection: EnvironmentPath) -> None:
         """Raise ``skill_catalog_stale`` unless :meth:`is_current`."""
+        _check_selection(selection)
         if not self.is_current(selection):
             raise _stale(selection.path, "the route of this path changed")
 
@@ -364,6 +418,7 @@ class PinnedFiles:
 
     async def read_bytes(self, path: str, limit: int) -> bytes:
         inner = self._provider_path(path)
+        _check_limit(limit)
         self._check(path)
         result = await self._operator.read_bytes(inner, limit)
         self._check(path)
@@ -372,6 +427,9 @@ class PinnedFiles:
     async def read_many(
         self, paths: Sequence[str], limit: int
     ) -> Sequence[bytes | FileOperatorError]:
+        if isinstance(paths, str | bytes) or not isinstance(paths, Sequence):
+            raise FileProviderError("paths must be a sequence of paths")
+        _check_limit(limit)
         inner: list[str] = []
         errors: dict[int, FileOperatorError] = {}
         for index, path in enumerate(paths):
@@ -380,7 +438,7 @@ class PinnedFiles:
             except FileOperatorError as error:
                 errors[index] = error
                 inner.append("/")
-        first = paths[0] if paths else self._prefix
+        first = paths[0] if paths and isinstance(paths[0], str) else self._prefix
         self._check(first)
         operator = self._operator
         results: list[bytes | FileOperatorError]

@@ -37,12 +37,14 @@ import errno
 import os
 import stat as stat_module
 import threading
+import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
 
+from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment.errors import (
     FileNotFound,
     FileOperatorError,
@@ -52,9 +54,13 @@ from a13n_harness.environment.errors import (
     NotADirectory,
 )
 from a13n_harness.environment.operator import DirectoryEntry, EntryKind, FileStat
-from a13n_harness.environment.paths import is_canonical_path, path_segments
+from a13n_harness.environment.paths import (
+    is_canonical_path,
+    path_segments,
+    resolve_link_target,
+)
 
-__all__ = ["EXECUTOR_THREADS", "MAX_LINK_HOPS", "LocalFileOperator"]
+__all__ = ["EXECUTOR_THREADS", "MAX_LINK_HOPS", "LocalFileOperator", "check_host_directory"]
 
 # 40: Linux's MAXSYMLINKS; a walk that follows more links than the kernel
 # would is a loop (or an attack), and ends as an error instead of a hang.
@@ -71,6 +77,8 @@ _O_NOCTTY = getattr(os, "O_NOCTTY", 0)
 _WALK_FLAGS = (_O_PATH or os.O_RDONLY) | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC
 _LIST_FLAGS = os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_NOCTTY | _O_CLOEXEC
+# The root alone is opened following links: its path is the caller's, trusted once, here.
+_ROOT_FLAGS = (_O_PATH or os.O_RDONLY) | _O_DIRECTORY | _O_CLOEXEC
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC
 
 _T = TypeVar("_T")
@@ -127,6 +135,68 @@ def _check_limit(limit: object) -> int:
     return limit
 
 
+def _check_data(data: object) -> bytes:
+    # bytes(5) would allocate five NULs and bytes(10**10) ten gigabytes: only byte strings.
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise FileProviderError(f"data must be bytes, not {type(data).__name__}")
+    return bytes(data)
+
+
+def _check_paths(paths: object) -> list[object]:
+    if isinstance(paths, str | bytes) or not isinstance(paths, Sequence):
+        raise FileProviderError("paths must be a sequence of paths")
+    return list(paths)
+
+
+def check_host_directory(root: object) -> str:
+    """``root`` as a host path string (``str`` or ``os.PathLike[str]``, non-empty, no NUL).
+
+    Anything else is ``DefinitionError(code="skill_root_invalid", reason="host_root")``.
+    """
+    try:
+        path = os.fspath(root)  # type: ignore[call-overload]
+    except TypeError:
+        path = None
+    if not isinstance(path, str) or not path or "\x00" in path:
+        raise DefinitionError(
+            "skill_root_invalid",
+            f"an operator root must be a non-empty host path: {root!r}",
+            reason="host_root",
+        )
+    return path
+
+
+# 64 KiB: the first read after the measured size when a file turns out
+# larger than fstat said (growing, or procfs-like with size 0); each later
+# read doubles, so a read costs O(size) whatever ``limit`` is.
+_GROWTH_CHUNK = 65_536
+# 32 descriptors: how many directory levels ``remove`` keeps open while it
+# empties a deep tree; deeper levels are reopened from the nearest open one,
+# so a tree of any depth needs neither recursion nor one descriptor per level.
+_REMOVE_WINDOW = 32
+
+
+def _read_file(fd: int, limit: int, size: int) -> bytes:
+    """At most ``limit`` bytes of the open file ``fd``, allocating for what it holds."""
+    if limit == 0:
+        return b""
+    want = min(limit, max(size, 0) + 1)  # one byte past the measured size detects growth
+    data = os.read(fd, want)
+    if len(data) < want or len(data) == limit:
+        return data
+    parts = [data]
+    total = len(data)
+    step = max(_GROWTH_CHUNK, total)
+    while total < limit:
+        chunk = os.read(fd, min(step, limit - total))
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+        step = total
+    return b"".join(parts)
+
+
 @dataclass(slots=True)
 class _Located:
     """``name`` inside the directory ``parent`` (``name is None``: ``parent`` itself)."""
@@ -137,19 +207,17 @@ class _Located:
 
 
 class _Walker:
-    """Resolves paths below one root for the length of one blocking call.
+    """Resolves paths below the pinned root for the length of one blocking call.
 
-    Keeps the descriptors of the last link-free directory chain, so paths that
-    share directories (every SKILL.md of one root) open only what differs.
+    ``root_fd`` is borrowed from the operator and never closed here. Keeps the
+    descriptors of the last link-free directory chain, so paths that share
+    directories (every SKILL.md of one root) open only what differs.
     """
 
-    def __init__(self, root: str) -> None:
-        self._root = root
-        try:
-            root_fd = os.open(root, _WALK_FLAGS & ~_O_NOFOLLOW)
-        except OSError as error:
-            raise _os_error(error, "/") from None
-        self._chain_fds: list[int] = [root_fd]
+    def __init__(self, root_fd: int, root_segments: Sequence[str]) -> None:
+        self._root_fd = root_fd
+        self._root_segments = root_segments
+        self._chain_fds: list[int] = []  # fds of _chain_names, below the root
         self._chain_names: list[str] = []
         self._scratch: list[int] = []  # descriptors owned by the last slow walk
 
@@ -158,6 +226,7 @@ class _Walker:
         for fd in self._chain_fds:
             os.close(fd)
         self._chain_fds = []
+        self._chain_names = []
 
     def __enter__(self) -> _Walker:
         return self
@@ -175,59 +244,53 @@ class _Walker:
         self._release_scratch()
         segments = path_segments(path)
         if not segments:
-            return _Located(self._chain_fds[0], None, stat_module.S_IFDIR)
+            return _Located(self._root_fd, None, stat_module.S_IFDIR)
         directories = segments[:-1]
+        names = self._chain_names
+        fds = self._chain_fds
         shared = 0
-        for have, want in zip(self._chain_names, directories, strict=False):
+        for have, want in zip(names, directories, strict=False):
             if have != want:
                 break
             shared += 1
-        while len(self._chain_names) > shared:
-            self._chain_names.pop()
-            os.close(self._chain_fds.pop())
+        while len(names) > shared:
+            names.pop()
+            os.close(fds.pop())
         for segment in directories[shared:]:
             try:
-                fd = os.open(segment, _WALK_FLAGS, dir_fd=self._chain_fds[-1])
+                fd = os.open(segment, _WALK_FLAGS, dir_fd=fds[-1] if fds else self._root_fd)
             except OSError:
                 return self._slow(path, segments, follow_last=follow_last)
-            self._chain_fds.append(fd)
-            self._chain_names.append(segment)
+            fds.append(fd)
+            names.append(segment)
+        parent = fds[-1] if fds else self._root_fd
         last = segments[-1]
         try:
-            mode = os.stat(last, dir_fd=self._chain_fds[-1], follow_symlinks=False).st_mode
+            mode = os.stat(last, dir_fd=parent, follow_symlinks=False).st_mode
         except FileNotFoundError:
-            return _Located(self._chain_fds[-1], last, None)
+            return _Located(parent, last, None)
         except OSError as error:
             raise _os_error(error, path) from None
         if follow_last and stat_module.S_ISLNK(mode):
             return self._slow(path, segments, follow_last=follow_last)
-        return _Located(self._chain_fds[-1], last, mode)
-
-    def _inside(self, target: str, path: str) -> list[str]:
-        root = self._root
-        if root == "/":
-            return target.split("/")
-        if target == root or target.startswith(root + "/"):
-            return target[len(root) :].split("/")
-        raise FilePermissionDenied("symbolic link leads outside the root", path=path)
+        return _Located(parent, last, mode)
 
     def _slow(self, path: str, segments: list[str], *, follow_last: bool) -> _Located:
-        """The general walk: follows links, refusing any that leave the root."""
+        """The general walk: follows links lexically, refusing any that leave the root.
+
+        ``resolved`` is the link-free chain walked so far (``fds`` holds its
+        descriptors); a link replaces it with the segments its target names
+        (:func:`~a13n_harness.environment.paths.resolve_link_target`), keeping
+        the descriptors of the prefix both share.
+        """
         fds = self._scratch
-        root_fd = self._chain_fds[0]
+        resolved: list[str] = []
         pending = deque(segments)
         hops = 0
         try:
             while pending:
                 segment = pending.popleft()
-                if segment in ("", "."):
-                    continue
-                if segment == "..":
-                    if not fds:
-                        raise FilePermissionDenied("symbolic link climbs above the root", path=path)
-                    os.close(fds.pop())
-                    continue
-                current = fds[-1] if fds else root_fd
+                current = fds[-1] if fds else self._root_fd
                 last = not pending
                 try:
                     mode = os.stat(segment, dir_fd=current, follow_symlinks=False).st_mode
@@ -245,13 +308,22 @@ class _Walker:
                         target = os.readlink(segment, dir_fd=current)
                     except OSError as error:
                         raise _os_error(error, path) from None
-                    if target.startswith("/"):
-                        parts = self._inside(target, path)
-                        while fds:
-                            os.close(fds.pop())
-                    else:
-                        parts = target.split("/")
-                    pending.extendleft(reversed(parts))
+                    if not target:
+                        raise FileNotFound("empty symbolic link", path=path)
+                    leads = resolve_link_target(resolved, target, self._root_segments)
+                    if leads is None:
+                        raise FilePermissionDenied(
+                            "symbolic link leads outside the root", path=path
+                        )
+                    shared = 0
+                    for have, want in zip(resolved, leads, strict=False):
+                        if have != want:
+                            break
+                        shared += 1
+                    while len(resolved) > shared:
+                        resolved.pop()
+                        os.close(fds.pop())
+                    pending.extendleft(reversed(leads[shared:]))
                     continue
                 if last:
                     return _Located(current, segment, mode)
@@ -261,7 +333,8 @@ class _Walker:
                     fds.append(os.open(segment, _WALK_FLAGS, dir_fd=current))
                 except OSError as error:
                     raise _os_error(error, path) from None
-            return _Located(fds[-1] if fds else root_fd, None, stat_module.S_IFDIR)
+                resolved.append(segment)
+            return _Located(fds[-1] if fds else self._root_fd, None, stat_module.S_IFDIR)
         except BaseException:
             self._release_scratch()
             raise
@@ -279,21 +352,10 @@ class _Walker:
         except OSError as error:
             raise _os_error(error, path) from None
         try:
-            size = os.fstat(fd)
-            if not stat_module.S_ISREG(size.st_mode):
+            measured = os.fstat(fd)
+            if not stat_module.S_ISREG(measured.st_mode):
                 raise FileUnsupported("not a regular file", path=path)
-            data = os.read(fd, limit) if limit else b""
-            if len(data) >= limit or len(data) >= size.st_size:
-                return data
-            parts = [data]
-            total = len(data)
-            while total < limit:
-                chunk = os.read(fd, limit - total)
-                if not chunk:
-                    break
-                parts.append(chunk)
-                total += len(chunk)
-            return b"".join(parts)
+            return _read_file(fd, limit, measured.st_size)
         except OSError as error:
             raise _os_error(error, path) from None
         finally:
@@ -391,32 +453,153 @@ class _Walker:
             raise _os_error(error, path) from None
 
 
-def _remove_tree(parent: int, name: str) -> None:
-    fd = os.open(name, _LIST_FLAGS, dir_fd=parent)
+def _list_kinds(fd: int) -> list[tuple[str, bool]]:
+    with os.scandir(fd) as listing:
+        return [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in listing]
+
+
+def _remove_tree(top_parent: int, top_name: str) -> None:
+    """Remove the directory ``top_name`` of ``top_parent`` and all below it, links unfollowed.
+
+    Iterative, with at most :data:`_REMOVE_WINDOW` directory descriptors open:
+    ``names`` is the chain from ``top_name`` down to the directory being
+    emptied, ``fds`` its descriptors (``-1`` once closed to stay in the
+    window), ``pending`` the children of each level still to remove. A closed
+    level is reopened by name from the top, one ``O_NOFOLLOW`` step at a time,
+    so a directory swapped for a link meanwhile is refused, never followed.
+    """
+    names: list[str] = []
+    fds: list[int] = []
+    pending: list[list[tuple[str, bool]]] = []
+    opened: deque[int] = deque()  # the levels whose descriptor is open, shallowest first
+
+    def parent_of(level: int) -> int:
+        return top_parent if level == 0 else fds[level - 1]
+
+    def keep_window() -> None:
+        while len(opened) > _REMOVE_WINDOW:
+            level = opened.popleft()
+            os.close(fds[level])
+            fds[level] = -1
+
+    def reopen(level: int) -> None:
+        # Every level above a closed one is closed too (the window keeps the deepest).
+        for index in range(level + 1):
+            if fds[index] < 0:
+                fds[index] = os.open(names[index], _LIST_FLAGS, dir_fd=parent_of(index))
+                opened.append(index)
+        ordered = sorted(opened)
+        opened.clear()
+        opened.extend(ordered)
+        keep_window()
+
+    def descend(name: str, parent: int) -> None:
+        fd = os.open(name, _LIST_FLAGS, dir_fd=parent)
+        names.append(name)
+        fds.append(fd)
+        opened.append(len(fds) - 1)
+        pending.append(_list_kinds(fd))
+        keep_window()
+
     try:
-        with os.scandir(fd) as listing:
-            entries = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in listing]
-        for child, is_directory in entries:
-            if is_directory:
-                _remove_tree(fd, child)
+        descend(top_name, top_parent)
+        while names:
+            level = len(names) - 1
+            if fds[level] < 0:
+                reopen(level)
+            children = pending[level]
+            while children:
+                child, is_directory = children.pop()
+                if is_directory:
+                    descend(child, fds[level])
+                    break
+                os.unlink(child, dir_fd=fds[level])
             else:
-                os.unlink(child, dir_fd=fd)
+                os.close(fds[level])
+                opened.pop()
+                name = names.pop()
+                fds.pop()
+                pending.pop()
+                if level > 0 and fds[level - 1] < 0:
+                    reopen(level - 1)
+                os.rmdir(name, dir_fd=parent_of(level))
     finally:
+        for fd in fds:
+            if fd >= 0:
+                os.close(fd)
+
+
+def _host_segments(real: str) -> list[str]:
+    return [segment for segment in real.split("/") if segment]
+
+
+def _pin(path: str) -> tuple[int, str]:
+    """Open the host directory ``path`` once; its descriptor and its real path.
+
+    The real path is only used to recognise absolute link targets that name
+    the root; it is checked to name the very directory opened (same device
+    and inode), so a swap between the two steps is refused, not half-pinned.
+    """
+    fd = os.open(path, _ROOT_FLAGS)
+    try:
+        real = os.path.realpath(path)
+        opened = os.fstat(fd)
+        named = os.stat(real)
+        if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
+            raise FileProviderError("the root changed while the operator was built", path="/")
+    except BaseException:
         os.close(fd)
-    os.rmdir(name, dir_fd=parent)
+        raise
+    return fd, real
 
 
 class LocalFileOperator:
     """A :class:`~a13n_harness.environment.FileOperator` whose ``/`` is the host directory ``root``.
 
-    ``root`` is resolved once, at construction, to its real path; nothing
-    outside that directory is ever opened, listed or reported on.
+    The root is opened once, here, and pinned: every later call walks from
+    that descriptor, so renaming ``root`` or replacing it by a link afterwards
+    changes nothing the operator reads. A root that cannot be opened now
+    (missing, not a directory, denied) stays so: every call raises the error
+    opening it raised, even if the directory appears later.
+
+    The descriptor lives as long as the operator: :meth:`close` (or leaving
+    ``with LocalFileOperator(...) as files:``) releases it once the calls in
+    flight finish, and a finalizer releases it when the operator is
+    collected. A closed operator raises :class:`FileProviderError`. The
+    descriptor is close-on-exec; a forked child inherits it and may keep using
+    the operator (it only ever walks from it with ``*at`` calls, sharing no
+    offset).
     """
 
-    __slots__ = ("_root",)
+    __slots__ = (
+        "__weakref__",
+        "_closed",
+        "_error",
+        "_fd",
+        "_finalizer",
+        "_lock",
+        "_root",
+        "_segments",
+        "_users",
+    )
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
-        self._root = os.path.realpath(os.fspath(root))
+        path = check_host_directory(root)
+        self._lock = threading.Lock()
+        self._users = 0
+        self._closed = False
+        self._fd = -1
+        self._error: FileOperatorError | None = None
+        try:
+            self._fd, self._root = _pin(path)
+        except OSError as error:
+            self._root = os.path.abspath(path)
+            self._error = _os_error(error, "/")
+        except FileOperatorError as error:
+            self._root = os.path.abspath(path)
+            self._error = error
+        self._segments = _host_segments(self._root)
+        self._finalizer = weakref.finalize(self, os.close, self._fd) if self._fd >= 0 else None
 
     @property
     def read_concurrency(self) -> int:
@@ -425,15 +608,55 @@ class LocalFileOperator:
 
     @property
     def root(self) -> str:
-        """The real host path of this operator's ``/``."""
+        """The real host path of this operator's ``/`` when it was built."""
         return self._root
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     def __repr__(self) -> str:
         return f"LocalFileOperator({self._root!r})"
 
+    def close(self) -> None:
+        """Release the root descriptor (after the calls in flight); later calls fail."""
+        with self._lock:
+            self._closed = True
+            self._release_if_idle()
+
+    def __enter__(self) -> LocalFileOperator:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _release_if_idle(self) -> None:
+        if self._users == 0 and self._finalizer is not None:
+            self._finalizer()  # closes the descriptor once
+            self._finalizer = None
+
+    def _acquire(self) -> int:
+        with self._lock:
+            if self._closed:
+                raise FileProviderError("the file operator is closed", path="/")
+            if self._error is not None:
+                raise self._error.__class__(self._error.message, path=self._error.path)
+            self._users += 1
+            return self._fd
+
+    def _release(self) -> None:
+        with self._lock:
+            self._users -= 1
+            if self._closed:
+                self._release_if_idle()
+
     def _call(self, operation: Callable[[_Walker], _T]) -> _T:
-        with _Walker(self._root) as walker:
-            return operation(walker)
+        fd = self._acquire()
+        try:
+            with _Walker(fd, self._segments) as walker:
+                return operation(walker)
+        finally:
+            self._release()
 
     async def _run(self, operation: Callable[[_Walker], _T]) -> _T:
         loop = asyncio.get_running_loop()
@@ -465,7 +688,7 @@ class LocalFileOperator:
         self, paths: Sequence[str], limit: int
     ) -> Sequence[bytes | FileOperatorError]:
         bound = _check_limit(limit)
-        checked = list(paths)
+        checked = _check_paths(paths)
 
         def chunk(walker: _Walker) -> list[bytes | FileOperatorError]:
             results: list[bytes | FileOperatorError] = []
@@ -487,7 +710,7 @@ class LocalFileOperator:
 
     async def write_bytes(self, path: str, data: bytes) -> None:
         checked = _check_path(path)
-        payload = bytes(data)
+        payload = _check_data(data)
         await self._run(lambda walker: walker.write(checked, payload))
 
     async def make_directory(self, path: str) -> None:

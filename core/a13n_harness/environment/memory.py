@@ -27,7 +27,11 @@ from a13n_harness.environment.errors import (
 )
 from a13n_harness.environment.local import MAX_LINK_HOPS
 from a13n_harness.environment.operator import DirectoryEntry, EntryKind, FileStat
-from a13n_harness.environment.paths import is_canonical_path, path_segments
+from a13n_harness.environment.paths import (
+    is_canonical_path,
+    path_segments,
+    resolve_link_target,
+)
 
 __all__ = [
     "MemoryBroken",
@@ -70,14 +74,32 @@ MemoryNode = (
 )
 
 
-def _copy(node: object) -> MemoryNode:
-    if isinstance(node, Mapping):
-        return {str(name): _copy(child) for name, child in node.items()}
+def _leaf(node: object) -> MemoryNode:
     if isinstance(node, bytes | bytearray):
         return bytes(node)
     if isinstance(node, MemorySymlink | MemorySpecial | MemoryDenied | MemoryBroken):
         return node
-    raise TypeError(f"not a memory tree node: {node!r}")
+    raise FileProviderError(f"not a memory tree node: {type(node).__name__}")
+
+
+def _copy(tree: object) -> dict[str, MemoryNode]:
+    """A private copy of ``tree``, built without recursion (trees may be thousands deep)."""
+    if not isinstance(tree, Mapping):
+        raise FileProviderError(f"a memory tree must be a mapping, not {type(tree).__name__}")
+    root: dict[str, MemoryNode] = {}
+    work: list[tuple[Mapping[object, object], dict[str, MemoryNode]]] = [(tree, root)]
+    while work:
+        source, target = work.pop()
+        for name, child in source.items():
+            if not isinstance(name, str):
+                raise FileProviderError(f"a memory entry name must be a str: {name!r}")
+            if isinstance(child, Mapping):
+                copied: dict[str, MemoryNode] = {}
+                target[name] = copied
+                work.append((child, copied))
+            else:
+                target[name] = _leaf(child)
+    return root
 
 
 def _kind(node: MemoryNode) -> EntryKind:
@@ -96,39 +118,49 @@ class MemoryFileOperator:
     """A file tree held in memory; see the module docstring."""
 
     def __init__(self, tree: Mapping[str, object] | None = None) -> None:
-        root = _copy(tree or {})
-        assert isinstance(root, dict)
-        self._root: dict[str, MemoryNode] = root
+        self._root: dict[str, MemoryNode] = _copy({} if tree is None else tree)
         self.opened: list[str] = []
 
     def _resolve(
         self, path: object, *, follow_last: bool = True
     ) -> tuple[dict[str, MemoryNode], str | None]:
-        """The directory holding what ``path`` names and its name (``None``: the root)."""
+        """The directory holding what ``path`` names and its name (``None``: the root).
+
+        The same walk as :class:`~a13n_harness.environment.LocalFileOperator`:
+        ``resolved`` is the link-free chain so far; a link replaces it with the
+        segments its target names, resolved lexically by
+        :func:`~a13n_harness.environment.paths.resolve_link_target` (this
+        operator's ``/`` is its own root, so an absolute target is read from
+        it), and a target leaving the root is :class:`FilePermissionDenied`.
+        """
         if not is_canonical_path(path):
             raise FilePermissionDenied("path is not a canonical absolute path", path=repr(path))
         assert isinstance(path, str)
         stack: list[dict[str, MemoryNode]] = [self._root]
+        resolved: list[str] = []
         pending = deque(path_segments(path))
         hops = 0
         while pending:
             segment = pending.popleft()
-            if segment in ("", "."):
-                continue
-            if segment == "..":
-                if len(stack) == 1:
-                    raise FilePermissionDenied("symbolic link climbs above the root", path=path)
-                stack.pop()
-                continue
             node = stack[-1].get(segment)
             last = not pending
             if isinstance(node, MemorySymlink) and (follow_last or not last):
                 hops += 1
                 if hops > MAX_LINK_HOPS:
                     raise FileUnsupported("symbolic link loop", path=path)
-                if node.target.startswith("/"):
-                    del stack[1:]
-                pending.extendleft(reversed(node.target.split("/")))
+                if not node.target:
+                    raise FileNotFound("empty symbolic link", path=path)
+                leads = resolve_link_target(resolved, node.target, ())
+                if leads is None:
+                    raise FilePermissionDenied("symbolic link leads outside the root", path=path)
+                shared = 0
+                for have, want in zip(resolved, leads, strict=False):
+                    if have != want:
+                        break
+                    shared += 1
+                del resolved[shared:]
+                del stack[shared + 1 :]
+                pending.extendleft(reversed(leads[shared:]))
                 continue
             if last:
                 return stack[-1], segment
@@ -141,6 +173,7 @@ class MemoryFileOperator:
             if not isinstance(node, dict):
                 raise NotADirectory("not a directory", path=path)
             stack.append(node)
+            resolved.append(segment)
         return stack[-1], None
 
     def _node(self, path: object) -> MemoryNode:
@@ -166,6 +199,8 @@ class MemoryFileOperator:
         """:meth:`read_bytes` without the coroutine."""
         if type(limit) is not int or limit < 0:
             raise FileProviderError("limit must be a non-negative int")
+        if not is_canonical_path(path):
+            raise FilePermissionDenied("path is not a canonical absolute path", path=repr(path))
         node = self._node(path)
         if not isinstance(node, bytes):
             raise FileUnsupported("not a regular file", path=path)
@@ -180,6 +215,8 @@ class MemoryFileOperator:
         return FileStat(_kind(node), len(node) if isinstance(node, bytes) else 0)
 
     async def write_bytes(self, path: str, data: bytes) -> None:
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise FileProviderError(f"data must be bytes, not {type(data).__name__}")
         parent, name = self._resolve(path)
         if name is None or isinstance(parent.get(name), dict | MemorySpecial):
             raise FileUnsupported("not a regular file", path=path)

@@ -14,7 +14,9 @@ refused, so two spellings can never name one file.
 
 from __future__ import annotations
 
-__all__ = ["is_canonical_path", "join_path", "path_segments"]
+from collections.abc import Sequence
+
+__all__ = ["is_canonical_path", "join_path", "path_segments", "resolve_link_target"]
 
 
 def _has_lone_surrogate(text: str) -> bool:
@@ -45,3 +47,39 @@ def path_segments(path: str) -> list[str]:
 def join_path(directory: str, name: str) -> str:
     """``directory`` joined with one segment ``name``."""
     return f"/{name}" if directory == "/" else f"{directory}/{name}"
+
+
+def resolve_link_target(
+    parent: Sequence[str], target: str, root: Sequence[str]
+) -> list[str] | None:
+    """Where a symbolic link leads, as segments below the root, or ``None`` when it leaves.
+
+    ``parent`` is the directory holding the link (segments below the root),
+    ``target`` the link's text and ``root`` the host segments of the root
+    (``[]`` for an operator whose ``/`` is its own namespace). The target is
+    resolved *lexically*, however it is spelled: empty and ``.`` segments are
+    dropped (``//x``, ``/./x``, ``x/``), ``..`` removes the segment before it
+    (``a/../b`` is ``b``). An absolute target is resolved over the whole host
+    path (``..`` at the host ``/`` stays there, as POSIX says) and must then be
+    the root or below it; a relative target starts at ``parent`` and may not
+    climb above the root. No file system is consulted: the answer depends on
+    the spelling alone, so the on-disk and in-memory operators agree on it.
+    """
+    absolute = target.startswith("/")
+    stack: list[str] = [] if absolute else list(parent)
+    for segment in target.split("/"):
+        if segment in ("", "."):
+            continue
+        if segment == "..":
+            if stack:
+                stack.pop()
+            elif not absolute:
+                return None  # a relative target climbing above the root
+            continue
+        stack.append(segment)
+    if not absolute:
+        return stack
+    depth = len(root)
+    if stack[:depth] != list(root):
+        return None
+    return stack[depth:]
