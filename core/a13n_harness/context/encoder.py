@@ -51,8 +51,8 @@ _ENTITY_CHAR = {"amp": "&", "lt": "<", "gt": ">"}
 
 
 def is_escaped(code_point: int) -> bool:
-    """Whether ``code_point`` is one the encoder writes as ``&#xH;``."""
-    return any(lo <= code_point <= hi for lo, hi in ESCAPED_RANGES)
+    """Whether ``code_point`` is one the encoder writes as ``&#xH;`` (``False`` for a non-int)."""
+    return type(code_point) is int and any(lo <= code_point <= hi for lo, hi in ESCAPED_RANGES)
 
 
 _ASCII_CHANGED = bytes([*range(0x20), 0x7F, *b"&<>"])

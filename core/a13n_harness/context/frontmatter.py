@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import yaml
 from yaml import events as _events
 
-from a13n_harness.context.errors import FrontmatterError
+from a13n_harness.context._checks import is_bytes_like
+from a13n_harness.context.errors import DefinitionError, FrontmatterError
 
 __all__ = [
     "NAME_MAX_CHARS",
@@ -71,10 +72,24 @@ class FrontmatterLimits:
     max_description_chars: int = 1_024
 
     def __post_init__(self) -> None:
-        for field in ("max_bytes", "max_depth", "max_nodes", "max_description_chars"):
-            value = getattr(self, field)
-            if type(value) is not int or value < 1:
-                raise ValueError(f"FrontmatterLimits.{field} must be a positive int")
+        problem = _limits_problem(self)
+        if problem is not None:
+            raise ValueError(problem)
+
+
+_LIMIT_FIELDS = ("max_bytes", "max_depth", "max_nodes", "max_description_chars")
+
+
+def _limits_problem(limits: object) -> str | None:
+    """What is wrong with ``limits``, or ``None``: also run on every parse, so limits
+    forged past the constructor (``object.__setattr__``) are refused there too."""
+    if not isinstance(limits, FrontmatterLimits):
+        return f"limits must be a FrontmatterLimits, got {type(limits).__name__}"
+    for field in _LIMIT_FIELDS:
+        value = getattr(limits, field, None)
+        if type(value) is not int or value < 1:
+            return f"FrontmatterLimits.{field} must be a positive int"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +112,16 @@ def normalize_description(text: str, max_chars: int = 1_024) -> tuple[str, bool]
     """Collapse every whitespace run to one space, strip, and cut to ``max_chars``.
 
     Returns the description and whether it was cut. A cut keeps
-    ``max_chars - 1`` code points and appends ``…``.
+    ``max_chars - 1`` code points and appends ``…``. A ``text`` that is not a
+    ``str`` is ``description_invalid``; a ``max_chars`` that is not a positive
+    ``int`` is ``skill_frontmatter_invalid`` with reason ``limits``.
     """
+    if not isinstance(text, str):
+        raise FrontmatterError("description_invalid", "a description must be a str")
+    if type(max_chars) is not int or max_chars < 1:
+        raise DefinitionError(
+            "skill_frontmatter_invalid", "max_chars must be a positive int", reason="limits"
+        )
     collapsed = " ".join(text.split())
     if len(collapsed) <= max_chars:
         return collapsed, False
@@ -113,7 +136,20 @@ def parse_skill_document(
     Raises :class:`FrontmatterError` (code ``skill_frontmatter_invalid``) with a
     ``reason`` and, where known, a 1-based ``line`` and ``column`` counted in
     the whole file (the opening fence is line 1).
+
+    ``data`` must be ``bytes``, ``bytearray`` or ``memoryview``; anything else
+    (a ``str``, whose encoding is unknown, ``None``, an ``int``) is refused with
+    reason ``encoding``. ``limits`` that are not a valid ``FrontmatterLimits``
+    (forged past its constructor) are ``skill_frontmatter_invalid`` with reason
+    ``limits``.
     """
+    if not is_bytes_like(data):
+        raise FrontmatterError(
+            "encoding", f"a SKILL.md must be bytes, got {type(data).__name__}", line=1, column=1
+        )
+    problem = _limits_problem(limits)
+    if problem is not None:
+        raise DefinitionError("skill_frontmatter_invalid", problem, reason="limits")
     text = _frontmatter_text(bytes(data), limits.max_bytes)
     name, description = _scan_events(text, limits)
 
