@@ -27,14 +27,17 @@ bytes), ``L`` symbolic link (payload: the target), ``S`` FIFO, ``P`` denied,
 ``B`` broken. Roots: ``/r`` and ``/s`` (source ``a``, not required) and
 ``/t`` (source ``b``, required); at most 16 entries per root and 24 skills.
 
-Run: ``python fuzz/fuzz_discovery.py corpus/fuzz_discovery -atheris_runs=N``.
+Run (new inputs go to the first, scratch, folder; ``corpus/`` is only read, and
+refused as the first folder; crashes land in ``build/fuzz-artifacts/fuzz_discovery/``)::
+
+    python fuzz/fuzz_discovery.py build/fuzz-corpus/fuzz_discovery \\
+        corpus/fuzz_discovery -atheris_runs=N
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 
 if __name__ == "__main__":
     import atheris
@@ -187,5 +190,6 @@ def _test_one_input(data: bytes) -> None:
 
 
 if __name__ == "__main__":
-    atheris.Setup(sys.argv, _test_one_input)
-    atheris.Fuzz()
+    from runner import fuzz  # fuzz/runner.py: artifacts kept, dictionary, corpus/ left alone
+
+    fuzz(__file__, _test_one_input)

@@ -20,14 +20,17 @@ and a decoder that accepts non-canonical text (lowercase hex, leading zeros,
 a numeric reference to a plain code point, a stray ``&``), so two different
 encodings could mean the same value.
 
-Run: ``python fuzz/fuzz_encoder.py corpus/fuzz_encoder -atheris_runs=N``.
+Run (new inputs go to the first, scratch, folder; ``corpus/`` is only read, and
+refused as the first folder; crashes land in ``build/fuzz-artifacts/fuzz_encoder/``)::
+
+    python fuzz/fuzz_encoder.py build/fuzz-corpus/fuzz_encoder \\
+        corpus/fuzz_encoder -atheris_runs=N
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
-import sys
 
 # Coverage feedback for atheris: instrument the package as it is imported, and
 # only when atheris drives this file (pytest imports it plainly).
@@ -103,5 +106,6 @@ def _test_one_input(data: bytes) -> None:
 
 
 if __name__ == "__main__":
-    atheris.Setup(sys.argv, _test_one_input)
-    atheris.Fuzz()
+    from runner import fuzz  # fuzz/runner.py: artifacts kept, dictionary, corpus/ left alone
+
+    fuzz(__file__, _test_one_input)

@@ -19,13 +19,16 @@ past the limit must all end in the documented error or a correct value,
 never in a ``RecursionError``, ``UnicodeError``, ``KeyError`` or a wrong
 name.
 
-Run: ``python fuzz/fuzz_frontmatter.py corpus/fuzz_frontmatter -atheris_runs=N``.
+Run (new inputs go to the first, scratch, folder; ``corpus/`` is only read, and
+refused as the first folder; crashes land in ``build/fuzz-artifacts/fuzz_frontmatter/``)::
+
+    python fuzz/fuzz_frontmatter.py build/fuzz-corpus/fuzz_frontmatter \\
+        corpus/fuzz_frontmatter -atheris_runs=N
 """
 
 from __future__ import annotations
 
 import contextlib
-import sys
 
 import yaml
 
@@ -152,5 +155,6 @@ def _test_one_input(data: bytes) -> None:
 
 
 if __name__ == "__main__":
-    atheris.Setup(sys.argv, _test_one_input)
-    atheris.Fuzz()
+    from runner import fuzz  # fuzz/runner.py: artifacts kept, dictionary, corpus/ left alone
+
+    fuzz(__file__, _test_one_input)

@@ -11,13 +11,16 @@ branch names that are not UTF-8: each must end in the documented error or a
 status that renders inside its one ``<git_status>`` line, never in an
 ``IndexError``, ``ValueError``, ``UnicodeDecodeError`` or a broken block.
 
-Run: ``python fuzz/fuzz_git_status.py corpus/fuzz_git_status -atheris_runs=N``.
+Run (new inputs go to the first, scratch, folder; ``corpus/`` is only read, and
+refused as the first folder; crashes land in ``build/fuzz-artifacts/fuzz_git_status/``)::
+
+    python fuzz/fuzz_git_status.py build/fuzz-corpus/fuzz_git_status \\
+        corpus/fuzz_git_status -atheris_runs=N
 """
 
 from __future__ import annotations
 
 import contextlib
-import sys
 
 if __name__ == "__main__":
     import atheris
@@ -93,5 +96,6 @@ def _test_one_input(data: bytes) -> None:
 
 
 if __name__ == "__main__":
-    atheris.Setup(sys.argv, _test_one_input)
-    atheris.Fuzz()
+    from runner import fuzz  # fuzz/runner.py: artifacts kept, dictionary, corpus/ left alone
+
+    fuzz(__file__, _test_one_input)

@@ -16,14 +16,17 @@ deep (``RecursionError``), oversize files, unknown keys and wrong types must
 end in the documented error, never in a ``KeyError``, ``TypeError``,
 ``UnicodeEncodeError`` or a manifest that cannot be re-encoded.
 
-Run: ``python fuzz/fuzz_manifest.py corpus/fuzz_manifest -atheris_runs=N``.
+Run (new inputs go to the first, scratch, folder; ``corpus/`` is only read, and
+refused as the first folder; crashes land in ``build/fuzz-artifacts/fuzz_manifest/``)::
+
+    python fuzz/fuzz_manifest.py build/fuzz-corpus/fuzz_manifest \\
+        corpus/fuzz_manifest -atheris_runs=N
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import sys
 import zlib
 
 # Coverage feedback for atheris: instrument the package as it is imported, and
@@ -136,5 +139,6 @@ def _test_one_input(data: bytes) -> None:
 
 
 if __name__ == "__main__":
-    atheris.Setup(sys.argv, _test_one_input)
-    atheris.Fuzz()
+    from runner import fuzz  # fuzz/runner.py: artifacts kept, dictionary, corpus/ left alone
+
+    fuzz(__file__, _test_one_input)

@@ -17,14 +17,17 @@ a budget off by one, characters counted instead of bytes, a dropped pointer
 line, an unescaped field that opens a tag or a line, a total that wraps past
 ``2**64 - 1``, and a certifier that accepts a rendering it should refuse.
 
-Run: ``python fuzz/fuzz_render.py corpus/fuzz_render -atheris_runs=N``.
+Run (new inputs go to the first, scratch, folder; ``corpus/`` is only read, and
+refused as the first folder; crashes land in ``build/fuzz-artifacts/fuzz_render/``)::
+
+    python fuzz/fuzz_render.py build/fuzz-corpus/fuzz_render \\
+        corpus/fuzz_render -atheris_runs=N
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import sys
 from collections.abc import Callable
 
 # Coverage feedback for atheris: instrument the package as it is imported, and
@@ -324,5 +327,6 @@ def _test_one_input(data: bytes) -> None:
 
 
 if __name__ == "__main__":
-    atheris.Setup(sys.argv, _test_one_input)
-    atheris.Fuzz()
+    from runner import fuzz  # fuzz/runner.py: artifacts kept, dictionary, corpus/ left alone
+
+    fuzz(__file__, _test_one_input)

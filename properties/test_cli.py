@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 from a13n_harness.cli import main
 from a13n_harness.context.manifest import decode_manifest, encode_manifest
@@ -200,8 +199,12 @@ def test_env_with_a_hanging_git_times_out_and_still_succeeds(tmp_path: Path) -> 
     sleep = shutil.which("sleep")
     assert sleep is not None
     bin_dir = fake_git(tmp_path / "bin", f"{sleep} 60 &\nexec {sleep} 60")
+    checkout = tmp_path / "checkout"  # a checkout, so that git is run at all
+    for part in ("objects", "refs/heads"):
+        (checkout / ".git" / part).mkdir(parents=True)
+    (checkout / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     started = time.monotonic()
-    result = run("env", tmp_path, "--git-timeout", "0.5", env={"PATH": str(bin_dir)})
+    result = run("env", checkout, "--git-timeout", "0.5", env={"PATH": str(bin_dir)})
     assert time.monotonic() - started < 30
     assert _block_lines(result)[6] == "  <git_status>not a git repository</git_status>"
 
@@ -458,7 +461,9 @@ def test_catalog_of_a_missing_or_file_workspace(tmp_path: Path) -> None:
     )
     plain = tmp_path / "file"
     plain.write_text("x")
-    assert error_line(run("lint", plain)) == f"a13n-skills: error: {plain}: not a directory"
+    assert error_line(run("lint", plain)) == (
+        f"a13n-skills: error: {plain}: not a SKILL.md, a skill folder or a workspace"
+    )
 
 
 def test_catalog_root_linking_outside_the_workspace(tmp_path: Path) -> None:
@@ -486,27 +491,29 @@ def test_catalog_unreadable_root(tmp_path: Path) -> None:  # pragma: no cover - 
 # ------------------------------------------------------------------ lint
 
 _DEMO_LINT = [
-    ".agents/skills/api-docs/SKILL.md:1:1: skill_name_mismatch: "
+    ".agents/skills/api-docs/SKILL.md:2:7: error: skill_name_mismatch: "
     "name 'api-documentation' differs from its folder 'api-docs'",
-    ".agents/skills/broken-frontmatter/SKILL.md:4:1: skill_frontmatter_invalid: "
+    ".agents/skills/broken-frontmatter/SKILL.md:4:1: error: skill_frontmatter_invalid: "
     "duplicate key 'name' (duplicate_key)",
-    ".claude/skills/db-migrations/SKILL.md:1:1: skill_description_truncated: "
-    "description cut to 1024 characters",
-    ".claude/skills/notes-without-skill:1:1: skill_entry_skipped: "
+    ".claude/skills/db-migrations/SKILL.md:3:14: error: skill_description_too_long: "
+    "description has 1392 characters; the limit is 1024",
+    ".claude/skills/notes-without-skill:1:1: warning: skill_entry_skipped: "
     "no SKILL.md: no such file or directory",
-    ".agents/skills/release-notes/SKILL.md:1:1: skill_overridden: "
+    ".agents/skills/release-notes/SKILL.md:1:1: warning: skill_overridden: "
     "/.agents/skills/release-notes/SKILL.md (source 'workspace') is overridden by "
     "/.claude/skills/release-notes/SKILL.md (source 'workspace')",
 ]
+_DEMO_SUMMARY = "3 errors, 2 warnings in 8 skills"
 
 
 def test_lint_demo_text_exact() -> None:
     result = run("lint", cwd=DEMO)
     assert result.returncode == 1
-    assert result.stdout.decode().splitlines() == _DEMO_LINT
+    assert result.stdout.decode().splitlines() == [*_DEMO_LINT, _DEMO_SUMMARY]
     relative = run("lint", "examples/demo-workspace")
     assert relative.stdout.decode().splitlines() == [
-        f"examples/demo-workspace/{line}" for line in _DEMO_LINT
+        *(f"examples/demo-workspace/{line}" for line in _DEMO_LINT),
+        _DEMO_SUMMARY,
     ]
 
 
@@ -514,16 +521,16 @@ def test_lint_demo_json() -> None:
     result = run("lint", DEMO, "--format", "json")
     assert result.returncode == 1
     document = json.loads(result.stdout)
-    assert (document["errors"], document["warnings"]) == (1, 4)
-    broken = [f for f in document["findings"] if f["severity"] == "error"]
+    assert document["format_version"] == 1
+    assert document["summary"] == {"errors": 3, "notes": 0, "skills": 8, "warnings": 2}
+    broken = [f for f in document["findings"] if f["rule"] == "skill_frontmatter_invalid"]
     assert broken == [
         {
-            "code": "skill_frontmatter_invalid",
             "column": 1,
             "line": 4,
-            "message": "duplicate key 'name'",
+            "message": "duplicate key 'name' (duplicate_key)",
             "path": f"{DEMO}/.agents/skills/broken-frontmatter/SKILL.md",
-            "reason": "duplicate_key",
+            "rule": "skill_frontmatter_invalid",
             "severity": "error",
         }
     ]
@@ -542,12 +549,16 @@ def test_lint_demo_sarif() -> None:
     for item in results:
         assert rules[item["ruleIndex"]] == item["ruleId"]
         assert item["level"] in ("error", "warning", "note")
-    (error,) = [item for item in results if item["level"] == "error"]
-    assert error["ruleId"] == "skill_frontmatter_invalid"
-    assert error["locations"] == [
+        (location,) = item["locations"]
+        assert set(location["physicalLocation"]["region"]) == {"startLine", "startColumn"}
+    broken = [item for item in results if item["ruleId"] == "skill_frontmatter_invalid"]
+    assert broken[0]["locations"] == [
         {
             "physicalLocation": {
-                "artifactLocation": {"uri": ".agents/skills/broken-frontmatter/SKILL.md"},
+                "artifactLocation": {
+                    "uri": ".agents/skills/broken-frontmatter/SKILL.md",
+                    "uriBaseId": "%SRCROOT%",
+                },
                 "region": {"startLine": 4, "startColumn": 1},
             }
         }
@@ -557,7 +568,11 @@ def test_lint_demo_sarif() -> None:
 def test_lint_clean_workspace_exits_0(tmp_path: Path) -> None:
     skill(tmp_path / ".agents" / "skills", "ok", "---\nname: ok\ndescription: fine\n---\n")
     result = run("lint", tmp_path)
-    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        b"0 errors, 0 warnings in 1 skill\n",
+        b"",
+    )
 
 
 def test_lint_reports_a_link_leaving_the_workspace_and_keeps_linting(tmp_path: Path) -> None:
@@ -571,19 +586,22 @@ def test_lint_reports_a_link_leaving_the_workspace_and_keeps_linting(tmp_path: P
     result = run("lint", cwd=workspace)
     assert result.returncode == 1
     lines = result.stdout.decode().splitlines()
-    assert len(lines) == 2
-    assert lines[0].startswith(".agents/skills/leak/SKILL.md:1:1: skill_permission_denied: ")
-    assert lines[1].startswith(".claude/skills/bad/SKILL.md:2:7: skill_frontmatter_invalid: ")
+    assert len(lines) == 4
+    assert lines[0].startswith(".agents/skills/leak/SKILL.md:1:1: error: skill_permission_denied: ")
+    assert lines[1].startswith(".claude/skills/bad/SKILL.md:2:7: error: skill_name_invalid: ")
+    assert lines[2].startswith(".claude/skills/bad/SKILL.md:2:7: error: skill_name_mismatch: ")
+    assert lines[3] == "3 errors, 0 warnings in 1 skill"
 
 
 def test_lint_paths_with_newlines_stay_one_line_each(tmp_path: Path) -> None:
     root = tmp_path / ".agents" / "skills"
     skill(root, "odd\nfolder", "---\nname: odd\ndescription: d\n---\n")
     result = run("lint", cwd=tmp_path)
-    assert result.returncode == 0
+    assert result.returncode == 1
     assert result.stdout.decode().splitlines() == [
-        ".agents/skills/odd\\nfolder/SKILL.md:1:1: skill_name_mismatch: "
-        "name 'odd' differs from its folder 'odd\\nfolder'"
+        ".agents/skills/odd\\nfolder/SKILL.md:2:7: error: skill_name_mismatch: "
+        "name 'odd' differs from its folder 'odd\\nfolder'",
+        "1 error, 0 warnings in 1 skill",
     ]
 
 
@@ -619,19 +637,12 @@ def test_lint_shows_progress_only_on_a_terminal(tmp_path: Path) -> None:
     assert seen.endswith(b"\r\x1b[K")
 
 
-# ------------------------------------------------------------ packaging
-
-
-def test_pre_commit_hook_definition() -> None:
-    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
-    assert hooks == [
-        {
-            "id": "a13n-skills-lint",
-            "name": "lint Agent Skills packages",
-            "description": hooks[0]["description"],
-            "entry": "a13n-skills lint",
-            "language": "python",
-            "pass_filenames": False,
-            "files": r"(^|/)SKILL\.md$",
-        }
-    ]
+def test_catalog_and_manifest_pointer_names_only_scanned_roots(tmp_path: Path) -> None:
+    """A default root that does not exist is skipped, so the pointer does not name it (SPEC 7)."""
+    skill(tmp_path / ".agents/skills", "only", "---\nname: only\ndescription: The one.\n---\n")
+    result = run("catalog", tmp_path, "--budget-bytes", "60")
+    assert result.stdout == b".agents/skills/ has 1 skill\n"
+    listing = run("catalog", tmp_path)
+    assert b"1 skill available (list .agents/skills/ to see all)\n" in listing.stdout
+    manifest = run("manifest", tmp_path)
+    assert decode_manifest(manifest.stdout).skill_catalog.roots == (".agents/skills",)

@@ -8,6 +8,10 @@ expectation, an expectation without a seed, a corpus folder without a target,
 a target without a corpus folder, and a target whose ``check`` swallows the
 core's exceptions each fail.
 
+Seeds over 1 MB are described in ``generated.json`` rather than stored;
+``fuzz/seeds.py`` lists and generates them (checking size and SHA-256), so
+they replay like any other seed and a description that drifted fails.
+
 ``A13N_HARNESS_ROOT`` points the replay at another tree (the harness's own
 negative controls use it to feed it broken pieces).
 """
@@ -28,7 +32,20 @@ import pytest
 ROOT = Path(os.environ.get("A13N_HARNESS_ROOT", Path(__file__).resolve().parent.parent))
 FUZZ = ROOT / "fuzz"
 CORPUS = ROOT / "corpus"
-NOT_SEEDS = frozenset({"README.md", "expected.json"})
+
+
+def _load_seeds_module() -> ModuleType:
+    """``fuzz/seeds.py`` of the tree under test, imported by path."""
+    path = FUZZ / "seeds.py"
+    spec = importlib.util.spec_from_file_location("_a13n_fuzz_seeds", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SEEDS = _load_seeds_module()
 
 
 def _targets() -> list[str]:
@@ -42,10 +59,8 @@ def _corpus_folders() -> list[str]:
 
 
 def _seeds(target: str) -> list[str]:
-    folder = CORPUS / target
-    return sorted(
-        path.name for path in folder.iterdir() if path.is_file() and path.name not in NOT_SEEDS
-    )
+    names: list[str] = SEEDS.seed_names(CORPUS / target)
+    return names
 
 
 def _expected(target: str) -> dict[str, str]:
@@ -99,7 +114,7 @@ def test_seed_meets_contract_and_expected_outcome(target: str, seed: str) -> Non
     expected = _expected(target)
     assert seed in expected, f"corpus/{target}/{seed} has no entry in expected.json"
     module = load_target(target)
-    data = (CORPUS / target / seed).read_bytes()
+    data: bytes = SEEDS.seed_bytes(CORPUS / target, seed)
     module.check(data)
     assert module.outcome(data) == expected[seed]
 
@@ -159,9 +174,35 @@ def test_target_lets_core_exceptions_escape(target: str, monkeypatch: pytest.Mon
         before = calls
         check: Callable[[bytes], None] = module.check
         try:
-            check((CORPUS / target / seed).read_bytes())
+            check(SEEDS.seed_bytes(CORPUS / target, seed))
         except CoreSentinel:
             reached += 1
             continue
         assert calls == before, f"fuzz/{target}.py swallowed a core exception on {seed}"
     assert reached, f"no seed of corpus/{target} reaches the core through fuzz/{target}.py"
+
+
+@pytest.mark.parametrize("target", _corpus_folders())
+def test_no_stored_seed_over_the_limit(target: str) -> None:
+    """Seeds over 1 MB are described in ``generated.json``, never stored (issue 10)."""
+    folder = CORPUS / target
+    large = sorted(
+        path.name
+        for path in folder.iterdir()
+        if path.is_file()
+        and path.name not in SEEDS.NOT_SEEDS
+        and path.stat().st_size > SEEDS.STORED_LIMIT
+    )
+    assert not large, f"describe these in corpus/{target}/generated.json instead: {large}"
+
+
+def test_generated_seed_that_drifted_is_refused() -> None:
+    """A description whose parts no longer make the recorded bytes fails, not replays."""
+    description = SEEDS.describe(b"---\n" + b"x\n" * 300)
+    assert SEEDS.generate(description).startswith(b"---\nx\n")
+    drifted = dict(description, parts=[["---\n", 1], ["x\n", 301]])
+    with pytest.raises(ValueError, match="bytes"):
+        SEEDS.generate(drifted)
+    tampered = dict(description, sha256="0" * 64)
+    with pytest.raises(ValueError, match="hash"):
+        SEEDS.generate(tampered)

@@ -33,6 +33,7 @@ from a13n_harness.environment import (
     MemoryDenied,
     MemoryFileOperator,
     MemorySpecial,
+    MemorySymlink,
 )
 from a13n_harness.testing.discovery_strategies import ShuffledCompletionOperator, skill_document
 
@@ -285,6 +286,39 @@ def test_layout_root_package_children_and_nothing_deeper() -> None:
     assert "/r/fifo/SKILL.md" not in operator.opened
     assert "/r/.hidden/SKILL.md" not in operator.opened
     assert all(d.code in DIAGNOSTIC_CODES for d in scan.diagnostics)
+
+
+def test_a_hidden_symbolic_link_is_skipped_like_a_hidden_directory() -> None:
+    """`.x -> pkg` is hidden: skipped with a diagnostic, never a package, never opened."""
+    tree = {
+        "r": {
+            "pkg": {"SKILL.md": doc("pkg")},
+            ".x": MemorySymlink("pkg"),
+            ".y": MemorySymlink("/store/other"),
+        },
+        "store": {"other": {"SKILL.md": doc("other")}},
+    }
+    operator = MemoryFileOperator(tree)
+    scan = inspect(operator, [source("s", "/r")])
+    assert [i.path for i in scan.items] == ["/r/pkg/SKILL.md"]
+    assert [(d.code, d.path, d.message) for d in scan.diagnostics] == [
+        ("skill_entry_skipped", "/r/.x", "hidden entry"),
+        ("skill_entry_skipped", "/r/.y", "hidden entry"),
+    ]
+    assert operator.opened == ["/r/pkg/SKILL.md"] * 2
+
+
+def test_a_hidden_symbolic_link_on_disk_is_skipped(tmp_path: Path) -> None:
+    _write(tmp_path / "r/pkg/SKILL.md", doc("pkg"))
+    _write(tmp_path / "store/other/SKILL.md", doc("other"))
+    os.symlink("pkg", tmp_path / "r/.x")
+    os.symlink("../store/other", tmp_path / "r/.y")
+    scan = inspect(LocalFileOperator(tmp_path), [source("s", "/r")])
+    assert [i.path for i in scan.items] == ["/r/pkg/SKILL.md"]
+    assert [(d.code, d.path) for d in scan.diagnostics] == [
+        ("skill_entry_skipped", "/r/.x"),
+        ("skill_entry_skipped", "/r/.y"),
+    ]
 
 
 def test_entries_are_processed_in_name_order_not_listing_order() -> None:

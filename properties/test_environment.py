@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,10 +16,14 @@ from a13n_harness import Environment
 from a13n_harness.capabilities import BoundSkillCatalog, FileSkillSource, SkillManager
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import (
+    DirectoryEntry,
+    FileOperatorError,
     FilePermissionDenied,
     FileProviderError,
+    FileStat,
     LocalDirectoryProvider,
     MemoryFileOperator,
+    PinnedFiles,
 )
 from a13n_harness.testing.discovery_strategies import skill_document
 
@@ -272,5 +276,164 @@ def test_a_route_change_during_the_scan_fails_it(trees: tuple[Path, Path, Path])
             with pytest.raises(DefinitionError) as caught:
                 await SkillManager.default().scan_environment(environment=environment)
             assert caught.value.code == "skill_catalog_stale"
+
+    asyncio.run(run())
+
+
+# --- issue 9, defect 9: checks after every call and the final route check ------------------------
+
+
+class _Provider:
+    """A FileProvider over an in-memory tree whose generation the test bumps at will."""
+
+    def __init__(self, operator: MemoryFileOperator) -> None:
+        self.generation = 1
+        self._operator = operator
+
+    def operator(self) -> MemoryFileOperator:
+        return self._operator
+
+    def retarget(self) -> None:
+        self.generation += 1
+
+
+class _RetargetsDuringCalls(MemoryFileOperator):
+    """Bumps its provider's generation in the middle of every call (armed by the test)."""
+
+    provider: _Provider | None = None
+
+    def _during(self) -> None:
+        if self.provider is not None:
+            self.provider.retarget()
+
+    async def list_directory(self, path: str) -> Sequence[DirectoryEntry]:
+        self._during()
+        return await super().list_directory(path)
+
+    async def read_bytes(self, path: str, limit: int) -> bytes:
+        self._during()
+        return await super().read_bytes(path, limit)
+
+    async def read_many(
+        self, paths: Sequence[str], limit: int
+    ) -> Sequence[bytes | FileOperatorError]:
+        self._during()
+        return [await super(_RetargetsDuringCalls, self).read_bytes(p, limit) for p in paths]
+
+    @property
+    def read_concurrency(self) -> int:
+        return 1
+
+    async def stat(self, path: str) -> FileStat:
+        self._during()
+        return await super().stat(path)
+
+    async def write_bytes(self, path: str, data: bytes) -> None:
+        self._during()
+        await super().write_bytes(path, data)
+
+    async def make_directory(self, path: str) -> None:
+        self._during()
+        await super().make_directory(path)
+
+    async def remove(self, path: str) -> None:
+        self._during()
+        await super().remove(path)
+
+
+_CALLS: dict[str, Callable[[PinnedFiles], Awaitable[object]]] = {
+    "list_directory": lambda scope: scope.list_directory("/workspace/d"),
+    "read_bytes": lambda scope: scope.read_bytes("/workspace/d/f", 10),
+    "read_many": lambda scope: scope.read_many(["/workspace/d/f"], 10),
+    "stat": lambda scope: scope.stat("/workspace/d/f"),
+    "write_bytes": lambda scope: scope.write_bytes("/workspace/d/g", b"new"),
+    "make_directory": lambda scope: scope.make_directory("/workspace/d/e"),
+    "remove": lambda scope: scope.remove("/workspace/d/f"),
+}
+
+
+@pytest.mark.parametrize("method", sorted(_CALLS))
+def test_a_retarget_during_a_pinned_call_is_stale_after_it(method: str) -> None:
+    """PinnedFiles checks after every call: a provider retargeted *during* the call fails it."""
+    operator = _RetargetsDuringCalls({"d": {"f": b"old"}})
+    provider = _Provider(operator)
+
+    async def run() -> None:
+        async with Environment({"workspace": provider}) as environment:
+            selection = environment.select_files("/workspace")
+            async with environment.open_scope(selection) as scope:
+                await _CALLS["list_directory"](scope)  # unarmed: the scope works
+                operator.provider = provider
+                with pytest.raises(DefinitionError) as caught:
+                    await _CALLS[method](scope)
+                assert caught.value.code == "skill_catalog_stale"
+                assert provider.generation == 2  # retargeted during the call, not before it
+
+    asyncio.run(run())
+
+
+class _MutatesOnReread(MemoryFileOperator):
+    """Runs ``change`` when the workspace's SKILL.md is read the second time (the final re-read)."""
+
+    def __init__(self, tree: Mapping[str, object], change: Callable[[], None]) -> None:
+        super().__init__(tree)
+        self.change = change
+        self.reads = 0
+
+    async def read_bytes(self, path: str, limit: int) -> bytes:
+        data = await super().read_bytes(path, limit)
+        self.reads += 1
+        if self.reads == 2:
+            self.change()
+        return data
+
+
+_WORKSPACE = {".agents": {"skills": {"w": {"SKILL.md": skill_document("w", "kept")}}}}
+
+
+@pytest.mark.parametrize("role", ["empty", "overridden", "skipped"])
+@pytest.mark.parametrize("change", ["retarget", "remount", "unmount", "default"])
+def test_the_final_route_check_covers_every_configured_root(role: str, change: str) -> None:
+    """Seed step 5: after the final re-read every configured root must still route as it did,
+    including an empty root, an overridden one and a skipped (unroutable) one."""
+    shared_tree: dict[str, object] = {"skills": {}}
+    if role == "overridden":
+        shared_tree = {"skills": {"w": {"SKILL.md": skill_document("w", "beaten")}}}
+    shared = _Provider(MemoryFileOperator(shared_tree))
+    manager = SkillManager(
+        (
+            FileSkillSource("shared", ("/environment/shared/skills",), required=False),
+            FileSkillSource("workspace", ("/workspace/.agents/skills",), required=False),
+        )
+    )
+    environment = Environment(
+        {"workspace": _Provider(MemoryFileOperator({}))}
+        | ({} if role == "skipped" else {"shared": shared})
+    )
+
+    def mutate() -> None:
+        if role == "skipped":
+            environment.mount("shared", shared)  # an unroutable root becomes routable
+        elif change == "retarget":
+            shared.retarget()
+        elif change == "remount":
+            environment.mount("shared", shared)
+        elif change == "unmount":
+            environment.unmount("shared")
+        else:
+            environment.set_default("shared")
+
+    async def run() -> None:
+        async with environment:
+            reread = _MutatesOnReread(_WORKSPACE, mutate)
+            workspace = _Provider(reread)
+            environment.mount("workspace", workspace)
+            if change == "default":
+                environment.mount("other", workspace)
+                environment.set_default("other")
+            with pytest.raises(DefinitionError) as caught:
+                await manager.scan_environment(environment=environment)
+            assert caught.value.code == "skill_catalog_stale"
+            assert reread.reads == 2  # changed after every pinned call returned
 
     asyncio.run(run())

@@ -550,10 +550,19 @@ def test_collector_outside_a_repository_gives_none(tmp_path: Path) -> None:
 
 
 def _fake_git(directory: Path, body: str) -> None:
+    """A ``git`` that does ``body`` for ``status`` (and lists an empty config otherwise)."""
     directory.mkdir()
     script = directory / "git"
-    script.write_text(f"#!/bin/sh\n{body}\n")
+    script.write_text(f'#!/bin/sh\ncase "$*" in *status*) ;; *) exit 0 ;; esac\n{body}\n')
     script.chmod(0o755)
+
+
+def _repository_skeleton(path: Path) -> Path:
+    """What makes a directory a git checkout, built by hand (the fake git cannot)."""
+    for part in ("objects", "refs/heads"):
+        (path / ".git" / part).mkdir(parents=True)
+    (path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    return path
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell script stands in for git")
@@ -565,8 +574,9 @@ def test_collector_kills_a_hanging_git(tmp_path: Path, monkeypatch: pytest.Monke
     # collector without one fails this test in seconds.
     _fake_git(tmp_path / "bin", f"{sleep} 8 &\nexec {sleep} 8")
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    checkout = _repository_skeleton(tmp_path / "checkout")
     started = time.monotonic()
-    assert collect_git_status(tmp_path, timeout=0.5) is None
+    assert collect_git_status(checkout, timeout=0.5) is None
     assert time.monotonic() - started < 5
 
 
@@ -574,9 +584,14 @@ def test_collector_kills_a_hanging_git(tmp_path: Path, monkeypatch: pytest.Monke
 def test_collector_refuses_garbage_from_git(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    checkout = _repository_skeleton(tmp_path / "checkout")
     _fake_git(tmp_path / "bin", "printf '# branch.head main\\0? unterminated'")
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
-    assert collect_git_status(tmp_path) is None
+    assert collect_git_status(checkout) is None
+    (tmp_path / "bin" / "git").unlink()
+    (tmp_path / "bin").rmdir()
+    _fake_git(tmp_path / "bin", "printf '# branch.head main\\0? x\\0'")
+    assert collect_git_status(checkout) == GitStatus("main", None, 0, 0, 0, 0, 1, 0, 0)
 
 
 def test_collector_without_git_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

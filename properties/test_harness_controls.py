@@ -7,7 +7,11 @@ replay, verifier or gate against it (HARNESS.md "Bad input"):
 - a fuzz target whose ``check`` catches every exception,
 - a corpus folder whose fuzz target is missing, and a seed with no expectation,
 - a mutant whose anchor no longer exists (and one that nothing kills),
-- a gate step that selects no test.
+- a gate step that selects no test,
+- a planted lint error and a planted fuzz crash, each failing the gate with its
+  evidence printed and kept (log, tail, rerun command, JUnit, replay command),
+- a fuzz run pointed at ``corpus/``, a packaged target that crashes, and a
+  changed function whose mutant no test sees.
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ def _tree(tmp_path: Path) -> Path:
     shutil.copy2(REPO / "pyproject.toml", root)
     (root / "fuzz").mkdir()
     shutil.copy2(REPO / "fuzz" / "fuzz_frontmatter.py", root / "fuzz")
+    for helper in ("runner.py", "seeds.py"):  # the fuzz plumbing and the seed reader
+        shutil.copy2(REPO / "fuzz" / helper, root / "fuzz")
     corpus = root / "corpus" / "fuzz_frontmatter"
     corpus.mkdir(parents=True)
     (corpus / "minimal.md").write_bytes(SEED)
@@ -227,3 +233,223 @@ def test_mutmut_keys_follow_the_change_not_the_number(tmp_path: Path) -> None:
     assert one[name + "2"][1] == two[name + "1"][1]
     assert two[name + "2"][1] == two[name + "1"][1] + ".1"  # the same change again
     assert one[name + "1"][1] != one[name + "2"][1]
+
+
+def _gate(root: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    script = str(REPO / "scripts" / "verify.py")
+    return _run(root, script, "--root", str(root), *arguments)
+
+
+def test_control_planted_lint_error_fails_the_gate_with_its_evidence(tmp_path: Path) -> None:
+    """The failing step prints which errors, keeps its whole log, a JUnit case and the rerun."""
+    root = _tree(tmp_path)
+    for folder in ("scripts", "fuzz"):
+        (root / folder).mkdir(exist_ok=True)
+    (root / "properties" / "planted.py").write_text('import os\n\n"""Unused import."""\n')
+    result = _gate(root, "--only", "ruff check")
+    assert result.returncode == 1, result.stdout
+    assert "properties/planted.py:1:8: F401" in result.stdout
+    assert "rerun: PYTHONPATH=core ruff check --no-cache" in result.stdout
+    log = root / "build" / "logs" / "ruff-check.log"
+    assert "F401" in log.read_text(encoding="utf-8")
+    junit = (root / "build" / "junit.xml").read_text(encoding="utf-8")
+    assert '<testcase classname="verify" name="ruff check"' in junit
+    assert "<failure" in junit
+    assert "F401" in junit
+    report = (root / "build" / "verify-report.json").read_text(encoding="utf-8")
+    assert '"seconds"' in report
+
+
+PLANTED_CRASH = '''"""Any bytes are accepted, but a planted crash on inputs starting "boom"."""
+from __future__ import annotations
+
+from a13n_harness.context.encoder import encode_value
+
+
+def check(data: bytes) -> None:
+    encode_value(data.decode("utf-8", "replace"))
+    if data.startswith(b"boom"):
+        raise ValueError("planted crash")
+
+
+def outcome(data: bytes) -> str:
+    return "accepted"
+
+
+def _test_one_input(data: bytes) -> None:
+    check(data)
+
+
+if __name__ == "__main__":
+    from runner import fuzz
+
+    fuzz(__file__, _test_one_input)
+'''
+
+
+def test_control_planted_fuzz_crash_fails_the_gate_and_keeps_the_input(tmp_path: Path) -> None:
+    """A crash is kept in build/fuzz-artifacts/<target>/ and printed with its replay command."""
+    root = _tree(tmp_path)
+    (root / "fuzz" / "fuzz_planted.py").write_text(PLANTED_CRASH)
+    corpus = root / "corpus" / "fuzz_planted"
+    corpus.mkdir()
+    (corpus / "boom.txt").write_bytes(b"boom")
+    (corpus / "expected.json").write_text('{"boom.txt": "accepted"}\n')
+    result = _gate(root, "--only", "fuzz fuzz_planted", "--fuzz-seconds", "5")
+    assert result.returncode == 1, result.stdout
+    crashes = list((root / "build" / "fuzz-artifacts" / "fuzz_planted").glob("crash-*"))
+    assert len(crashes) == 1, result.stdout
+    assert crashes[0].read_bytes() == b"boom"
+    assert (
+        f"replay: python fuzz/fuzz_planted.py build/fuzz-artifacts/fuzz_planted/{crashes[0].name}"
+        in (result.stdout)
+    )
+    assert "planted crash" in (root / "build" / "logs" / "fuzz-fuzz-planted.log").read_text()
+    assert not list((root / "corpus" / "fuzz_planted").glob("*[0-9a-f]" * 40))  # corpus untouched
+
+
+def _load(name: str, path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_control_fuzzing_into_the_checked_in_corpus_is_refused(tmp_path: Path) -> None:
+    """libFuzzer writes into its first folder: corpus/ there is refused; defaults are added."""
+    runner = _load("_fuzz_runner", REPO / "fuzz" / "runner.py")
+    (tmp_path / "corpus" / "fuzz_x").mkdir(parents=True)
+    (tmp_path / "fuzz").mkdir()
+    (tmp_path / "fuzz" / "fuzz_x.dict").write_text('a="b"\n')
+    with pytest.raises(SystemExit, match="refusing to fuzz into"):
+        runner.arguments(["t", str(tmp_path / "corpus" / "fuzz_x")], "fuzz_x", tmp_path)
+    argv = runner.arguments(
+        ["t", str(tmp_path / "scratch"), str(tmp_path / "corpus" / "fuzz_x")], "fuzz_x", tmp_path
+    )
+    assert f"-artifact_prefix={tmp_path}/build/fuzz-artifacts/fuzz_x/" in argv
+    assert f"-dict={tmp_path}/fuzz/fuzz_x.dict" in argv
+    given = runner.arguments(["t", "-artifact_prefix=elsewhere/", "-dict=d"], "fuzz_x", tmp_path)
+    assert given == ["t", "-artifact_prefix=elsewhere/", "-dict=d"]
+
+
+FAKE_PACKAGED_TARGET = """#!/bin/sh
+# Behaves like a libFuzzer binary that crashes on its first seed.
+for arg in "$@"; do
+  case "$arg" in -artifact_prefix=*) prefix="${arg#-artifact_prefix=}";; esac
+done
+printf 'boom' > "${prefix}crash-0123"
+echo "==1== ERROR: libFuzzer: deadly signal"
+exit 1
+"""
+
+
+def test_control_crashing_packaged_target_fails_the_local_clusterfuzzlite_run(
+    tmp_path: Path,
+) -> None:
+    """The local ClusterFuzzLite run reports a packaged target's crash with its replay."""
+    cflite = _load("_cflite_local", REPO / "scripts" / "cflite_local.py")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "fuzz_x").write_text(FAKE_PACKAGED_TARGET)
+    (out / "fuzz_x").chmod(0o755)
+    (out / "fuzz_x.options").write_text("[libfuzzer]\nmax_len = 10\ndict = fuzz_x.dict\n")
+    assert cflite.option_flags(out / "fuzz_x.options", out) == [
+        "-max_len=10",
+        f"-dict={out}/fuzz_x.dict",
+    ]
+    problems = cflite.run_target("fuzz_x", out, tmp_path / "artifacts", 10, tmp_path)
+    assert len(problems) == 1
+    assert "crash-0123" in problems[0]
+    assert "replay: python fuzz/fuzz_x.py artifacts/fuzz_x/crash-0123" in problems[0]
+
+
+def test_control_changed_function_whose_mutant_survives_fails_the_mutation_gate() -> None:
+    """--changed-since: a change no test sees leaves a survivor (or "no tests"), and fails."""
+    gate: Any = _mutmut_gate()
+    before = "def f(a):\n    return a + 1\n\n\nclass C:\n    def m(self):\n        return 1\n"
+    after = before.replace("a + 1", "a + 2") + "\n\ndef g(b):\n    return b\n"
+    assert gate.changed_functions(before, after) == ["x_f", "x_g"]
+    assert gate.changed_functions(None, before) == ["x_f", "xǁCǁm"]
+    name = "a13n_harness.context.encoder.x_g__mutmut_1"
+    changes: dict[str, tuple[str, str, list[str]]] = {
+        name: ("a13n_harness.context.encoder.x_g", "k", [])
+    }
+    for status in ("no tests", "survived"):
+        verdict = gate.judge(
+            {name: status, "a13n_harness.context.encoder.x_f__mutmut_1": "killed"},
+            changes,
+            {},
+            {"a13n_harness.context.encoder.x_g"},
+        )
+        assert verdict["survived"] == [name]
+        assert verdict["total"] == 1  # x_f is outside the changed functions
+    listed = gate.judge(
+        {name: "skipped"}, changes, {("a13n_harness.context.encoder.x_g", "k"): "r"}
+    )
+    assert listed["equivalent"] == 1
+    assert not listed["survived"]
+    unlisted = gate.judge({name: "skipped"}, changes, {})
+    assert unlisted["unchecked"] == [name]
+
+
+MESSAGE_MODULE = """
+from a13n_harness.context.errors import DefinitionError
+
+
+def _invalid(reason, message):
+    return DefinitionError("catalog_invalid", message, reason=reason)
+
+
+def check(value, where):
+    if value < 0:
+        raise _invalid("negative", f"{where} is {value}, below 0")
+    if value > 9:
+        raise DefinitionError("catalog_invalid", f"{chr(value)} too big", reason="large")
+    return value
+"""
+
+
+@pytest.mark.parametrize(
+    ("mutated", "excused"),
+    [
+        ('f"{where} is {value}, below 0"', 'f"XX{where} is {value}, below 0XX"'),
+        ('"catalog_invalid", f"{chr(value)} too big"', '"catalog_invalid", None'),
+        ('"catalog_invalid", f"{chr(value)} too big", ', '"catalog_invalid", '),
+        ('f"{chr(value)} too big"', 'f"{chr(value)} TOO BIG"'),
+    ],
+)
+def test_message_rule_excuses_a_mutant_that_only_changes_a_message(
+    mutated: str, excused: str
+) -> None:
+    """Changed, upper-cased, ``None`` or dropped (defaulted) messages are equivalent."""
+    gate: Any = _mutmut_gate()
+    slots = gate.message_slots(MESSAGE_MODULE)
+    assert slots["_invalid"] == ("message", 1, False)
+    assert slots["check"] == ("where", 1, False)  # used only inside a message
+    original = MESSAGE_MODULE[MESSAGE_MODULE.index("def check") :]
+    assert mutated in original
+    assert gate.message_only(original, original.replace(mutated, excused, 1), slots)
+
+
+@pytest.mark.parametrize(
+    ("mutated", "changed"),
+    [
+        ('"catalog_invalid", f"{chr', '"XXcatalog_invalidXX", f"{chr'),  # the code
+        ('reason="large"', 'reason="LARGE"'),  # the reason
+        ('_invalid("negative"', '_invalid("XXnegativeXX"'),  # the reason, through a helper
+        ('reason="large"', "reason=None"),
+        ("chr(value)", "chr(None)"),  # the message now raises TypeError
+        ('_invalid("negative", f"{where} is {value}, below 0")', '_invalid("negative", )'),
+        ("value > 9", "value >= 9"),
+    ],
+)
+def test_message_rule_does_not_excuse_a_code_or_reason_change(mutated: str, changed: str) -> None:
+    """The rule's negative control: a code, a reason, a raising message, a required message
+    dropped or any other change is left to the tests."""
+    gate: Any = _mutmut_gate()
+    slots = gate.message_slots(MESSAGE_MODULE)
+    original = MESSAGE_MODULE[MESSAGE_MODULE.index("def check") :]
+    assert mutated in original
+    assert not gate.message_only(original, original.replace(mutated, changed, 1), slots)

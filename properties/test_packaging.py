@@ -70,13 +70,26 @@ def test_version_imports_nothing_slow() -> None:
     assert result.stdout.splitlines() == [f"a13n-skills {__version__}", "[]"]
 
 
+_NOT_FOR_CATALOG = (
+    "a13n_harness.cli._lint",
+    "a13n_harness.environment.facts",
+    "a13n_harness.context.manifest",
+    "a13n_harness.context.facts",
+    "a13n_harness.context.tokens",
+    "a13n_harness.capabilities.bindings",
+    "a13n_harness.capabilities.skills",
+    "a13n_harness.environment.memory",
+)
+"""What ``catalog`` has no use for: lint, git and facts, manifests, tokenizers, run bindings."""
+
+
 def test_catalog_does_not_import_lint_manifest_or_git() -> None:
     probe = (
         "import sys, contextlib, io\n"
         "from a13n_harness.cli import main\n"
         "with contextlib.redirect_stderr(io.StringIO()):\n"
         f"    main(['catalog', {str(REPO / 'examples' / 'demo-workspace')!r}])\n"
-        "names = ('a13n_harness.cli._lint', 'a13n_harness.environment.facts')\n"
+        f"names = {_NOT_FOR_CATALOG!r}\n"
         "print(sorted(name for name in names if name in sys.modules))\n"
     )
     result = _python("-c", probe)

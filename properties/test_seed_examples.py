@@ -1,12 +1,16 @@
-"""The code examples of seeds/skill-discovery-in-a-host.md, run as written.
+"""The code examples of seeds/skill-discovery-in-a-host.md, run as written; the seeds' scenarios.
 
 Each example is pasted verbatim (between the BEGIN/END markers) and then
 exercised against a real tree. SPEC section 7: "The seed is normative".
+The end of the file plays the scenarios both seeds describe (issue 12): the
+oversized catalog at a 200K/16K window, the small model at 8,192/1,024, and
+materializers running in order through one pinned scope.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -95,6 +99,10 @@ class ManagedSkillMaterializer:
 
 # ---- END seed example ------------------------------------------------------------
 
+from a13n_harness import RunBindings  # noqa: E402
+from a13n_harness.capabilities import PreparedSkills, SkillsCapability, SkillsPolicy  # noqa: E402
+from a13n_harness.context.catalog import CatalogEntry, SkillCatalog  # noqa: E402
+from a13n_harness.context.render import reference_render  # noqa: E402
 from a13n_harness.environment import LocalDirectoryProvider  # noqa: E402
 
 SEED_SKILL = b"""---
@@ -255,3 +263,146 @@ def test_seed_run_bindings_and_capability(tmp_path: Path) -> None:
     assert "- code-review: Review a code change" in instructions
     assert "(file: /workspace/.agents/skills/release/SKILL.md)" in instructions
     assert "skills-home" not in instructions
+
+
+# ----------------------------------------------------------------------------------
+# The seeds' scenarios (issue 12)
+
+SCENARIO_ROOTS = ("/workspace/.agents/skills", "/workspace/.claude/skills")
+DESCRIPTION = ("Handles one step of the release & review flow <safely>; " * 20)[:1000]
+
+
+def _oversized_tree(base: Path) -> list[CatalogEntry]:
+    """300 skills with 1,000-byte descriptions over two roots (150 each: a root holds at most
+    256 entries), plus one broken package in the first root. Returns the valid entries."""
+    entries = []
+    for index in range(300):
+        root = SCENARIO_ROOTS[index % 2]
+        name = f"skill-{index:03d}"
+        folder = base / root.removeprefix("/workspace/") / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: '{DESCRIPTION}'\n---\nBody.\n"
+        )
+        entries.append(CatalogEntry(name, DESCRIPTION, f"{root}/{name}/SKILL.md"))
+    broken = base / ".agents/skills/broken"
+    broken.mkdir()
+    (broken / "SKILL.md").write_text("---\nname: broken\ndescription: [unclosed\n---\n")
+    return sorted(entries, key=lambda entry: entry.name)
+
+
+def _prepare_scenario(base: Path, context_tokens: int, reserve_tokens: int) -> PreparedSkills:
+    manager = SkillManager(
+        (FileSkillSource("workspace", SCENARIO_ROOTS, required=False),),
+        policy=SkillsPolicy(invalid="skip"),
+    )
+
+    async def run() -> PreparedSkills:
+        async with Environment({"workspace": LocalDirectoryProvider(base)}) as environment:
+            bindings = RunBindings.embedded(
+                environment=environment,
+                context_tokens=context_tokens,
+                response_reserve_tokens=reserve_tokens,
+            )
+            return await SkillsCapability(manager).prepare(bindings)
+
+    return asyncio.run(run())
+
+
+def test_seed_oversized_catalog_fits_the_allowance_at_200k(tmp_path: Path) -> None:
+    """300 skills plus one broken at 200K/16K: a strict prefix, the omitted count, the pointer."""
+    entries = _oversized_tree(tmp_path)
+    prepared = _prepare_scenario(tmp_path, 200_000, 16_000)
+    allowance = (200_000 - 16_000) // 20
+    rendering = prepared.rendering
+    assert (rendering.form, rendering.listed, rendering.omitted, rendering.total) == (
+        "listing",
+        7,
+        293,
+        300,
+    )
+    assert len(prepared.instructions.encode()) <= allowance == 9_200
+    expected = reference_render(SkillCatalog(tuple(entries), 0, SCENARIO_ROOTS), allowance)
+    assert prepared.instructions == expected.text
+    lines = prepared.instructions.splitlines()
+    listed = [line.split(":", 1)[0].removeprefix("- ") for line in lines if line.startswith("- ")]
+    assert listed == [entry.name for entry in entries[:7]]
+    assert lines[-3:] == [
+        "293 more skills not listed.",
+        "300 skills available (list /workspace/.agents/skills/ and /workspace/.claude/skills/ "
+        "to see all)",
+        "</skills_instructions>",
+    ]
+    assert "broken" not in prepared.instructions
+    [diagnostic] = prepared.catalog.diagnostics
+    assert (diagnostic.code, diagnostic.path, diagnostic.reason) == (
+        "skill_frontmatter_skipped",
+        "/workspace/.agents/skills/broken/SKILL.md",
+        "yaml_syntax",
+    )
+    assert len(prepared.skill_paths) == 300
+
+
+def test_seed_small_models_still_learn_that_skills_exist(tmp_path: Path) -> None:
+    """8,192/1,024: exactly render((8192 - 1024) // 20), the pointer present, no entry listed."""
+    entries = _oversized_tree(tmp_path)
+    prepared = _prepare_scenario(tmp_path, 8_192, 1_024)
+    allowance = (8_192 - 1_024) // 20
+    expected = reference_render(SkillCatalog(tuple(entries), 0, SCENARIO_ROOTS), allowance)
+    assert (
+        prepared.instructions
+        == expected.text
+        == (
+            "<skills_instructions>\n"
+            "## Skills\n"
+            "A skill is a folder of instructions with a SKILL.md file. "
+            "Read a listed skill's SKILL.md before you use it.\n"
+            "300 more skills not listed.\n"
+            "300 skills available (list /workspace/.agents/skills/ and /workspace/.claude/skills/ "
+            "to see all)\n"
+            "</skills_instructions>\n"
+        )
+    )
+    assert (prepared.rendering.form, prepared.rendering.listed) == ("listing", 0)
+    assert len(prepared.instructions.encode()) <= allowance == 358
+
+
+@dataclass
+class _OrderedMaterializer:
+    """Publishes one package; the second one also reads what the first published."""
+
+    materializer_id: str
+    log: list[tuple[str, object]] = field(default_factory=list)
+    target_root: str = "/workspace/.agents/skills"
+
+    async def materialize(self, *, files: FileOperator) -> None:
+        self.log.append((self.materializer_id, files))
+        if self.materializer_id == "second":
+            seen = await files.read_bytes(self.target_root + "/first/SKILL.md", 4_096)
+            assert b"name: first" in seen
+        await files.make_directory(f"{self.target_root}/{self.materializer_id}")
+        await files.write_bytes(
+            f"{self.target_root}/{self.materializer_id}/SKILL.md",
+            f"---\nname: {self.materializer_id}\ndescription: Managed.\n---\n".encode(),
+        )
+
+
+def test_seed_two_materializers_run_in_order_through_one_pinned_scope(tmp_path: Path) -> None:
+    log: list[tuple[str, object]] = []
+    first = _OrderedMaterializer("first", log)
+    second = _OrderedMaterializer("second", log)
+    manager = SkillManager.default(materializers=(first, second))
+    workspace = LocalDirectoryProvider(tmp_path)
+
+    async def run() -> PreparedSkills:
+        async with Environment({"workspace": workspace}) as environment:
+            bindings = RunBindings.embedded(environment=environment)
+            return await SkillsCapability(manager).prepare(bindings)
+
+    prepared = asyncio.run(run())
+    assert [name for name, _ in log] == ["first", "second"]
+    assert log[0][1] is log[1][1]  # the same pinned scope object, not a reopened path
+    assert [path.name for path in prepared.skill_paths] == ["first", "second"]
+    assert (
+        (tmp_path / ".agents/skills/second/SKILL.md").read_bytes().startswith(b"---\nname: second")
+    )

@@ -21,6 +21,7 @@ from a13n_harness.context.tokens import (
     verify_rendering_counted,
 )
 from a13n_harness.testing.controls import control_settings, property_fails
+from a13n_harness.testing.counters import check_line_additive
 from a13n_harness.testing.strategies import budgets, hostile_text, skill_catalogs
 
 SHIPPED: list[TokenCounter] = [Utf8ByteCounter(), CodePointCounter()]
@@ -165,6 +166,53 @@ class SuffixCounter:
         return len(text.rstrip("\n").rsplit("\n", 1)[-1])
 
 
+@pytest.mark.parametrize("counter", SHIPPED, ids=lambda c: type(c).__name__)
+def test_shipped_counters_declare_line_additive_truthfully(counter: TokenCounter) -> None:
+    assert getattr(counter, "line_additive", False) is True
+    check_line_additive(counter)
+
+
+@dataclass(frozen=True)
+class PairCounter:
+    """Broken: one token per two characters across line ends, declared line-additive."""
+
+    line_additive: bool = True
+
+    def count(self, text: str) -> int:
+        return (len(text) + 1) // 2
+
+
+def test_negative_control_false_line_additive_declaration_is_caught() -> None:
+    property_fails(lambda: check_line_additive(PairCounter(), control=True))
+
+
+@dataclass(frozen=True)
+class LongTextCounter:
+    """Broken: one token per line, plus 5 for any text of 4 lines or more; declared line-additive.
+
+    Every piece the renderer and the verifier count line by line (header, entry
+    lines, more line, pointer and footer) has at most 3 lines, so their sums
+    agree; only counting the whole rendered text shows the declaration is false.
+    """
+
+    line_additive: bool = True
+
+    def count(self, text: str) -> int:
+        lines = text.count("\n")
+        return lines + (5 if lines >= 4 else 0)
+
+
+def test_a_false_line_additive_declaration_is_caught_by_the_verifier() -> None:
+    """The verifier counts the claimed text whole: a sum that is not the count is refused."""
+    catalog = SkillCatalog(tuple(CatalogEntry(n, "dd", "f") for n in "abc"), 0, ("/r",))
+    rendered = render_catalog_counted(catalog, 10**6, LongTextCounter())
+    assert (rendered.tokens, LongTextCounter().count(rendered.text)) == (8, 13)
+    with pytest.raises(DefinitionError) as caught:
+        verify_rendering_counted(catalog, 10**6, rendered, LongTextCounter())
+    assert caught.value.code == "rendering_not_certified"
+    assert "line_additive" in caught.value.message
+
+
 def test_negative_control_false_byte_bound_declaration_is_caught() -> None:
     property_fails(lambda: byte_bound_holds(ExpandingCounter()))
 
@@ -267,3 +315,36 @@ def test_counted_rendering_and_verification_read_each_byte_a_bounded_number_of_t
         counter.counted = 0
         verify_rendering_counted(catalog, budget, rendered, counter)
         assert counter.counted <= 4 * size + 1_000, ("verify", budget, counter.counted / size)
+
+
+@pytest.mark.parametrize("counter", [5, None, "cl100k_base", b"x", object()])
+def test_something_that_is_not_a_counter_is_refused(counter: object) -> None:
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
+    rendered = render_catalog_counted(catalog, 100, Utf8ByteCounter())
+    for call in (
+        lambda: render_catalog_counted(catalog, 100, counter),  # type: ignore[arg-type]
+        lambda: verify_rendering_counted(catalog, 100, rendered, counter),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(DefinitionError) as caught:
+            call()
+        assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "counter")
+
+
+def test_a_failing_counter_and_bad_arguments_raise_only_definition_errors() -> None:
+    """SPEC 0: a host counter that raises, a non-str text, a non-catalog: DefinitionError."""
+
+    class Failing:
+        def count(self, text: str) -> int:
+            raise ValueError("tokenizer broke")
+
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
+    with pytest.raises(DefinitionError) as caught:
+        render_catalog_counted(catalog, 100, Failing())
+    assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "counter")
+    for counter in SHIPPED:
+        with pytest.raises(DefinitionError) as caught:
+            counter.count(5)  # type: ignore[arg-type]
+        assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "text")
+    with pytest.raises(DefinitionError) as caught:
+        render_catalog_counted("catalog", 100, Utf8ByteCounter())  # type: ignore[arg-type]
+    assert caught.value.code == "catalog_invalid"

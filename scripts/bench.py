@@ -4,16 +4,20 @@ This machine is shared and noisy: absolute times mean little, ratios against
 a reference timed alongside (interleaved rounds, medians) mean more.
 
     python scripts/bench.py            # everything
-    python scripts/bench.py render     # one section: render, parse, parse-growth, scan
+    python scripts/bench.py render     # one section: render, parse, parse-growth, scan, cli
 """
 
 from __future__ import annotations
 
+import compileall
 import importlib
+import os
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 
@@ -23,8 +27,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import yaml
 
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
+from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import FrontmatterLimits, parse_skill_document
 from a13n_harness.context.render import reference_render, render_catalog
+from a13n_harness.context.tokens import (
+    TokenCounter,
+    Utf8ByteCounter,
+    render_catalog_counted,
+    verify_rendering_counted,
+)
+from a13n_harness.tokenizers import token_counter
 
 ROUNDS = 7
 
@@ -271,7 +283,185 @@ def bench_scan_section() -> None:
         print("\n(scan benchmark unavailable: scripts/bench_scan.py not importable)")
         return
     results: list[tuple[str, float]] = scan_module.bench_scan()
-    report("scan: 512 skills through LocalFileOperator", dict(results), results[0][0])
+    report(
+        "scan: 512 skills through LocalFileOperator, interleaved with the floor (target x3.5)",
+        dict(results),
+        results[0][0],
+    )
+
+
+# ------------------------------------------------------------ tokens (issue 12, issue 9 6b)
+
+
+def _cl100k() -> TokenCounter | None:
+    """The cl100k_base counter when the tokens extra is installed (pip install -e '.[tokens]')."""
+    try:
+        return token_counter("cl100k_base")
+    except DefinitionError:  # the extra is missing: the rows that need it say so
+        return None
+
+
+def bench_tokens() -> None:
+    """Counted rendering with cl100k against the byte renderer's cold render, 512 entries."""
+    counter = _cl100k()
+    if counter is None:
+        print("\n(tokens: the tokens extra is not installed: pip install -e '.[tokens]')")
+        return
+    catalog = catalog_of(512)
+
+    def fresh() -> SkillCatalog:
+        return SkillCatalog(catalog.entries, catalog.unlisted, catalog.roots)
+
+    full_bytes = len(render_catalog(catalog, 10**9).text.encode())
+    full_tokens = render_catalog_counted(catalog, 10**9, counter).tokens
+    for title, byte_budget, token_budget in (
+        ("200K/16K window (allowance 9,200)", 9_200, 9_200),
+        ("8,192/1,024 window (allowance 358)", 358, 358),
+        ("budget holding every entry", full_bytes, full_tokens),
+    ):
+
+        def by_bytes(budget: int = byte_budget) -> object:
+            return render_catalog(fresh(), budget)
+
+        def by_tokens(budget: int = token_budget, counter: TokenCounter = counter) -> object:
+            return render_catalog_counted(fresh(), budget, counter)
+
+        medians = interleaved(
+            [
+                ("fresh catalog constructed (subtracted below)", fresh, 20),
+                ("render_catalog cold", by_bytes, 10),
+                ("render_catalog_counted cl100k cold", by_tokens, 3),
+            ]
+        )
+        base = medians.pop("fresh catalog constructed (subtracted below)")
+        rows = {label: seconds - base for label, seconds in medians.items()}
+        report(f"tokens: 512 entries, {title} (target <= x5)", rows, "render_catalog cold")
+
+
+def _per_byte_rows(
+    title: str,
+    sizes: Sequence[int],
+    run: Callable[[SkillCatalog], object],
+    calls: Callable[[int], int],
+) -> None:
+    """Seconds per input byte at 1x, 4x and 16x entries: linear means equal within 1.5x."""
+    catalogs = {size: catalog_of(size) for size in sizes}
+    measured = {size: len(render_catalog(c, 10**9).text.encode()) for size, c in catalogs.items()}
+    medians = interleaved(
+        [
+            (f"{size} entries", partial(run, catalog), calls(size))
+            for size, catalog in catalogs.items()
+        ]
+    )
+    per_byte = {
+        label: medians[label] / measured[size] for size, label in zip(sizes, medians, strict=True)
+    }
+    print(f"\n## {title} (reference: {sizes[0]} entries; linear: every ratio within x1.5)")
+    base = per_byte[f"{sizes[0]} entries"]
+    for size, label in zip(sizes, per_byte, strict=True):
+        print(
+            f"  {label + f' ({measured[size]:,} bytes)':<52} {per_byte[label] * 1e9:10.2f} ns/byte"
+            f"   x{per_byte[label] / base:8.3f}"
+        )
+
+
+def bench_counted_linear() -> None:
+    """verify_rendering_counted and render_catalog_counted (not prefix-monotone) per byte."""
+    sizes = (250, 1_000, 4_000)  # 1x, 4x, 16x input
+
+    def certify(counter: TokenCounter) -> Callable[[SkillCatalog], object]:
+        def run(catalog: SkillCatalog) -> None:
+            budget = counter.count(render_catalog(catalog, 10**9).text) // 2
+            verify_rendering_counted(
+                catalog, budget, render_catalog_counted(catalog, budget, counter), counter
+            )
+
+        return run
+
+    def render_half(counter: TokenCounter) -> Callable[[SkillCatalog], object]:
+        def run(catalog: SkillCatalog) -> object:
+            budget = counter.count(render_catalog(catalog, 10**9).text) // 2
+            copy = SkillCatalog(catalog.entries, catalog.unlisted, catalog.roots)
+            return render_catalog_counted(copy, budget, counter)
+
+        return run
+
+    def few(size: int) -> int:
+        return max(1, 2_000 // size)
+
+    _per_byte_rows(
+        "counted: render + verify_rendering_counted, UTF-8 byte counter, half budget",
+        sizes,
+        certify(Utf8ByteCounter()),
+        few,
+    )
+    counter = _cl100k()
+    if counter is None:
+        print("\n(counted cl100k rows: the tokens extra is not installed)")
+        return
+    _per_byte_rows(
+        "counted: render_catalog_counted cold, cl100k (not prefix-monotone), half budget",
+        sizes,
+        render_half(counter),
+        few,
+    )
+    _per_byte_rows(
+        "counted: render + verify_rendering_counted, cl100k, half budget",
+        sizes,
+        certify(counter),
+        few,
+    )
+
+
+CLI_VERSION_BOUND = 3.0  # issue 11: `a13n-skills --version` within 3x a bare interpreter start
+CLI_CATALOG_BOUND = 5.0  # issue 11: `a13n-skills catalog` of the demo within 5x
+
+
+def _command() -> list[str]:
+    """The installed console script next to this interpreter, else ``python -m a13n_harness``."""
+    script = Path(sys.executable).with_name("a13n-skills")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "a13n_harness"]
+
+
+def bench_cli() -> None:
+    """Start-up of the command against a bare ``python -c pass``, as a user runs both."""
+    repo = Path(__file__).resolve().parents[1]
+    environment = {**os.environ, "PYTHONPATH": str(repo / "core")}
+    # An installed package has its bytecode; with PYTHONDONTWRITEBYTECODE set (as in some
+    # sandboxes) every start would compile the sources and measure the compiler instead.
+    compileall.compile_dir(str(repo / "core" / "a13n_harness"), quiet=1)
+
+    def run(arguments: list[str]) -> Callable[[], object]:
+        return lambda: subprocess.run(
+            arguments,
+            cwd=repo,
+            env=environment,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+
+    command = _command()
+    medians = interleaved(
+        [
+            ("python -c pass", run([sys.executable, "-c", "pass"]), 3),
+            ("a13n-skills --version", run([*command, "--version"]), 3),
+            (
+                "a13n-skills catalog examples/demo-workspace",
+                run([*command, "catalog", "examples/demo-workspace"]),
+                3,
+            ),
+        ]
+    )
+    report("cli: start-up, one process per call", medians, "python -c pass")
+    base = medians["python -c pass"]
+    version = medians["a13n-skills --version"] / base
+    catalog = medians["a13n-skills catalog examples/demo-workspace"] / base
+    print(
+        f"  --version x{version:.2f} (bound x{CLI_VERSION_BOUND:g}: "
+        f"{'met' if version <= CLI_VERSION_BOUND else 'MISSED'}); catalog x{catalog:.2f} "
+        f"(bound x{CLI_CATALOG_BOUND:g}: {'met' if catalog <= CLI_CATALOG_BOUND else 'MISSED'})"
+    )
 
 
 SECTIONS = {
@@ -279,6 +469,9 @@ SECTIONS = {
     "parse": bench_parse,
     "parse-growth": bench_parse_growth,
     "scan": bench_scan_section,
+    "tokens": bench_tokens,
+    "counted": bench_counted_linear,
+    "cli": bench_cli,
 }
 
 

@@ -20,7 +20,21 @@ to be killed by a test or reasoned about and listed.
 Timeouts and suspicious mutants count as killed (the test run noticed); "no
 tests" mutants count as survivors; a mutant left unchecked (an interrupted
 run) fails the gate.
-Part of ``scripts/verify.py --full`` only: it takes tens of minutes.
+
+Speed (docs/mutation.md has the measured run): mutmut runs each mutant against
+only the tests its stats phase saw calling the mutated function; this script
+runs mutmut in-process (``--as-mutmut``) with three changes: the tests of a
+mutant run once each, cheapest first, so ``-x`` stops at the first cheap kill;
+the ``mutmut`` Hypothesis profile (25 examples, no shrinking); and a mutant
+whose change is already listed as equivalent is marked "skipped" instead of
+run (``--check-equivalents`` runs them too, to find stale listings). mutmut
+forks its workers from a server that has pytest and the tests imported.
+
+``--changed-since REF`` mutates only the functions whose code differs between
+REF and the working tree, with the stats phase restricted to the test modules
+that import the changed module (directly or through another core module):
+the merge-gate form, about a minute for a one-function change.
+Part of ``scripts/verify.py --full`` (everything) and ``--changed-since``.
 """
 
 from __future__ import annotations
@@ -32,17 +46,20 @@ import hashlib
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 EQUIVALENT = Path(__file__).resolve().parent / "mutmut_equivalent.txt"
-THRESHOLD = 0.95
+THRESHOLD = 0.97
 # The modules mutated by default: the whole pure core.
 MODULES = ("encoder", "frontmatter", "catalog", "render", "manifest", "tokens")
 # A fast selection that still holds every oracle of those modules.
@@ -63,7 +80,12 @@ def _toml_list(items: list[str]) -> str:
     return "[" + ", ".join(json.dumps(item) for item in items) + "]"
 
 
-def prepare(scratch: Path, modules: list[str]) -> None:
+# The driver's instructions, written into the scratch copy by ``main``.
+PLAN = "a13n-mutmut-plan.json"
+PACKAGE = "a13n_harness.context"
+
+
+def prepare(scratch: Path, modules: list[str], tests: Iterable[str] = TESTS) -> None:
     """Copy the tree and write the mutmut configuration into the copy."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
     # mutmut puts mutants/src on sys.path (and keeps the original off it), so the
@@ -75,7 +97,7 @@ def prepare(scratch: Path, modules: list[str]) -> None:
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     pyproject = re.sub(r"(?ms)^\[tool\.mutmut\].*?(?=^\[|\Z)", "", pyproject)
     paths = [f"src/a13n_harness/context/{module}.py" for module in modules]
-    tests = [test for test in TESTS if (REPO / test).is_file()]
+    tests = [test for test in tests if (REPO / test).is_file()]
     pyproject += (
         "\n[tool.mutmut]\n"
         'source_paths = ["src"]\n'
@@ -86,6 +108,10 @@ def prepare(scratch: Path, modules: list[str]) -> None:
         # off at 4x its tests' measured CPU time instead of mutmut's default 30x,
         # which held a worker for eight minutes per such mutant.
         "timeout_multiplier = 2.0\n"
+        # Workers fork from a server that has already imported pytest, Hypothesis
+        # and the test modules: a mutant then costs its tests, not their imports.
+        'process_isolation = "forkserver"\n'
+        'forkserver_warmup = "collect"\n'
     )
     (scratch / "pyproject.toml").write_text(pyproject, encoding="utf-8")
 
@@ -105,6 +131,46 @@ def equivalents() -> dict[tuple[str, str], str]:
 _MUTANT = re.compile(r"^(?P<function>.+)__mutmut_(?P<suffix>\d+|orig)$")
 
 
+def mutant_bodies(
+    scratch: Path, module: str, *, with_def: bool = False
+) -> dict[str, dict[str, list[str]]]:
+    """``{function: {suffix: body lines}}`` of mutmut's mutated module (``orig`` included);
+    ``with_def`` keeps the ``def`` line (renamed ``_``) so that the lines parse."""
+    path = scratch / "mutants" / "src" / "a13n_harness" / "context" / f"{module}.py"
+    if not path.is_file():
+        return {}
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    bodies: dict[str, dict[str, list[str]]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            match = _MUTANT.match(node.name)
+            if match is None:
+                continue
+            # Skip the def line: it carries the mutant's own name.
+            body = lines[node.lineno : node.end_lineno or node.lineno]
+            if with_def:
+                body = [lines[node.lineno - 1].replace(node.name, "_", 1), *body]
+            bodies.setdefault(match["function"], {})[match["suffix"]] = body
+    return bodies
+
+
+def message_mutants(scratch: Path, modules: list[str]) -> set[str]:
+    """The mutants that only change a message argument (``message_only``)."""
+    found: set[str] = set()
+    for module in modules:
+        original = scratch / "src" / "a13n_harness" / "context" / f"{module}.py"
+        if not original.is_file():
+            original = REPO / "core" / "a13n_harness" / "context" / f"{module}.py"
+        slots = message_slots(original.read_text(encoding="utf-8"))
+        for function, variants in mutant_bodies(scratch, module, with_def=True).items():
+            before = "\n".join(variants.get("orig", []))
+            for suffix, body in variants.items():
+                if suffix != "orig" and message_only(before, "\n".join(body), slots):
+                    found.add(f"{PACKAGE}.{module}.{function}__mutmut_{suffix}")
+    return found
+
+
 def mutant_changes(scratch: Path, modules: list[str]) -> dict[str, tuple[str, str, list[str]]]:
     """Each mutant's ``(function, key, changed lines)`` from mutmut's mutated sources.
 
@@ -113,20 +179,7 @@ def mutant_changes(scratch: Path, modules: list[str]) -> dict[str, tuple[str, st
     """
     changes: dict[str, tuple[str, str, list[str]]] = {}
     for module in modules:
-        path = scratch / "mutants" / "src" / "a13n_harness" / "context" / f"{module}.py"
-        if not path.is_file():
-            continue
-        source = path.read_text(encoding="utf-8")
-        lines = source.splitlines()
-        bodies: dict[str, dict[str, list[str]]] = {}
-        for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                match = _MUTANT.match(node.name)
-                if match is None:
-                    continue
-                # Skip the def line: it carries the mutant's own name.
-                body = lines[node.lineno : node.end_lineno or node.lineno]
-                bodies.setdefault(match["function"], {})[match["suffix"]] = body
+        bodies = mutant_bodies(scratch, module)
         for function, variants in bodies.items():
             original = variants.get("orig", [])
             seen: dict[str, int] = {}
@@ -149,17 +202,374 @@ def mutant_changes(scratch: Path, modules: list[str]) -> dict[str, tuple[str, st
     return changes
 
 
+# The message policy (docs/mutation.md): callers branch on DefinitionError.code and
+# .reason, never on .message, so a mutant that only changes, drops or nulls a message is
+# equivalent. The message parameters of the error types; helpers are found from them.
+MESSAGE_PARAMETERS = {"DefinitionError": ("message", 1), "FrontmatterError": ("message", 1)}
+_PLACEHOLDER = "<message>"
+
+
+def _callee(call: ast.Call) -> str | None:
+    return call.func.id if isinstance(call.func, ast.Name) else None
+
+
+def _message_argument(call: ast.Call, slot: tuple[str, int]) -> ast.expr | None:
+    name, index = slot
+    if len(call.args) > index:
+        return call.args[index]
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def message_slots(source: str) -> dict[str, tuple[str, int, bool]]:
+    """``{callable: (parameter, position, has default)}`` for every callable of a module that
+    takes a message: the error types, and each function (nested ones too) with a parameter
+    used only inside the message argument of another message-taking call."""
+    slots = {
+        name: (parameter, index, True) for name, (parameter, index) in MESSAGE_PARAMETERS.items()
+    }
+    functions = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    grew = True
+    while grew:
+        grew = False
+        for function in functions:
+            if function.name in slots:
+                continue
+            inside: dict[str, int] = {}
+            for call in ast.walk(function):
+                if not isinstance(call, ast.Call) or _callee(call) not in slots:
+                    continue
+                parameter, index, _ = slots[_callee(call) or ""]
+                message = _message_argument(call, (parameter, index))
+                for name in ast.walk(message) if message is not None else ():
+                    if isinstance(name, ast.Name):
+                        inside[name.id] = inside.get(name.id, 0) + 1
+            positional = [*function.args.posonlyargs, *function.args.args]
+            defaults = len(function.args.defaults)
+            for index, argument in enumerate(positional):
+                uses = [
+                    node
+                    for node in ast.walk(function)
+                    if isinstance(node, ast.Name) and node.id == argument.arg
+                ]
+                loads = [node for node in uses if isinstance(node.ctx, ast.Load)]
+                if loads and len(loads) == len(uses) == inside.get(argument.arg, 0):
+                    has_default = index >= len(positional) - defaults
+                    slots[function.name] = (argument.arg, index, has_default)
+                    grew = True
+                    break
+    return slots
+
+
+def _normalise(
+    body: str, slots: dict[str, tuple[str, int, bool]]
+) -> tuple[str, list[ast.expr | None]]:
+    """The body's AST with every message argument (given, or left to its default) replaced by
+    one placeholder keyword, and the message arguments it had (``None`` where left out).
+
+    A required message left out stays out, so that mutant (a ``TypeError``) differs.
+    """
+    tree = ast.parse(textwrap.dedent(body))
+    messages: list[ast.expr | None] = []
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call) or _callee(call) not in slots:
+            continue
+        parameter, index, has_default = slots[_callee(call) or ""]
+        given = _message_argument(call, (parameter, index))
+        if len(call.args) > index:
+            del call.args[index]
+        call.keywords = [k for k in call.keywords if k.arg != parameter]
+        if given is not None or has_default:
+            call.keywords.append(ast.keyword(parameter, ast.Constant(_PLACEHOLDER)))
+            messages.append(given)
+    return ast.dump(tree), messages
+
+
+def _shape(message: ast.expr) -> str:
+    """A message expression with its literal text blanked: what can run (and raise) in it."""
+    blank = ast.parse(ast.unparse(message), mode="eval")
+    for node in ast.walk(blank):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            node.value = ""
+        elif isinstance(node, ast.JoinedStr):
+            node.values = [part for part in node.values if not isinstance(part, ast.Constant)]
+    return ast.dump(blank)
+
+
+def message_only(original: str, mutated: str, slots: dict[str, tuple[str, int, bool]]) -> bool:
+    """Whether two function bodies differ only in message arguments (the message policy).
+
+    Outside the messages the bodies must be the same AST; each mutated message must be
+    left out, ``None``, or the original with only its literal text changed. A mutant that
+    changes what a message *computes* (``ord(None)`` raises) is not excused.
+    """
+    if original == mutated:
+        return False
+    try:
+        before, originals = _normalise(original, slots)
+        after, mutants = _normalise(mutated, slots)
+    except SyntaxError:
+        return False
+    if before != after or len(originals) != len(mutants):
+        return False
+    for old, new in zip(originals, mutants, strict=True):
+        if new is None or (isinstance(new, ast.Constant) and new.value is None):
+            continue
+        if old is None or _shape(old) != _shape(new):
+            return False
+    return True
+
+
 def parse_results(text: str) -> dict[str, str]:
     """``mutmut results --all true`` lines ``name: status`` -> ``{name: status}``."""
     results: dict[str, str] = {}
     for line in text.splitlines():
-        match = re.match(r"^\s*([\w.]+__mutmut_\d+): ([\w ]+?)\s*$", line)
+        match = re.match(r"^\s*([\w.ǁ]+__mutmut_\d+): ([\w ]+?)\s*$", line)
         if match:
             results[match.group(1)] = match.group(2)
     return results
 
 
+def function_sources(source: str) -> dict[str, str]:
+    """``{mutmut's mangled name: AST dump}`` of each function and method of a module.
+
+    mutmut names a module function ``x_<name>`` and a method ``xǁ<Class>ǁ<name>``.
+    """
+    found: dict[str, str] = {}
+    tree = ast.parse(source)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found[f"x_{node.name}"] = ast.dump(node)
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    found[f"xǁ{node.name}ǁ{item.name}"] = ast.dump(item)
+    return found
+
+
+def changed_functions(before: str | None, after: str) -> list[str]:
+    """Mangled names of the functions of ``after`` that are new or differ from ``before``."""
+    old = function_sources(before) if before is not None else {}
+    return sorted(name for name, dump in function_sources(after).items() if old.get(name) != dump)
+
+
+def _git_show(ref: str, path: str) -> str | None:
+    shown = subprocess.run(
+        ["git", "show", f"{ref}:{path}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return shown.stdout if shown.returncode == 0 else None
+
+
+def changes_since(ref: str, modules: Iterable[str]) -> dict[str, list[str]]:
+    """``{module: changed mangled functions}`` between ``ref`` and the working tree."""
+    verified = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{ref}^{{commit}}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if verified.returncode != 0:
+        raise SystemExit(f"--changed-since: {ref!r} is not a commit here")
+    changed: dict[str, list[str]] = {}
+    for module in modules:
+        path = f"core/a13n_harness/context/{module}.py"
+        current = (REPO / path).read_text(encoding="utf-8")
+        names = changed_functions(_git_show(ref, path), current)
+        if names:
+            changed[module] = names
+    return changed
+
+
+def _imported_modules(source: str) -> set[str]:
+    """The ``a13n_harness`` modules a source imports, dotted below the package
+    (``context.encoder``, ``testing.strategies``); names imported from a package count too."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "a13n_harness" or node.module.startswith("a13n_harness."):
+                base = node.module.removeprefix("a13n_harness").lstrip(".")
+                found.add(base)
+                found |= {f"{base}.{alias.name}".lstrip(".") for alias in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {
+                alias.name.removeprefix("a13n_harness.")
+                for alias in node.names
+                if alias.name.startswith("a13n_harness.")
+            }
+    return found
+
+
+def selection_reaching(modules: Iterable[str], tests: Iterable[str] = TESTS) -> list[str]:
+    """The test modules that import one of ``modules`` directly or through other modules of
+    the package (strategies included).
+
+    A test that imports nothing reaching a changed module cannot call it, so its
+    stats would map nothing to the changed functions: leaving it out is exact.
+    """
+    package = REPO / "core" / "a13n_harness"
+    imports = {
+        ".".join(path.relative_to(package).with_suffix("").parts): _imported_modules(
+            path.read_text(encoding="utf-8")
+        )
+        for path in package.rglob("*.py")
+    }
+    reaching = {f"context.{module}" for module in modules}
+    grew = True
+    while grew:
+        grew = False
+        for module, imported in imports.items():
+            if module not in reaching and imported & reaching:
+                reaching.add(module)
+                grew = True
+    # Fuzz targets, which the corpus replay loads by path, reach what they import.
+    fuzz_reach: set[str] = set()
+    for target in (REPO / "fuzz").glob("fuzz_*.py"):
+        fuzz_reach |= _imported_modules(target.read_text(encoding="utf-8"))
+    selected = []
+    for test in tests:
+        path = REPO / test
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        reached = _imported_modules(text)
+        if "spec_from_file_location" in text or "load_target" in text:
+            reached |= fuzz_reach
+        if reached & reaching:
+            selected.append(test)
+    return selected
+
+
+def as_mutmut(arguments: list[str]) -> None:
+    """mutmut's own CLI, run in this process with the gate's changes (module docstring).
+
+    Runs in the scratch copy; reads ``a13n-mutmut-plan.json`` there: ``skip`` (mutant
+    names to mark skipped, for listed equivalents) and ``functions`` (when not
+    empty, only mutants of these ``<module>.<mangled>`` names are run).
+    """
+    # Run as a script, this file's folder comes first on sys.path and its name is mutmut's.
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != here]
+    import mutmut.__main__ as mutmut_main  # noqa: PLC0415 - only the driver process needs mutmut
+    from mutmut.runners.harness import PytestRunner  # noqa: PLC0415
+    from mutmut.state import state  # noqa: PLC0415
+
+    plan: dict[str, Any] = json.loads(Path(PLAN).read_text(encoding="utf-8"))
+    regular_run = PytestRunner._pytest_args_regular_run
+
+    def cheapest_first(self: PytestRunner, tests: Iterable[str]) -> list[str]:
+        durations = state().duration_by_test
+        ordered = sorted(set(tests), key=lambda test: (durations.get(test, 0.0), test))
+        return regular_run(self, ordered)
+
+    PytestRunner._pytest_args_regular_run = cheapest_first  # type: ignore[method-assign]
+    collect = mutmut_main.collect_source_file_mutation_data
+
+    def planned(*, mutant_names: tuple[str, ...] | list[str]) -> Any:
+        mutants, by_path = collect(mutant_names=mutant_names)
+        modules = sorted({name.split(".")[2] for _, name, _ in mutants})
+        changes = mutant_changes(Path.cwd(), modules)
+        messages = message_mutants(Path.cwd(), modules)
+        known = equivalents()
+        functions = set(plan.get("functions", []))
+        kept = []
+        for data, name, result in mutants:
+            function, key, _ = changes.get(name, ("", "", []))
+            if functions and name.rsplit("__mutmut_", 1)[0] not in functions:
+                continue
+            equivalent = name in messages or (function, key) in known
+            if not plan.get("check_equivalents") and equivalent:
+                data.exit_code_by_key[name] = 34  # mutmut's "skipped"
+                data.save()
+                continue
+            kept.append((data, name, result))
+        return kept, by_path
+
+    mutmut_main.collect_source_file_mutation_data = planned
+    mutmut_main.cli(arguments)
+
+
+def judge(
+    results: dict[str, str],
+    changes: dict[str, tuple[str, str, list[str]]],
+    known: dict[tuple[str, str], str],
+    functions: set[str] | None = None,
+    messages: set[str] | frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """Sort mutmut's statuses into killed / equivalent / survived / unchecked, per module.
+
+    ``functions`` (``--changed-since``) limits the judgement to those functions' mutants;
+    ``messages`` are the mutants the message policy makes equivalent (``message_only``).
+    """
+    killed_statuses = {"killed", "timeout", "suspicious", "segfault"}
+
+    def listed(name: str) -> bool:
+        function, key, _ = changes.get(name, ("", "", []))
+        return (function, key) in known
+
+    per_module: dict[str, dict[str, int]] = {}
+    survived: list[str] = []
+    unchecked: list[str] = []
+    matched: set[tuple[str, str]] = set()
+    killed = equivalent = 0
+    for name, status in sorted(results.items()):
+        if functions is not None and name.rsplit("__mutmut_", 1)[0] not in functions:
+            continue
+        module = name.split(".")[2]
+        row = per_module.setdefault(
+            module,
+            {
+                "mutants": 0,
+                "killed": 0,
+                "timeout": 0,
+                "message_only": 0,
+                "equivalent": 0,
+                "survived": 0,
+            },
+        )
+        row["mutants"] += 1
+        if status in killed_statuses:
+            killed += 1
+            row["killed"] += 1
+            row["timeout"] += status == "timeout"
+        elif status in {"survived", "no tests", "skipped"} and name in messages:
+            row["message_only"] += 1
+        elif status in {"survived", "no tests", "skipped"} and listed(name):
+            equivalent += 1
+            row["equivalent"] += 1
+            matched.add(changes[name][:2])
+        elif status in {"survived", "no tests"}:
+            survived.append(name)
+            row["survived"] += 1
+        else:
+            # Not checked, interrupted, or skipped without a listing: the run is incomplete.
+            unchecked.append(name)
+    judged = killed + len(survived)
+    return {
+        "total": sum(row["mutants"] for row in per_module.values()),
+        "killed": killed,
+        "message_only": sum(row["message_only"] for row in per_module.values()),
+        "equivalent": equivalent,
+        "survived": survived,
+        "unchecked": unchecked,
+        "matched": matched,
+        "per_module": per_module,
+        "kill_ratio": killed / judged if judged else 1.0,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["--as-mutmut"]:
+        as_mutmut(arguments[1:])
+        return 0
     parser = argparse.ArgumentParser(description="mutmut over the pure core, in a scratch copy.")
     parser.add_argument("--modules", nargs="*", default=list(MODULES))
     parser.add_argument("--json", type=Path, help="write the summary here")
@@ -169,18 +579,40 @@ def main(argv: list[str] | None = None) -> int:
         "--reuse", type=Path, help="judge a kept scratch directory again instead of running"
     )
     parser.add_argument("--explain", type=Path, help="write unlisted survivors' diffs here")
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--changed-since", metavar="REF", help="only the functions changed since this commit"
+    )
+    parser.add_argument(
+        "--check-equivalents", action="store_true", help="run listed equivalents too"
+    )
+    args = parser.parse_args(arguments)
     started = time.monotonic()
+    modules: list[str] = list(args.modules)
+    functions: set[str] | None = None
+    tests: list[str] = list(TESTS)
+    if args.changed_since is not None:
+        changed = changes_since(args.changed_since, modules)
+        functions = {
+            f"{PACKAGE}.{module}.{name}" for module, names in changed.items() for name in names
+        }
+        for function in sorted(functions):
+            print(f"changed: {function}")
+        if not functions:
+            print(f"no function of the pure core changed since {args.changed_since}")
+            return 0
+        modules = sorted(changed)
+        tests = selection_reaching(modules)
+        print(f"tests reaching {', '.join(modules)}: {' '.join(tests)}")
     scratch = args.reuse or Path(tempfile.mkdtemp(prefix="a13n-mutmut-"))
     env = dict(os.environ)
-    env["HYPOTHESIS_PROFILE"] = "ci"
+    env["HYPOTHESIS_PROFILE"] = "mutmut"
     env.pop("PYTHONPATH", None)  # mutmut puts mutants/src on sys.path itself
     run_exit: int | None = None
     run_output = ""
 
-    def mutmut(*arguments: str) -> subprocess.CompletedProcess[str]:
+    def mutmut(*command: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "mutmut", *arguments],
+            [sys.executable, str(Path(__file__).resolve()), "--as-mutmut", *command],
             cwd=scratch,
             env=env,
             capture_output=True,
@@ -191,56 +623,53 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.reuse is None:
-            prepare(scratch, args.modules)
+            prepare(scratch, modules, tests)
+            plan = {
+                "functions": sorted(functions or ()),
+                "check_equivalents": args.check_equivalents,
+            }
+            (scratch / PLAN).write_text(json.dumps(plan), encoding="utf-8")
             run = mutmut("run", "--max-children", str(args.max_children))
-            run_exit, run_output = run.returncode, run.stdout[-2000:] + run.stderr[-2000:]
+            run_exit, run_output = run.returncode, run.stdout[-3000:] + run.stderr[-3000:]
         listing = mutmut("results", "--all", "true")
-        changes = mutant_changes(scratch, args.modules)
+        changes = mutant_changes(scratch, modules)
+        messages = message_mutants(scratch, modules)
     finally:
         if not args.keep and args.reuse is None:
             shutil.rmtree(scratch, ignore_errors=True)
     results = parse_results(listing.stdout)
     known = equivalents()
+    verdict = judge(results, changes, known, functions, messages)
     counts: dict[str, int] = {}
     for status in results.values():
         counts[status] = counts.get(status, 0) + 1
-    killed_statuses = {"killed", "timeout", "suspicious", "segfault"}
-    killed = sum(n for status, n in counts.items() if status in killed_statuses)
-    survivors = sorted(
-        name for name, status in results.items() if status in {"survived", "no tests"}
+    survived: list[str] = verdict["survived"]
+    unchecked: list[str] = verdict["unchecked"]
+    # A listing that matches no surviving mutant is stale: the code changed, or a test
+    # now kills what was thought equivalent. Reported, for pruning (full runs only).
+    stale = sorted(
+        f"{function} {key}" for function, key in known if (function, key) not in verdict["matched"]
     )
-    # Anything neither killed nor survived (not checked, skipped, interrupted)
-    # means the run did not finish: it fails the gate rather than shrink the ratio.
-    unchecked = sorted(
-        name
-        for name, status in results.items()
-        if status not in killed_statuses | {"survived", "no tests"}
-    )
-
-    def listed(name: str) -> bool:
-        function, key, _ = changes.get(name, ("", "", []))
-        return (function, key) in known
-
-    equivalent = [name for name in survivors if listed(name)]
-    survived = [name for name in survivors if not listed(name)]
-    # A listing that matches no surviving mutant is stale: the code changed, or
-    # a test now kills what was thought equivalent. Reported, for pruning.
-    matched = {changes[name][:2] for name in equivalent}
-    stale = sorted(f"{function} {key}" for function, key in known if (function, key) not in matched)
-    judged = killed + len(survived)
-    ratio = killed / judged if judged else 0.0
+    if functions is not None or set(modules) != set(MODULES):
+        stale = []
+    ratio: float = verdict["kill_ratio"]
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     summary: dict[str, Any] = {
-        "total": len(results),
-        "killed": killed,
-        "equivalent": len(equivalent),
+        "total": verdict["total"],
+        "killed": verdict["killed"],
+        "message_only": verdict["message_only"],
+        "equivalent": verdict["equivalent"],
         "survived": survived,
         "stale_listings": len(stale),
         "unchecked": len(unchecked),
         "by_status": counts,
+        "per_module": verdict["per_module"],
         "kill_ratio": round(ratio, 4),
         "threshold": THRESHOLD,
-        "modules": args.modules,
+        "modules": modules,
+        "functions": sorted(functions) if functions is not None else None,
         "seconds": round(time.monotonic() - started, 1),
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
         "run_exit": run_exit,
     }
     if args.json is not None:
@@ -249,25 +678,38 @@ def main(argv: list[str] | None = None) -> int:
     if args.explain is not None:
         blocks = []
         for name in survived:
-            function, key, changed = changes.get(name, ("?", "?", []))
-            shown = "".join(f"    {line}\n" for line in changed)
+            function, key, changed_lines = changes.get(name, ("?", "?", []))
+            shown = "".join(f"    {line}\n" for line in changed_lines)
             blocks.append(f"# {name}\n{function} {key} REASON\n{shown}")
         args.explain.write_text("\n".join(blocks), encoding="utf-8")
     for name in survived:
-        print(f"survived: {name}")
+        function, key, changed_lines = changes.get(name, ("?", "?", []))
+        print(f"survived: {name} ({key}): {' | '.join(changed_lines)[:300]}")
     for entry in stale:
         print(f"stale listing: {entry}")
+    for module, row in sorted(verdict["per_module"].items()):
+        print(
+            f"{module}: {row['mutants']} mutants, {row['killed']} killed "
+            f"({row['timeout']} by timeout), {row['message_only']} message only, "
+            f"{row['equivalent']} listed equivalent, "
+            f"{row['survived']} survived"
+        )
     print(f"by status: {counts}")
     print(
-        f"{len(results)} mutants in total: {killed} killed, {len(equivalent)} equivalent, "
-        f"{len(survived)} survived; kill ratio {ratio:.1%} (gate {THRESHOLD:.0%}) "
-        f"in {summary['seconds']}s"
+        f"{verdict['total']} mutants in total: {verdict['killed']} killed, "
+        f"{verdict['message_only']} message only, {verdict['equivalent']} listed equivalent, "
+        f"{len(survived)} survived; kill ratio {ratio:.1%} "
+        f"(gate {THRESHOLD:.0%}) in {summary['seconds']}s ({summary['cpu_seconds']} CPU s)"
     )
-    if not results:
+    if not results or not verdict["total"]:
         print(run_output or listing.stdout[-2000:] + listing.stderr[-2000:])
         return 1
     if unchecked:
         print(f"{len(unchecked)} mutants were never checked: the run is incomplete")
+        print(run_output)
+        return 1
+    if functions is not None and survived:
+        # The merge-gate form: every mutant of a changed function is killed or listed.
         return 1
     return 0 if ratio >= THRESHOLD else 1
 

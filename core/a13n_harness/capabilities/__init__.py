@@ -2,27 +2,46 @@
 
 from __future__ import annotations
 
-from a13n_harness.capabilities.bindings import RunBindings
-from a13n_harness.capabilities.discovery import FENCE_SLACK, SKILL_FILE, read_limit
-from a13n_harness.capabilities.items import (
-    DIAGNOSTIC_CODES,
-    BoundSkillCatalog,
-    BoundSkillCatalogItem,
-    SkillCatalogItem,
-    SkillDiagnostic,
-    SkillScan,
-)
-from a13n_harness.capabilities.manager import DEFAULT_WORKSPACE_ROOT, SkillManager
-from a13n_harness.capabilities.pool import MAX_READ_WORKERS
-from a13n_harness.capabilities.skills import PreparedSkills, SkillPath, SkillsCapability
-from a13n_harness.capabilities.sources import (
-    MAX_ENTRIES_PER_ROOT,
-    MAX_SKILLS,
-    FileSkillSource,
-    SkillMaterializer,
-    SkillSource,
-    SkillsPolicy,
-)
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from a13n_harness.capabilities.bindings import (
+        RunBindings,
+    )
+    from a13n_harness.capabilities.discovery import (
+        FENCE_SLACK,
+        SKILL_FILE,
+        read_limit,
+    )
+    from a13n_harness.capabilities.items import (
+        DIAGNOSTIC_CODES,
+        BoundSkillCatalog,
+        BoundSkillCatalogItem,
+        SkillCatalogItem,
+        SkillDiagnostic,
+        SkillScan,
+    )
+    from a13n_harness.capabilities.manager import (
+        DEFAULT_WORKSPACE_ROOT,
+        SkillManager,
+    )
+    from a13n_harness.capabilities.pool import (
+        MAX_READ_WORKERS,
+    )
+    from a13n_harness.capabilities.skills import (
+        PreparedSkills,
+        SkillPath,
+        SkillsCapability,
+    )
+    from a13n_harness.capabilities.sources import (
+        MAX_ENTRIES_PER_ROOT,
+        MAX_SKILLS,
+        FileSkillSource,
+        SkillMaterializer,
+        SkillSource,
+        SkillsPolicy,
+    )
 
 __all__ = [
     "DEFAULT_WORKSPACE_ROOT",
@@ -48,3 +67,44 @@ __all__ = [
     "SkillsPolicy",
     "read_limit",
 ]
+
+# Each name is imported from its module on first use (PEP 562), so a caller that needs
+# one part (the CLI's catalog needs discovery, not the run bindings or the in-memory
+# operator) does not pay for the rest at start-up.
+_LAZY: dict[str, str] = {
+    "RunBindings": "a13n_harness.capabilities.bindings",
+    "FENCE_SLACK": "a13n_harness.capabilities.discovery",
+    "SKILL_FILE": "a13n_harness.capabilities.discovery",
+    "read_limit": "a13n_harness.capabilities.discovery",
+    "DIAGNOSTIC_CODES": "a13n_harness.capabilities.items",
+    "BoundSkillCatalog": "a13n_harness.capabilities.items",
+    "BoundSkillCatalogItem": "a13n_harness.capabilities.items",
+    "SkillCatalogItem": "a13n_harness.capabilities.items",
+    "SkillDiagnostic": "a13n_harness.capabilities.items",
+    "SkillScan": "a13n_harness.capabilities.items",
+    "DEFAULT_WORKSPACE_ROOT": "a13n_harness.capabilities.manager",
+    "SkillManager": "a13n_harness.capabilities.manager",
+    "MAX_READ_WORKERS": "a13n_harness.capabilities.pool",
+    "PreparedSkills": "a13n_harness.capabilities.skills",
+    "SkillPath": "a13n_harness.capabilities.skills",
+    "SkillsCapability": "a13n_harness.capabilities.skills",
+    "MAX_ENTRIES_PER_ROOT": "a13n_harness.capabilities.sources",
+    "MAX_SKILLS": "a13n_harness.capabilities.sources",
+    "FileSkillSource": "a13n_harness.capabilities.sources",
+    "SkillMaterializer": "a13n_harness.capabilities.sources",
+    "SkillSource": "a13n_harness.capabilities.sources",
+    "SkillsPolicy": "a13n_harness.capabilities.sources",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import catalog_allowance
+from a13n_harness.context.tokens import TokenCounter
 from a13n_harness.environment import Environment
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "DEFAULT_RESPONSE_RESERVE_TOKENS", "RunBindings"]
@@ -22,16 +23,24 @@ class RunBindings:
     ``skill_selection``: ``None`` exposes every skill; a set exposes exactly
     those names (empty: none). It is fresh per run, not persisted state. A bare
     string is refused (``skill_selection_unknown``): ``"code-review"`` is not a set.
+
+    ``token_counter``: ``None`` spends the allowance as UTF-8 bytes (SPEC 4,
+    sound under ``BYTE_BOUNDED``); a :class:`~a13n_harness.context.tokens.TokenCounter`
+    (e.g. ``a13n_harness.tokenizers.token_counter("cl100k_base")``) spends it as
+    that counter's tokens (SPEC 9). Anything else is ``allowance_invalid``
+    (reason ``counter``).
     """
 
     environment: Environment
     skill_selection: frozenset[str] | None = None
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
     response_reserve_tokens: int = DEFAULT_RESPONSE_RESERVE_TOKENS
+    token_counter: TokenCounter | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "skill_selection", _selection(self.skill_selection))
         catalog_allowance(self.context_tokens, self.response_reserve_tokens)
+        _check_counter(self.token_counter)
 
     @classmethod
     def embedded(
@@ -41,10 +50,15 @@ class RunBindings:
         skill_selection: Set[str] | None = None,
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
         response_reserve_tokens: int = DEFAULT_RESPONSE_RESERVE_TOKENS,
+        token_counter: TokenCounter | None = None,
     ) -> RunBindings:
         """Bindings for a run embedded in a Host that owns ``environment``."""
         return cls(
-            environment, _selection(skill_selection), context_tokens, response_reserve_tokens
+            environment,
+            _selection(skill_selection),
+            context_tokens,
+            response_reserve_tokens,
+            token_counter,
         )
 
     @property
@@ -52,6 +66,21 @@ class RunBindings:
         """``catalog_allowance(context_tokens, response_reserve_tokens)``."""
         return catalog_allowance(self.context_tokens, self.response_reserve_tokens)
 
+    @property
+    def allowance_tokens(self) -> int:
+        """The same allowance, spent as ``token_counter`` tokens when a counter is bound."""
+        return catalog_allowance(self.context_tokens, self.response_reserve_tokens)
+
+
+def _check_counter(counter: object) -> None:
+    # A name is not a counter (str.count exists): a13n_harness.tokenizers.token_counter(name).
+    named = isinstance(counter, (str, bytes, bytearray))
+    if counter is not None and (named or not callable(getattr(counter, "count", None))):
+        raise DefinitionError(
+            "allowance_invalid",
+            f"token_counter must be None or have a count(text) method, got {counter!r}",
+            reason="counter",
+        )
 
 def _selection(selection: object) -> frozenset[str] | None:
     """``None``, or the selection frozen; anything but a set of ``str`` is refused.

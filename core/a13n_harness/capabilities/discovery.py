@@ -18,12 +18,15 @@ SKILL.md is read again through the same operator and compared byte for byte.
 
 Decisions the SPEC leaves open:
 
-* Read bound: ``frontmatter.max_bytes + FENCE_SLACK`` bytes; a prefix that long
-  holds the opening fence, the largest accepted frontmatter and the closing
-  fence. When a read comes back full, it is cut after its last newline before
-  parsing, so a line cut short (a fence line padded with more than
-  :data:`FENCE_SLACK` blanks) is never taken for a fence: such a file reads as
-  ``unterminated``, never as something the whole file does not say.
+* Read bound: ``frontmatter.max_bytes + FENCE_SLACK`` bytes first; a prefix
+  that long holds the opening fence, the largest accepted frontmatter and the
+  closing fence of every real file. The verdict is always the one parsing the
+  *whole* file would give (same reason, line and column): a read that comes
+  back full proves only that the file goes on, and :func:`undecided` tells
+  whether the bytes before decide the parser's fence scan. Only a fence-like
+  line padded with blanks past the read can leave it open; then the file is
+  read further, four times as much each time, up to :data:`MAX_DECISIVE_READ`
+  (past which it is ``too_large``). The final re-read uses the same limit.
 * Two packages with one name below the *same* root have no precedence between
   them: ``skill_name_conflict`` whatever the policy.
 * Entry names no file system produces (empty, ``.``, ``..``, containing ``/``
@@ -42,6 +45,8 @@ Decisions the SPEC leaves open:
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -66,7 +71,23 @@ from a13n_harness.environment import (
     join_path,
 )
 
-__all__ = ["FENCE_SLACK", "SKILL_FILE", "DiscoveredSkill", "Discovery", "discover", "read_limit"]
+__all__ = [
+    "FENCE_SLACK",
+    "MAX_DECISIVE_READ",
+    "MEMO_BYTES",
+    "MEMO_ENTRIES",
+    "SKILL_FILE",
+    "DiscoveredSkill",
+    "Discovery",
+    "Verdict",
+    "clear_verdict_memo",
+    "decisive_prefix",
+    "discover",
+    "document_verdict",
+    "memo_size",
+    "read_limit",
+    "undecided",
+]
 
 SKILL_FILE = "SKILL.md"
 # 4 KiB past max_bytes: room for a BOM, both fence lines (with generous
@@ -76,23 +97,175 @@ FENCE_SLACK = 4_096
 
 
 def read_limit(limits: FrontmatterLimits) -> int:
-    """How many bytes of a SKILL.md discovery reads: ``max_bytes + FENCE_SLACK``."""
+    """How many bytes of a SKILL.md discovery reads first: ``max_bytes + FENCE_SLACK``."""
     return limits.max_bytes + FENCE_SLACK
 
 
-def frontmatter_prefix(data: bytes, limit: int) -> bytes:
-    """The part of a bounded read the parser sees (cut after the last newline when full)."""
+# 1 MiB: how far discovery reads to decide a fence line padded with blanks past
+# the first read (never seen outside attacks; 32 times the frontmatter bound).
+# A file still undecided there is refused as too_large, the one place where
+# discovery can differ from parsing a whole file of that size.
+MAX_DECISIVE_READ = 1 << 20
+
+_BOM = b"\xef\xbb\xbf"
+_BLANKS = b" \t"
+
+
+def _fence_end(data: bytes, position: int) -> int | None:
+    """Where a fence-looking line at ``position`` decides: the offset of the byte after
+    ``---`` and its blanks, or ``None`` when ``data`` ends inside ``---`` or the blanks
+    (the file's next bytes decide), or ``-1`` when the line is not fence-like at all."""
+    size = len(data)
+    dashes = data[position : position + 3]
+    if dashes != b"---":
+        return None if size - position < 3 and b"---".startswith(dashes) else -1
+    end = position + 3
+    while end < size and data[end] in _BLANKS:
+        end += 1
+    if end == size or (data[end] == 0x0D and end + 1 == size):
+        return None
+    return end
+
+
+def undecided(data: bytes, max_bytes: int) -> bool:
+    """Whether the frontmatter verdict of a file that *continues past* ``data`` may
+    depend on the bytes that follow.
+
+    Mirrors the fence scan of :func:`~a13n_harness.context.frontmatter.parse_skill_document`
+    (opening fence, then each line start up to ``max_bytes`` of frontmatter). The
+    verdict is decided by ``data`` alone unless a fence-like line (``---`` and
+    blanks) runs into the end of ``data``, or the search for the end of a line
+    reaches past it. When this returns ``False``, parsing ``data`` gives exactly
+    what parsing the whole file gives.
+    """
+    size = len(data)
+    start = len(_BOM) if data.startswith(_BOM) else 0
+    end = _fence_end(data, start)
+    if end is None:
+        return True
+    if end < 0:
+        return False  # missing_fence either way
+    if data[end] == 0x0A:
+        body_start = end + 1
+    elif data[end] == 0x0D and data[end + 1] == 0x0A:
+        body_start = end + 2
+    else:
+        return False  # missing_fence either way
+    window = body_start + max_bytes + 1
+    position = body_start
+    while True:
+        end = _fence_end(data, position)
+        if end is None:
+            return True
+        if end >= 0 and (data[end] == 0x0A or (data[end] == 0x0D and data[end + 1] == 0x0A)):
+            return False  # the closing fence, whole in data
+        newline = data.find(b"\n", position, window)
+        if newline < 0:
+            return window > size  # the whole file may hold a newline past data
+        position = newline + 1
+        if position - body_start > max_bytes:
+            return False  # too_large either way
+
+
+def decisive_prefix(data: bytes, limit: int, max_bytes: int) -> bytes | None:
+    """The bytes of a read of at most ``limit`` bytes that decide the file's verdict.
+
+    A read shorter than ``limit`` is the whole file. A full one means the file
+    may go on: its last byte only proves that, and the rest decides unless
+    :func:`undecided`, in which case ``None`` asks for a longer read.
+    """
     if len(data) < limit:
         return data
-    return data[: data.rfind(b"\n") + 1]
+    prefix = data[: limit - 1]
+    return None if undecided(prefix, max_bytes) else prefix
+
+
+Refusal = tuple[str, str, int | None, int | None]
+"""A frontmatter refusal as values: reason, message, line, column."""
+
+Verdict = SkillFrontmatter | Refusal
+
+
+# 4,096 verdicts and 16 MiB of documents: eight full catalogs of typical
+# skills, so rescans of unchanged files skip the parser, while a hostile tree
+# of near-limit files cannot make the memo hold more than 16 MiB.
+MEMO_ENTRIES = 4_096
+MEMO_BYTES = 16 << 20
+
+
+class _VerdictMemo:
+    """Verdicts of :func:`parse_skill_document` by (document bytes, limits).
+
+    The parser is a pure function of its arguments, so a document seen before
+    gets the verdict it got then, with every check it passed then; keys are
+    the bytes themselves (compared in full on a hit), never a digest.
+    Least recently used entries go first. Shared by every scan of the
+    process, under a lock.
+    """
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[tuple[bytes, FrontmatterLimits], Verdict] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def verdict(self, data: bytes, limits: FrontmatterLimits) -> Verdict:
+        key = (data, limits)
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                return found
+        result: Verdict
+        try:
+            result = parse_skill_document(data, limits)
+        except FrontmatterError as error:
+            result = (error.reason or "yaml_syntax", error.message, error.line, error.column)
+        if len(data) <= MEMO_BYTES // 64:
+            with self._lock:
+                if key not in self._entries:
+                    self._entries[key] = result
+                    self._bytes += len(data)
+                    while len(self._entries) > MEMO_ENTRIES or self._bytes > MEMO_BYTES:
+                        (old, _), _ = self._entries.popitem(last=False)
+                        self._bytes -= len(old)
+        return result
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+    def size(self) -> tuple[int, int]:
+        with self._lock:
+            return len(self._entries), self._bytes
+
+
+_MEMO = _VerdictMemo()
+
+
+def clear_verdict_memo() -> None:
+    """Forget every remembered frontmatter verdict (benchmarks measure first scans with it)."""
+    _MEMO.clear()
+
+
+def memo_size() -> tuple[int, int]:
+    """How many verdicts the memo holds and how many document bytes they key on."""
+    return _MEMO.size()
+
+
+def document_verdict(data: bytes, limit: int, limits: FrontmatterLimits) -> Verdict | None:
+    """The verdict for a read of at most ``limit`` bytes, ``None`` while undecided."""
+    decisive = decisive_prefix(data, limit, limits.max_bytes)
+    return None if decisive is None else _MEMO.verdict(decisive, limits)
 
 
 @dataclass(frozen=True, slots=True)
 class DiscoveredSkill:
-    """A resolved package with the exact bytes it was parsed from."""
+    """A resolved package with the exact bytes read for it and the limit they were read at."""
 
     item: SkillCatalogItem
     data: bytes
+    limit: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,8 +401,27 @@ class _Run:
                 slots.append(_Candidate(join_path(path, SKILL_FILE), entry.name))
 
         candidates = [slot for slot in slots if isinstance(slot, _Candidate)]
-        outcomes = await read_all(files, [c.document for c in candidates], self.limit)
-        by_document = dict(zip((c.document for c in candidates), outcomes, strict=True))
+        limits = self.policy.frontmatter
+        verdicts: dict[int, Verdict] = {}
+
+        def parse_on_arrival(index: int, outcome: ReadOutcome) -> None:
+            # Pure work, done while the next chunk is still being read.
+            if isinstance(outcome, bytes):
+                verdict = document_verdict(outcome, self.limit, limits)
+                if verdict is not None:
+                    verdicts[index] = verdict
+
+        outcomes = await read_all(
+            files, [c.document for c in candidates], self.limit, on_result=parse_on_arrival
+        )
+        by_document: dict[str, tuple[ReadOutcome, int, Verdict | None]] = {}
+        for index, (candidate, outcome) in enumerate(zip(candidates, outcomes, strict=True)):
+            if index in verdicts:
+                by_document[candidate.document] = (outcome, self.limit, verdicts[index])
+            else:
+                by_document[candidate.document] = await self.decide(
+                    files, candidate.document, outcome
+                )
 
         found: list[DiscoveredSkill] = []
         names: dict[str, str] = {}
@@ -237,7 +429,8 @@ class _Run:
             if isinstance(slot, SkillDiagnostic):
                 self.diagnostics.append(slot)
                 continue
-            skill = self.package(source, root, slot, by_document[slot.document])
+            outcome, limit, verdict = by_document[slot.document]
+            skill = self.package(source, root, slot, outcome, limit=limit, verdict=verdict)
             if skill is None:
                 continue
             name = skill.item.name
@@ -260,8 +453,31 @@ class _Run:
         self.note("skill_root_skipped", f"{message} ({code}); source is not required", root, source)
         return []
 
+    async def decide(
+        self, files: FileOperator, path: str, outcome: ReadOutcome
+    ) -> tuple[ReadOutcome, int, Verdict | None]:
+        """Read ``path`` further (x4 each time) while its verdict is undecided; see
+        :func:`decisive_prefix`. Returns the last outcome, the limit it was read at and
+        its verdict (``None``: a read error, or still undecided at the cap)."""
+        limit = self.limit
+        limits = self.policy.frontmatter
+        while isinstance(outcome, bytes):
+            verdict = document_verdict(outcome, limit, limits)
+            if verdict is not None or limit >= MAX_DECISIVE_READ:
+                return outcome, limit, verdict
+            limit = min(limit * 4, MAX_DECISIVE_READ)
+            (outcome,) = await read_all(files, [path], limit)
+        return outcome, limit, None
+
     def package(
-        self, source: SkillSource, root: str, slot: _Candidate, outcome: ReadOutcome
+        self,
+        source: SkillSource,
+        root: str,
+        slot: _Candidate,
+        outcome: ReadOutcome,
+        *,
+        limit: int,
+        verdict: Verdict | None,
     ) -> DiscoveredSkill | None:
         document = slot.document
         directory = document[: -len(SKILL_FILE) - 1] or "/"
@@ -275,29 +491,24 @@ class _Run:
                 self.note("skill_entry_skipped", f"{why}: {outcome.message}", directory, source)
                 return None
             raise _hard_error(outcome, document)
-        try:
-            front: SkillFrontmatter = parse_skill_document(
-                frontmatter_prefix(outcome, self.limit), self.policy.frontmatter
-            )
-        except FrontmatterError as error:
+        if verdict is None:
+            message = f"a fence line does not end within {MAX_DECISIVE_READ} bytes"
+            verdict = ("too_large", message, 2, 1)
+        if not isinstance(verdict, SkillFrontmatter):
+            reason, message, line, column = verdict
             if self.policy.invalid == "error":
-                raise FrontmatterError(
-                    error.reason or "yaml_syntax",
-                    error.message,
-                    path=document,
-                    line=error.line,
-                    column=error.column,
-                ) from None
+                raise FrontmatterError(reason, message, path=document, line=line, column=column)
             self.note(
                 "skill_frontmatter_skipped",
-                error.message,
+                message,
                 document,
                 source,
-                reason=error.reason,
-                line=error.line,
-                column=error.column,
+                reason=reason,
+                line=line,
+                column=column,
             )
             return None
+        front = verdict
         if slot.entry is not None and front.name != slot.entry:
             self.note(
                 "skill_name_mismatch",
@@ -320,7 +531,7 @@ class _Run:
             root=root,
             description_truncated=front.description_truncated,
         )
-        return DiscoveredSkill(item, outcome)
+        return DiscoveredSkill(item, outcome, limit)
 
     def resolve(self, source: SkillSource, skills: list[DiscoveredSkill]) -> None:
         serial = self.root_serial
@@ -393,17 +604,21 @@ async def discover(
 async def confirm_unchanged(
     skills: Sequence[DiscoveredSkill], policy: SkillsPolicy, access: RootAccess, code: str
 ) -> None:
-    """Read every final SKILL.md again through its root's operator; a difference raises ``code``."""
-    limit = read_limit(policy.frontmatter)
-    by_root: dict[str, list[DiscoveredSkill]] = {}
+    """Read every final SKILL.md again through its root's operator; a difference raises ``code``.
+
+    Each document is read at the limit it was first read at, so the same bytes come back.
+    Roots served by one operator are re-read in one pass (one pool, full lanes).
+    """
+    unroutable: list[DiscoveredSkill] = []
+    groups: dict[tuple[int, int], tuple[FileOperator, list[DiscoveredSkill]]] = {}
     for skill in skills:
-        by_root.setdefault(skill.item.root, []).append(skill)
-    changed: list[tuple[str, str]] = []
-    for root, group in by_root.items():
-        files = access(root)
+        files = access(skill.item.root)
         if files is None:
-            changed.extend((s.item.name, s.item.path) for s in group)
+            unroutable.append(skill)
             continue
+        groups.setdefault((id(files), skill.limit), (files, []))[1].append(skill)
+    changed: list[tuple[str, str]] = [(s.item.name, s.item.path) for s in unroutable]
+    for (_, limit), (files, group) in groups.items():
         outcomes = await read_all(files, [s.item.path for s in group], limit)
         for skill, outcome in zip(group, outcomes, strict=True):
             if isinstance(outcome, DefinitionError) and not isinstance(outcome, FileOperatorError):

@@ -17,7 +17,7 @@ one ``read_bytes``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import (
@@ -27,8 +27,11 @@ from a13n_harness.environment import (
     FileProviderError,
 )
 
-__all__ = ["MAX_READ_WORKERS", "ReadOutcome", "read_all"]
+__all__ = ["BATCH_CHUNK", "MAX_READ_WORKERS", "ReadOutcome", "read_all"]
 
+# 32 paths per batch call: small enough that parsing one chunk overlaps
+# reading the next, large enough that the thread hop per call stays cheap.
+BATCH_CHUNK = 32
 # 8 workers: enough to hide the per-file latency of a network mount, while
 # bounding the file descriptors and provider requests one scan holds open.
 MAX_READ_WORKERS = 8
@@ -75,9 +78,19 @@ async def _read_chunk(files: BatchReader, paths: Sequence[str], limit: int) -> l
 
 
 async def read_all(
-    files: FileOperator, paths: Sequence[str], limit: int, *, workers: int = MAX_READ_WORKERS
+    files: FileOperator,
+    paths: Sequence[str],
+    limit: int,
+    *,
+    workers: int = MAX_READ_WORKERS,
+    on_result: Callable[[int, ReadOutcome], None] | None = None,
 ) -> list[ReadOutcome]:
-    """``read_bytes(path, limit)`` for every path, results by index, errors as values."""
+    """``read_bytes(path, limit)`` for every path, results by index, errors as values.
+
+    ``on_result(index, outcome)``, when given, runs in the caller's event loop
+    as each result arrives (in no particular order), while other reads are
+    still in flight: the caller's pure per-result work overlaps the I/O.
+    """
     count = len(paths)
     if count == 0:
         return []
@@ -86,8 +99,9 @@ async def read_all(
     if batch:
         assert isinstance(files, BatchReader)
         lanes = min(workers, max(1, int(files.read_concurrency)))
-        chunk = -(-count // lanes)
+        chunk = min(-(-count // lanes), BATCH_CHUNK)
     else:
+        lanes = workers
         chunk = 1
     jobs = iter(range(0, count, chunk))
     job_count = -(-count // chunk)
@@ -100,8 +114,13 @@ async def read_all(
                 results[start:end] = await _read_chunk(files, paths[start:end], limit)
             else:
                 results[start] = await _read_one(files, paths[start], limit)
+            if on_result is not None:
+                for index in range(start, end):
+                    outcome = results[index]
+                    assert outcome is not None
+                    on_result(index, outcome)
 
     async with asyncio.TaskGroup() as group:
-        for _ in range(min(workers, job_count)):
+        for _ in range(min(lanes, job_count)):
             group.create_task(worker())
     return [FileProviderError("read never completed") if r is None else r for r in results]

@@ -5,7 +5,12 @@ Environment-aware mode), checks the selection (an unknown name is
 ``skill_selection_unknown`` before anything is rendered), renders the
 selected items with the longest-prefix renderer at
 ``catalog_allowance(context_tokens, response_reserve_tokens)`` and certifies
-the rendering with ``verify_rendering``. The resulting
+the rendering with ``verify_rendering``: UTF-8 bytes by default, the bound
+``token_counter``'s tokens when there is one (``render_catalog_counted`` and
+``verify_rendering_counted``). The pointer routes only where the run may go
+(SPEC 7): with a selection, ``R`` is the selected packages' folders; without
+one, the configured roots that were scanned (a skipped optional root is not
+named). The resulting
 :class:`PreparedSkills` fences the *selected* items only: a route change that
 affects an unselected skill does not stop the run.
 """
@@ -20,6 +25,11 @@ from a13n_harness.capabilities.manager import SkillManager
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import RenderedCatalog, render_catalog, verify_rendering
+from a13n_harness.context.tokens import (
+    CountedRendering,
+    render_catalog_counted,
+    verify_rendering_counted,
+)
 from a13n_harness.environment import Environment, EnvironmentPath
 
 __all__ = ["PreparedSkills", "SkillPath", "SkillsCapability"]
@@ -44,7 +54,7 @@ class PreparedSkills:
         instructions: str,
         skill_paths: tuple[SkillPath, ...],
         catalog: BoundSkillCatalog,
-        rendering: RenderedCatalog,
+        rendering: RenderedCatalog | CountedRendering,
     ) -> None:
         self.instructions = instructions
         self.skill_paths = skill_paths
@@ -70,6 +80,21 @@ class PreparedSkills:
     def check_boundary(self, environment: Environment) -> None:
         """The model/tool-boundary fence: ``skill_catalog_stale`` if a selected route changed."""
         self.catalog.require_current(environment)
+
+
+def _routes(
+    catalog: BoundSkillCatalog, selected: BoundSkillCatalog, selection: frozenset[str] | None
+) -> tuple[str, ...]:
+    """The pointer's ``R``: where the run may look for more skills (SPEC 7).
+
+    With a selection, the selected packages' folders (in name order): the
+    roots also hold skills the run did not select. Without one, the configured
+    roots minus those skipped (``skill_root_skipped``), each named once.
+    """
+    if selection is not None:
+        return tuple(item.directory.path for item in selected.items)
+    skipped = {d.path for d in catalog.diagnostics if d.code == "skill_root_skipped"}
+    return tuple(dict.fromkeys(root for root in catalog.roots if root not in skipped))
 
 
 class SkillsCapability:
@@ -101,11 +126,18 @@ class SkillsCapability:
             entries=tuple(
                 CatalogEntry(item.name, item.description, item.path) for item in selected.items
             ),
-            roots=self._manager.roots,
+            roots=_routes(catalog, selected, selection),
         )
-        budget = bindings.allowance_bytes
-        rendering = render_catalog(listing, budget)
-        verify_rendering(listing, budget, rendering)
+        rendering: RenderedCatalog | CountedRendering
+        counter = bindings.token_counter
+        if counter is None:
+            budget = bindings.allowance_bytes
+            rendering = render_catalog(listing, budget)
+            verify_rendering(listing, budget, rendering)
+        else:
+            budget = bindings.allowance_tokens
+            rendering = render_catalog_counted(listing, budget, counter)
+            verify_rendering_counted(listing, budget, rendering, counter)
         paths = tuple(
             SkillPath(item.name, item.directory, item.document) for item in selected.items
         )

@@ -3,13 +3,13 @@
 ::
 
     a13n-skills catalog [WORKSPACE] [--root ROOT]... [--budget-bytes N | --context-tokens N
-                        --reserve-tokens N] [--invalid skip|error] [--json]
-    a13n-skills lint [WORKSPACE] [--root ROOT]... [--format text|json|sarif]
+                        --reserve-tokens N] [--tokenizer NAME] [--invalid skip|error] [--json]
+    a13n-skills lint [PATH]... [--root ROOT]... [--format text|json|sarif]
     a13n-skills env [DIR] [--json] [--git-timeout SECONDS]
     a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]...
-                         [--invalid skip|error] [--git-timeout SECONDS]
+                         [--invalid skip|error] [--git-timeout SECONDS] [--tokenizer NAME]
     a13n-skills render-manifest FILE [--budget-bytes N | --context-tokens N --reserve-tokens N]
-                                [--environment]
+                                [--tokenizer NAME] [--environment]
 
 Exit codes: 0 ok; 1 findings (``lint``), a ``DefinitionError`` or an
 operating-system error, reported as one line ``a13n-skills: <code>: <message>``
@@ -23,6 +23,14 @@ and ``--reserve-tokens`` default to those two numbers when only one is given.
 ``catalog`` and ``manifest`` skip invalid packages by default (``--invalid
 error`` fails instead), as checkout discovery does; explicit ``--root`` values
 are required roots, the default two are not.
+
+``--tokenizer NAME`` (``cl100k_base``; needs the ``tokens`` extra) spends the
+allowance as that tokenizer's tokens instead of UTF-8 bytes
+(``render_catalog_counted``, certified by ``verify_rendering_counted``) and
+adds ``tokens=`` to the summary: the tokenizer's count of the printed block.
+It excludes ``--budget-bytes``. On ``manifest`` it does not change the manifest
+(bounded in bytes by ``--max-bytes``); the summary adds the token count of the
+block ``render-manifest --tokenizer NAME`` prints for it at the default window.
 """
 
 from __future__ import annotations
@@ -42,8 +50,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from a13n_harness.capabilities import SkillDiagnostic
+    from a13n_harness.context.catalog import SkillCatalog
     from a13n_harness.context.errors import DefinitionError
     from a13n_harness.context.render import RenderedCatalog
+    from a13n_harness.context.tokens import CountedRendering
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "DEFAULT_RESERVE_TOKENS", "build_parser", "main"]
 
@@ -84,32 +94,67 @@ def _seconds(text: str) -> float:
 def _budget(args: argparse.Namespace) -> int:
     from a13n_harness.context.render import catalog_allowance
 
-    if args.budget_bytes is not None:
-        if args.context_tokens is not None or args.reserve_tokens is not None:
+    # ``manifest`` has no budget options: the default window applies.
+    budget_bytes = getattr(args, "budget_bytes", None)
+    context_tokens = getattr(args, "context_tokens", None)
+    reserve_tokens = getattr(args, "reserve_tokens", None)
+    if budget_bytes is not None:
+        if context_tokens is not None or reserve_tokens is not None:
             raise _UsageError("--budget-bytes excludes --context-tokens and --reserve-tokens")
-        budget: int = args.budget_bytes
+        if getattr(args, "tokenizer", None) is not None:
+            raise _UsageError("--tokenizer excludes --budget-bytes (the budget is in tokens)")
+        budget: int = budget_bytes
         return budget
-    context = DEFAULT_CONTEXT_TOKENS if args.context_tokens is None else args.context_tokens
-    reserve = DEFAULT_RESERVE_TOKENS if args.reserve_tokens is None else args.reserve_tokens
+    context = DEFAULT_CONTEXT_TOKENS if context_tokens is None else context_tokens
+    reserve = DEFAULT_RESERVE_TOKENS if reserve_tokens is None else reserve_tokens
     return catalog_allowance(context, reserve)
 
 
-def _summary(rendered: RenderedCatalog) -> str:
-    return (
+def _summary(rendered: RenderedCatalog | CountedRendering, tokenizer: str | None = None) -> str:
+    # RenderedCatalog, not CountedRendering, is tested: context.tokens stays unimported
+    # when no tokenizer is asked for (start-up).
+    from a13n_harness.context.render import RenderedCatalog
+
+    line = (
         f"listed={rendered.listed} omitted={rendered.omitted} total={rendered.total} "
-        f"bytes={len(rendered.text.encode('utf-8'))} budget={rendered.budget_bytes}"
+        f"bytes={len(rendered.text.encode('utf-8'))}"
     )
+    if isinstance(rendered, RenderedCatalog):
+        return f"{line} budget={rendered.budget_bytes}"
+    return f"{line} tokens={rendered.tokens} budget={rendered.budget_tokens} ({tokenizer})"
+
+
+def _render(catalog: SkillCatalog, args: argparse.Namespace) -> RenderedCatalog | CountedRendering:
+    """The certified rendering of ``catalog`` at the options' budget, in bytes or tokens."""
+    if getattr(args, "tokenizer", None) is None:
+        from a13n_harness.context.render import render_catalog, verify_rendering
+
+        budget = _budget(args)
+        rendered = render_catalog(catalog, budget)
+        verify_rendering(catalog, budget, rendered)
+        return rendered
+    # Imported here: the tokenizer is an optional extra, and loading it costs ~0.5 s.
+    from a13n_harness.context.tokens import render_catalog_counted, verify_rendering_counted
+    from a13n_harness.tokenizers import token_counter
+
+    budget = _budget(args)
+    counter = token_counter(args.tokenizer)
+    counted = render_catalog_counted(catalog, budget, counter)
+    verify_rendering_counted(catalog, budget, counted, counter)
+    return counted
 
 
 def _read_manifest(name: str) -> bytes:
+    from a13n_harness.cli._files import read_regular_file
     from a13n_harness.context.manifest import MAX_MANIFEST_BYTES
 
     # One byte past the limit is enough for decode_manifest to refuse oversize,
     # and a huge file is never read whole.
     if name == "-":
-        return sys.stdin.buffer.read(MAX_MANIFEST_BYTES + 1)
-    with open(name, "rb") as file:
-        return file.read(MAX_MANIFEST_BYTES + 1)
+        stdin = sys.stdin
+        return b"" if stdin is None else stdin.buffer.read(MAX_MANIFEST_BYTES + 1)
+    # A FIFO, a device, a socket or a directory is refused without blocking.
+    return read_regular_file(name, MAX_MANIFEST_BYTES + 1)
 
 
 def _warn_diagnostics(workspace: str, diagnostics: Sequence[SkillDiagnostic]) -> None:
@@ -149,16 +194,14 @@ def _run_render_manifest(args: argparse.Namespace) -> int:
     from a13n_harness.cli._output import write_err, write_out
     from a13n_harness.context.facts import render_environment
     from a13n_harness.context.manifest import decode_manifest
-    from a13n_harness.context.render import render_catalog, verify_rendering
 
-    budget = _budget(args)
+    _budget(args)  # usage errors before any reading
     manifest = decode_manifest(_read_manifest(args.file))
-    rendered = render_catalog(manifest.skill_catalog, budget)
-    verify_rendering(manifest.skill_catalog, budget, rendered)
+    rendered = _render(manifest.skill_catalog, args)
     if args.environment and manifest.environment is not None:
         write_out(render_environment(manifest.environment))
     write_out(rendered.text)
-    write_err(_summary(rendered))
+    write_err(_summary(rendered, args.tokenizer))
     return 0
 
 
@@ -167,17 +210,25 @@ def _run_catalog(args: argparse.Namespace) -> int:
 
     from a13n_harness.cli._output import Progress, write_err, write_out
     from a13n_harness.cli._workspace import scan_workspace
-    from a13n_harness.context.render import render_catalog, verify_rendering
+    from a13n_harness.context.render import RenderedCatalog
 
-    budget = _budget(args)
+    _budget(args)  # usage errors before any scanning
     found = scan_workspace(args.workspace, args.root, args.invalid, Progress())
     catalog = found.catalog()
-    rendered = render_catalog(catalog, budget)
-    verify_rendering(catalog, budget, rendered)
+    rendered = _render(catalog, args)
     if args.json:
+        measure: dict[str, object] = (
+            {"budget_bytes": rendered.budget_bytes}
+            if isinstance(rendered, RenderedCatalog)
+            else {
+                "budget_tokens": rendered.budget_tokens,
+                "tokenizer": args.tokenizer,
+                "tokens": rendered.tokens,
+            }
+        )
         document = {
             "rendering": {
-                "budget_bytes": rendered.budget_bytes,
+                **measure,
                 "form": rendered.form,
                 "listed": rendered.listed,
                 "omitted": rendered.omitted,
@@ -205,43 +256,59 @@ def _run_catalog(args: argparse.Namespace) -> int:
     else:
         write_out(rendered.text)
         _warn_diagnostics(args.workspace, found.scan.diagnostics)
-    write_err(_summary(rendered))
+    write_err(_summary(rendered, args.tokenizer))
     return 0
 
 
 def _run_manifest(args: argparse.Namespace) -> int:
     from a13n_harness.cli._output import Progress, write_err, write_out_bytes
     from a13n_harness.cli._workspace import scan_workspace
-    from a13n_harness.context.manifest import ContextManifest, encode_manifest, publish_catalog
+    from a13n_harness.context.manifest import (
+        MAX_MANIFEST_BYTES,
+        ContextManifest,
+        encode_manifest,
+        publish_catalog,
+    )
+    from a13n_harness.context.tokens import CountedRendering
     from a13n_harness.environment.facts import collect_environment_facts
 
+    if args.tokenizer is not None:
+        _tokenizer_loads(args.tokenizer)  # an unknown name fails before the scan and the write
+    if args.max_bytes is None:  # resolved here: building the parser must not import manifest
+        args.max_bytes = MAX_MANIFEST_BYTES
     progress = Progress()
     found = scan_workspace(args.workspace, args.root, args.invalid, progress)
     facts = collect_environment_facts(args.workspace, git_timeout=args.git_timeout)
     catalog = publish_catalog(
-        found.entries(), found.display_roots, args.max_bytes, environment=facts
+        found.entries(), found.scanned_roots, args.max_bytes, environment=facts
     )
     data = encode_manifest(ContextManifest(facts, catalog))
     if args.output is None or args.output == "-":
         write_out_bytes(data)
     else:
-        with open(args.output, "wb") as file:
-            file.write(data)
+        from a13n_harness.cli._files import replace_file
+
+        replace_file(args.output, data)  # never through a link at args.output
     _warn_diagnostics(args.workspace, found.scan.diagnostics)
-    write_err(
+    summary = (
         f"listed={len(catalog.entries)} unlisted={catalog.unlisted} "
         f"bytes={len(data)} max={args.max_bytes}"
     )
+    if args.tokenizer is not None:
+        # What render-manifest --tokenizer prints for this manifest at the default window.
+        rendered = _render(catalog, args)
+        summary += f" tokens={rendered.tokens if isinstance(rendered, CountedRendering) else 0}"
+    write_err(summary)
     return 0
 
 
 def _run_lint(args: argparse.Namespace) -> int:
-    from a13n_harness.cli._lint import format_findings, lint_workspace
+    from a13n_harness.cli._lint import format_findings, lint
     from a13n_harness.cli._output import Progress, write_out
 
-    findings = lint_workspace(args.workspace, args.root, Progress())
-    write_out(format_findings(findings, args.format, __version__))
-    return 1 if any(f.severity == "error" for f in findings) else 0
+    result = lint(args.paths, args.root, Progress())
+    write_out(format_findings(result, args.format, __version__))
+    return 1 if result.failed else 0
 
 
 # ------------------------------------------------------------------- parser
@@ -264,6 +331,21 @@ def _add_budget(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_tokenizer(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tokenizer",
+        metavar="NAME",
+        help="count the budget in this tokenizer's tokens instead of UTF-8 bytes: cl100k_base "
+        "(needs the tokens extra: pip install 'a13n-harness-skills[tokens]')",
+    )
+
+
+def _tokenizer_loads(name: str) -> None:
+    from a13n_harness.tokenizers import token_counter
+
+    token_counter(name)
+
+
 def _add_roots(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--root",
@@ -280,7 +362,6 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from a13n_harness.cli._output import PROGRAM
-    from a13n_harness.context.manifest import MAX_MANIFEST_BYTES
 
     parser = argparse.ArgumentParser(
         prog=PROGRAM,
@@ -299,17 +380,22 @@ def build_parser() -> argparse.ArgumentParser:
     catalog.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE")
     _add_roots(catalog)
     _add_budget(catalog)
+    _add_tokenizer(catalog)
     catalog.add_argument("--invalid", choices=("skip", "error"), default="skip")
     catalog.add_argument("--json", action="store_true", help="print JSON instead of the block")
     catalog.set_defaults(run=_run_catalog)
 
     lint = commands.add_parser(
         "lint",
-        help="report every problem of every skill package",
-        description="Lint the skill packages of WORKSPACE; exit 1 when any error is found. "
-        "Text lines read path:line:column: code: message.",
+        help="check skills against the Agent Skills specification and more",
+        description="Check every skill of each PATH (a SKILL.md, a skill folder or a workspace; "
+        "default .) against the Agent Skills specification (agentskills.io/specification) and "
+        "this tool's rules (docs/rules.md). In a workspace without --root the roots are "
+        ".agents/skills, .claude/skills, skills, skills/.curated, skills/.system and "
+        "skills/.experimental. Text lines read path:line:column: severity: rule: message, then "
+        "a summary; exit 1 when any error is found.",
     )
-    lint.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE")
+    lint.add_argument("paths", nargs="*", metavar="PATH")
     _add_roots(lint)
     lint.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     lint.set_defaults(run=_run_lint)
@@ -334,13 +420,14 @@ def build_parser() -> argparse.ArgumentParser:
     manifest.add_argument(
         "--max-bytes",
         type=_count,
-        default=MAX_MANIFEST_BYTES,
+        default=None,
         metavar="N",
-        help=f"the manifest's size bound (default {MAX_MANIFEST_BYTES})",
+        help="the manifest's size bound (default: the decoder's limit, 1048576)",
     )
     _add_roots(manifest)
     manifest.add_argument("--invalid", choices=("skip", "error"), default="skip")
     manifest.add_argument("--git-timeout", type=_seconds, default=5.0, metavar="SECONDS")
+    _add_tokenizer(manifest)
     manifest.set_defaults(run=_run_manifest)
 
     render = commands.add_parser(
@@ -351,6 +438,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     render.add_argument("file", metavar="FILE")
     _add_budget(render)
+    _add_tokenizer(render)
     render.add_argument(
         "--environment", action="store_true", help="print the environment block first"
     )
@@ -378,13 +466,40 @@ def _describe_os(error: OSError) -> str:
     return what
 
 
+def _guard_standard_descriptors() -> None:
+    """Open the null device on descriptors 0, 1 and 2 where they are closed.
+
+    Python leaves ``sys.stdout`` as ``None`` when descriptor 1 is closed at
+    start (so writing the block is reported as an error), but the descriptor
+    itself is free: the next file opened (a skill, the ``-o`` file, a pipe to
+    git) would get it, and a write meant for stdout would land in that file.
+    """
+    import os
+
+    for descriptor in (0, 1, 2):
+        try:
+            os.fstat(descriptor)
+        except OSError:
+            try:
+                opened = os.open(os.devnull, os.O_RDWR)
+            except OSError:
+                continue
+            if opened != descriptor:
+                os.dup2(opened, descriptor)
+                os.close(opened)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``a13n-skills`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     arguments = sys.argv[1:] if argv is None else list(argv)
-    if arguments == ["--version"]:
+    _guard_standard_descriptors()
+    if arguments == ["--version"] and sys.stdout is not None:
         # The common check "is it installed, which version" answers before any import.
-        sys.stdout.write(f"a13n-skills {__version__}\n")
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(f"a13n-skills {__version__}\n")
+            sys.stdout.flush()
+        except OSError:
+            return 1
         return 0
     import os
 
@@ -409,8 +524,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly, and keep the
         # interpreter from failing again when it flushes stdout at exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+        except OSError:
+            pass
         return 1
     except OSError as error:
         write_err(f"{PROGRAM}: error: {_describe_os(error)}")

@@ -1,20 +1,24 @@
-"""``a13n-skills lint``: every problem of every package, with positions a tool can click.
+"""``a13n-skills lint``: the Agent Skills specification's checks and more, with clickable positions.
 
-Each root is scanned on its own (``invalid="skip"``), so bad frontmatter
-becomes a finding instead of ending the scan and a hard error in one root
-(an overflow, a denied read, a symbolic link leaving the workspace, two
-packages of one name) does not hide the other roots. When every root scanned,
-one more scan of all the roots together reports cross-root overrides.
+A PATH is a ``SKILL.md`` file, a skill folder (a folder holding ``SKILL.md``) or
+a workspace. A workspace is scanned through :class:`LocalFileOperator` (nothing
+outside it is read, symbolic links included) with the ``--root`` values, or by
+default with :data:`LINT_ROOTS`: the two roots discovery uses plus the layouts
+of the published skill repositories (``skills/`` in anthropics/skills;
+``skills/.curated``, ``skills/.system`` and ``skills/.experimental`` in
+openai/skills). Each root is scanned on its own with ``invalid="skip"``, so a
+hard error in one root does not hide the others; one more scan of all roots
+together reports overrides.
 
-Severities: ``error`` for bad frontmatter (reported with the
-``skill_frontmatter_invalid`` code and its reason) and for any
-``DefinitionError`` a scan raises; ``warning`` for what the scan tolerates
-(``skill_name_mismatch``, ``skill_description_truncated``,
-``skill_entry_skipped``, ``skill_overridden``); ``note`` for a default root
-that does not exist (``skill_root_skipped``), which the text format leaves out.
-Positions come from the YAML marks the parser records (1-based, counted in
-the whole SKILL.md); where there is none the text format prints ``1:1`` and
-JSON and SARIF leave the position out.
+Each skill's whole ``SKILL.md`` is then read and checked by
+:func:`a13n_harness.cli._rules.check_document`, and the relative file references
+of its body are resolved through an operator whose ``/`` is the skill folder:
+a ``..`` that climbs out, an absolute path, or a link whose target is outside is
+refused by construction and reported as ``skill_reference_escapes``.
+
+Every finding has a path, a 1-based line and column (1:1 when it concerns a
+whole file or folder), a severity and a rule id from :data:`RULES`. Zero skills
+checked for a PATH is the error ``no_skills_found``.
 """
 
 from __future__ import annotations
@@ -22,204 +26,338 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import urllib.parse
-from collections.abc import Callable, Sequence
+import posixpath
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
 
-from a13n_harness.capabilities import (
-    FileSkillSource,
-    SkillDiagnostic,
-    SkillManager,
-    SkillsPolicy,
-)
+from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager, SkillsPolicy
 from a13n_harness.cli._output import PROGRAM, Progress, one_line
-from a13n_harness.cli._workspace import SOURCE_ID, check_workspace, shown_in, source_for
+from a13n_harness.cli._rules import (
+    DOCUMENT_MAX_BYTES,
+    RULES,
+    Severity,
+    check_document,
+    rule_for_error,
+)
+from a13n_harness.cli._sarif import sarif_document
+from a13n_harness.cli._workspace import DEFAULT_ROOTS, SOURCE_ID, shown_in
 from a13n_harness.context.errors import DefinitionError
-from a13n_harness.environment import LocalFileOperator
+from a13n_harness.environment import (
+    FileNotFound,
+    FileOperatorError,
+    FilePermissionDenied,
+    LocalFileOperator,
+    NotADirectory,
+)
 
-__all__ = ["Finding", "format_findings", "lint_workspace"]
+__all__ = ["JSON_FORMAT_VERSION", "LINT_ROOTS", "Finding", "LintResult", "format_findings", "lint"]
 
-Severity = Literal["error", "warning", "note"]
+LINT_ROOTS = (
+    *DEFAULT_ROOTS,
+    "/skills",
+    "/skills/.curated",
+    "/skills/.system",
+    "/skills/.experimental",
+)
+"""Roots ``lint`` scans in a workspace when no ``--root`` is given (all optional).
 
-_SEVERITY: dict[str, Severity] = {
-    "skill_frontmatter_skipped": "error",
-    "skill_name_mismatch": "warning",
-    "skill_description_truncated": "warning",
-    "skill_entry_skipped": "warning",
-    "skill_overridden": "warning",
-    "skill_root_skipped": "note",
-}
-_RULES = {
-    "skill_frontmatter_invalid": "SKILL.md frontmatter is unusable; the package is left out",
-    "skill_name_mismatch": "the skill's name differs from its folder",
-    "skill_description_truncated": "the description is longer than 1,024 characters and is cut",
-    "skill_entry_skipped": "an entry below a root is not a skill package",
-    "skill_overridden": "a package of the same name in a later root wins",
-    "skill_root_skipped": "a default root does not exist",
-}
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+``/.agents/skills`` and ``/.claude/skills`` are discovery's defaults; ``/skills``
+is the layout of anthropics/skills, and ``/skills/.curated``, ``/skills/.system``
+and ``/skills/.experimental`` that of openai/skills.
+"""
+
+JSON_FORMAT_VERSION = 1
+"""The version of ``--format json``'s document; it changes when a field changes meaning."""
+
+SKILL_FILE = "SKILL.md"
+# Entries a root may hold without being a skill: dot-folders (another layout's roots,
+# .git) and plain files (a README beside the skills).
+_QUIET_SKIPS = ("hidden entry", "a file, not a package directory")
 
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One lint result; ``path`` is relative to the current directory."""
+    """One lint result; ``path`` is as the user can open it from the current directory."""
 
     path: str
-    line: int | None
-    column: int | None
-    code: str
+    line: int
+    column: int
+    rule: str
     severity: Severity
     message: str
-    reason: str | None = None
 
 
-def _from_diagnostic(diagnostic: SkillDiagnostic, show: Callable[[str], str]) -> Finding:
-    code = diagnostic.code
-    if code == "skill_frontmatter_skipped":
-        code = "skill_frontmatter_invalid"
-    return Finding(
-        show(diagnostic.path),
-        diagnostic.line,
-        diagnostic.column,
-        code,
-        _SEVERITY.get(diagnostic.code, "warning"),
-        diagnostic.message,
-        diagnostic.reason,
-    )
+@dataclass(frozen=True, slots=True)
+class LintResult:
+    """Every finding, in PATH order then file order, and how many skills were checked."""
+
+    findings: tuple[Finding, ...]
+    skills: int
+
+    @property
+    def failed(self) -> bool:
+        return any(finding.severity == "error" for finding in self.findings)
 
 
-def _from_error(error: DefinitionError, root: str, show: Callable[[str], str]) -> Finding:
-    return Finding(
-        show(error.path or root),
-        error.line,
-        error.column,
-        error.code,
-        "error",
-        error.message,
-        error.reason,
-    )
+def _finding(path: str, line: int, column: int, rule: str, message: str) -> Finding:
+    return Finding(path, line, column, rule, RULES[rule].severity, message)
 
 
-def lint_workspace(workspace: str, roots: Sequence[str], progress: Progress) -> list[Finding]:
-    """Every finding for ``workspace``, root by root in configuration order."""
-    check_workspace(workspace)
-    files = LocalFileOperator(workspace)
-    configured = source_for(roots)
-    policy = SkillsPolicy(invalid="skip")
+class _Linter:
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.findings: list[Finding] = []
+        self.skills = 0
+        self.seen: set[str] = set()
 
-    def show(path: str) -> str:
-        return shown_in(workspace, path)
+    # ---------------------------------------------------------------- one skill
 
-    findings: list[Finding] = []
-    failed = False
-    for root in configured.roots:
-        progress.show(f"linting {root}")
-        source = FileSkillSource(SOURCE_ID, (root,), required=configured.required)
+    async def skill(self, files: LocalFileOperator, document: str, shown: str, folder: str) -> None:
+        """Check the skill whose SKILL.md is ``document`` (an operator path of ``files``)."""
+        host = os.path.join(files.root, document.lstrip("/"))
+        key = os.path.realpath(host)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self.skills += 1
         try:
-            scan = asyncio.run(SkillManager([source], policy=policy).inspect(files=files))
+            data = await files.read_bytes(document, DOCUMENT_MAX_BYTES + 1)
+        except FilePermissionDenied as error:
+            self.findings.append(_finding(shown, 1, 1, "skill_permission_denied", error.message))
+            return
         except DefinitionError as error:
-            findings.append(_from_error(error, root, show))
-            failed = True
-            continue
-        findings.extend(_from_diagnostic(d, show) for d in scan.diagnostics)
-    if not failed and len(configured.roots) > 1:
-        progress.show("checking overrides across roots")
-        try:
-            scan = asyncio.run(SkillManager([configured], policy=policy).inspect(files=files))
-        except DefinitionError as error:
-            findings.append(_from_error(error, "/", show))
-        else:
-            findings.extend(
-                _from_diagnostic(d, show) for d in scan.diagnostics if d.code == "skill_overridden"
+            self.findings.append(_finding(shown, 1, 1, rule_for_error(error.code), error.message))
+            return
+        check = check_document(data, folder)
+        self.findings.extend(
+            _finding(shown, issue.line, issue.column, issue.rule, issue.message)
+            for issue in check.issues
+        )
+        if not check.references:
+            return
+        inside = LocalFileOperator(os.path.dirname(host))
+        for reference in check.references:
+            problem = await _resolve(inside, reference.target)
+            if problem is not None:
+                rule, message = problem
+                self.findings.append(
+                    _finding(shown, reference.line, reference.column, rule, message)
+                )
+
+    async def skill_folder(self, path: str) -> None:
+        """A PATH that is a skill folder (or its SKILL.md)."""
+        folder = os.path.basename(os.path.abspath(path))
+        files = LocalFileOperator(path)
+        shown = os.path.normpath(os.path.join(path, SKILL_FILE))
+        self.progress.show(f"linting {shown}")
+        await self.skill(files, "/" + SKILL_FILE, shown, folder)
+
+    # ------------------------------------------------------------- a workspace
+
+    async def workspace(self, workspace: str, roots: Sequence[str]) -> None:
+        files = LocalFileOperator(workspace)
+        explicit = bool(roots)
+        configured = FileSkillSource(SOURCE_ID, tuple(roots) or LINT_ROOTS, required=explicit)
+        policy = SkillsPolicy(invalid="skip")
+        before = self.skills
+        failed = False
+        scanned: set[str] = set(configured.roots)
+        for root in configured.roots:
+            self.progress.show(f"linting {root}")
+            first = len(self.findings)
+            source = FileSkillSource(SOURCE_ID, (root,), required=configured.required)
+            try:
+                scan = await SkillManager([source], policy=policy).inspect(files=files)
+            except DefinitionError as error:
+                self._scan_error(workspace, root, error)
+                failed = True
+                continue
+            documents = {item.path: item.path for item in scan.items}
+            for diagnostic in scan.diagnostics:
+                if diagnostic.code == "skill_frontmatter_skipped":
+                    documents[diagnostic.path] = diagnostic.path
+                elif diagnostic.code == "skill_entry_skipped" and _reported(diagnostic, scanned):
+                    self.findings.append(
+                        _finding(
+                            shown_in(workspace, diagnostic.path),
+                            1,
+                            1,
+                            "skill_entry_skipped",
+                            diagnostic.message,
+                        )
+                    )
+            for document in sorted(documents):
+                directory = posixpath.dirname(document)
+                folder = posixpath.basename(directory) or os.path.basename(
+                    os.path.abspath(workspace)
+                )
+                await self.skill(files, document, shown_in(workspace, document), folder)
+            # Within a root, findings in path order (the sort is stable: each file keeps its order).
+            self.findings[first:] = sorted(self.findings[first:], key=lambda f: f.path)
+        if not failed and len(configured.roots) > 1:
+            self.progress.show("checking overrides across roots")
+            try:
+                scan = await SkillManager([configured], policy=policy).inspect(files=files)
+            except DefinitionError as error:
+                self._scan_error(workspace, "/", error)
+            else:
+                self.findings.extend(
+                    _finding(shown_in(workspace, d.path), 1, 1, "skill_overridden", d.message)
+                    for d in scan.diagnostics
+                    if d.code == "skill_overridden"
+                )
+        if self.skills == before and not failed:
+            looked = ", ".join(root.lstrip("/") + "/" for root in configured.roots)
+            self.findings.append(
+                _finding(
+                    workspace,
+                    1,
+                    1,
+                    "no_skills_found",
+                    f"no skill found in {workspace} (looked in {looked}); pass a skill "
+                    "folder or a SKILL.md, or name the roots with --root /path/in/workspace",
+                )
             )
-    progress.clear()
-    return findings
+
+    def _scan_error(self, workspace: str, root: str, error: DefinitionError) -> None:
+        self.findings.append(
+            _finding(
+                shown_in(workspace, error.path or root),
+                error.line or 1,
+                error.column or 1,
+                rule_for_error(error.code),
+                f"{error.message} ({error.reason})" if error.reason else error.message,
+            )
+        )
 
 
-def _message(finding: Finding) -> str:
-    return f"{finding.message} ({finding.reason})" if finding.reason else finding.message
+def _reported(diagnostic: SkillDiagnostic, roots: set[str]) -> bool:
+    """Whether a skipped entry is worth a warning: a folder that should have been a skill."""
+    if diagnostic.path in roots:
+        return False
+    return not diagnostic.message.startswith(_QUIET_SKIPS)
 
 
-def _text(findings: Sequence[Finding]) -> str:
+async def _resolve(inside: LocalFileOperator, target: str) -> tuple[str, str] | None:
+    """The rule and message for a reference that does not resolve inside the skill folder."""
+    if target.startswith(("/", "\\", "~")) or (len(target) > 1 and target[1] == ":"):
+        return "skill_reference_escapes", f"{target!r} is an absolute path, not relative"
+    segments: list[str] = []
+    for segment in target.replace("\\", "/").split("/"):
+        if segment in ("", "."):
+            continue
+        if segment == "..":
+            if not segments:
+                return (
+                    "skill_reference_escapes",
+                    f"{target!r} climbs out of the skill folder",
+                )
+            segments.pop()
+            continue
+        segments.append(segment)
+    if not segments:
+        return None
+    try:
+        await inside.stat("/" + "/".join(segments))
+    except FilePermissionDenied:
+        return (
+            "skill_reference_escapes",
+            f"{target!r} leads out of the skill folder through a symbolic link",
+        )
+    except (FileNotFound, NotADirectory):
+        return "skill_reference_missing", f"{target!r} names no file in the skill folder"
+    except FileOperatorError as error:
+        return "skill_reference_missing", f"{target!r} cannot be checked: {error.message}"
+    return None
+
+
+def _classify(path: str) -> str:
+    """``skill`` for a SKILL.md or a folder holding one, ``workspace`` for another folder."""
+    if os.path.isdir(path):
+        return "skill" if os.path.lexists(os.path.join(path, SKILL_FILE)) else "workspace"
+    if not os.path.lexists(path):
+        raise FileNotFoundError(0, "no such file or directory", path)
+    if os.path.basename(path) != SKILL_FILE:
+        raise NotADirectoryError(0, "not a SKILL.md, a skill folder or a workspace", path)
+    return "document"
+
+
+def lint(paths: Sequence[str], roots: Sequence[str], progress: Progress) -> LintResult:
+    """Lint every PATH (default ``.``) in order; see the module docstring."""
+    targets = [(path, _classify(path)) for path in (paths or ["."])]
+
+    async def run() -> LintResult:
+        linter = _Linter(progress)
+        for path, kind in targets:
+            if kind == "workspace":
+                await linter.workspace(path, roots)
+            else:
+                folder = (os.path.dirname(path) or ".") if kind == "document" else path
+                await linter.skill_folder(folder)
+        return LintResult(tuple(linter.findings), linter.skills)
+
+    try:
+        return asyncio.run(run())
+    finally:
+        progress.clear()
+
+
+# ------------------------------------------------------------------- output
+
+
+def summary(result: LintResult) -> str:
+    """``N errors, N warnings in N skills``."""
+    errors = sum(f.severity == "error" for f in result.findings)
+    warnings = sum(f.severity == "warning" for f in result.findings)
+
+    def plural(count: int, word: str) -> str:
+        return f"{count} {word}" + ("" if count == 1 else "s")
+
+    return (
+        f"{plural(errors, 'error')}, {plural(warnings, 'warning')} "
+        f"in {plural(result.skills, 'skill')}"
+    )
+
+
+def _text(result: LintResult) -> str:
     lines = [
-        one_line(f"{f.path}:{f.line or 1}:{f.column or 1}: {f.code}: {_message(f)}")
-        for f in findings
-        if f.severity != "note"
+        one_line(f"{f.path}:{f.line}:{f.column}: {f.severity}: {f.rule}: {f.message}")
+        for f in result.findings
     ]
+    lines.append(summary(result))
     return "".join(line + "\n" for line in lines)
 
 
-def _json(findings: Sequence[Finding]) -> str:
+def _json(result: LintResult, version: str) -> str:
     document = {
+        "format_version": JSON_FORMAT_VERSION,
+        "tool": {"name": PROGRAM, "version": version},
         "findings": [
             {
-                "code": f.code,
                 "column": f.column,
                 "line": f.line,
                 "message": f.message,
                 "path": f.path,
-                "reason": f.reason,
+                "rule": f.rule,
                 "severity": f.severity,
             }
-            for f in findings
+            for f in result.findings
         ],
-        "errors": sum(f.severity == "error" for f in findings),
-        "warnings": sum(f.severity == "warning" for f in findings),
+        "summary": {
+            "errors": sum(f.severity == "error" for f in result.findings),
+            "notes": sum(f.severity == "note" for f in result.findings),
+            "skills": result.skills,
+            "warnings": sum(f.severity == "warning" for f in result.findings),
+        },
     }
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
 
 
-def _sarif_location(finding: Finding) -> dict[str, Any]:
-    physical: dict[str, Any] = {
-        "artifactLocation": {
-            "uri": urllib.parse.quote(finding.path.replace(os.sep, "/"), errors="backslashreplace")
-        }
-    }
-    if finding.line is not None:
-        region: dict[str, int] = {"startLine": finding.line}
-        if finding.column is not None:
-            region["startColumn"] = finding.column
-        physical["region"] = region
-    return {"physicalLocation": physical}
-
-
-def _sarif(findings: Sequence[Finding], version: str) -> str:
-    codes = sorted({f.code for f in findings} | set(_RULES))
-    rules = [
-        {
-            "id": code,
-            "shortDescription": {"text": _RULES.get(code, code.replace("_", " "))},
-        }
-        for code in codes
-    ]
-    results = [
-        {
-            "ruleId": f.code,
-            "ruleIndex": codes.index(f.code),
-            "level": f.severity,
-            "message": {"text": _message(f)},
-            "locations": [_sarif_location(f)],
-        }
-        for f in findings
-    ]
-    document = {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {"driver": {"name": PROGRAM, "version": version, "rules": rules}},
-                "results": results,
-            }
-        ],
-    }
-    return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
-
-
-def format_findings(findings: Sequence[Finding], form: str, version: str) -> str:
-    """``findings`` as ``text`` (``path:line:column: code: message`` lines), ``json``, ``sarif``."""
+def format_findings(result: LintResult, form: str, version: str) -> str:
+    """``result`` as ``text`` (``path:line:column: severity: rule: message`` lines and a
+    summary), ``json`` (with ``format_version``) or ``sarif`` (SARIF 2.1.0)."""
     if form == "json":
-        return _json(findings)
+        return _json(result, version)
     if form == "sarif":
-        return _sarif(findings, version)
-    return _text(findings)
+        return json.dumps(sarif_document(result, version), indent=2, ensure_ascii=True) + "\n"
+    return _text(result)

@@ -62,11 +62,17 @@ class WorkspaceScan:
     def display_roots(self) -> tuple[str, ...]:
         return tuple(display_path(root) for root in self.roots)
 
+    @property
+    def scanned_roots(self) -> tuple[str, ...]:
+        """The display roots that were scanned: a skipped optional root is not named (SPEC 7)."""
+        skipped = {d.path for d in self.scan.diagnostics if d.code == "skill_root_skipped"}
+        return tuple(display_path(root) for root in self.roots if root not in skipped)
+
     def entries(self) -> tuple[CatalogEntry, ...]:
         return tuple(entry_of(item) for item in self.scan.items)
 
     def catalog(self) -> SkillCatalog:
-        return SkillCatalog(self.entries(), 0, self.display_roots)
+        return SkillCatalog(self.entries(), 0, self.scanned_roots)
 
 
 def entry_of(item: SkillCatalogItem) -> CatalogEntry:

@@ -169,9 +169,7 @@ def _check_mount_name(name: object) -> str:
 
 
 def _check_provider(provider: object) -> FileProvider:
-    if not callable(getattr(provider, "operator", None)) or not hasattr(
-        type(provider), "generation"
-    ):
+    if not callable(getattr(provider, "operator", None)) or not hasattr(provider, "generation"):
         raise DefinitionError(
             "skill_root_invalid",
             f"a mount needs a FileProvider (generation and operator()), not {provider!r}",

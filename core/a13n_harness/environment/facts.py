@@ -7,6 +7,11 @@ directory that is not a repository, a git that hangs past its timeout or
 prints something the parser refuses all give ``git=None`` (rendered as
 ``not a git repository``).
 
+The checkout is untrusted (SPEC section 6): git never reads its configuration
+and nothing of the caller's environment but ``PATH`` reaches git (see
+:func:`collect_git_status`); a checkout git could not be asked about safely
+gives ``git=None`` too.
+
 Decisions (also in ``docs/decisions.md``):
 
 - ``cwd`` is ``os.path.abspath(cwd)`` without resolving symbolic links (the
@@ -34,10 +39,14 @@ from __future__ import annotations
 import os
 import platform
 import re
+import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import time
+from typing import NamedTuple
 
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.facts import (
@@ -70,23 +79,381 @@ def _text(value: str | bytes) -> str:
 def collect_git_status(
     cwd: str | os.PathLike[str], timeout: float = GIT_TIMEOUT_SECONDS
 ) -> GitStatus | None:
-    """``git status --porcelain=v2 --branch -z`` in ``cwd``, parsed; ``None`` on any failure.
+    """The git status of the checkout holding ``cwd``; ``None`` when it cannot be had safely.
 
-    Git runs with ``--no-optional-locks`` (a status must not take the index
-    lock from a concurrent git), no standard input and its stderr discarded,
-    in a new session so that a timeout kills it and everything it started.
+    The checkout is untrusted (SPEC section 6), so git never reads its
+    configuration: the checkout is found here (``.git`` directory or gitdir
+    file, up to a file-system boundary), and git runs with ``GIT_DIR`` set to a
+    private scratch directory whose ``config`` this function writes. The
+    scratch directory borrows the checkout's objects, refs, index and
+    ``info/exclude`` by symbolic link, so git reads them but can run nothing
+    the checkout configures (fsmonitor, hooks, filters, drivers, pager, helpers,
+    includes, lazy fetches, submodule configs). The only values taken from the
+    checkout's config are listed by ``git config --file --no-includes`` and
+    carried over from a fixed list of inert keys (upstream tracking, file-system
+    flags, the object format); an unknown repository extension gives ``None``.
+    The environment git sees is built from nothing but ``PATH`` (absolute
+    entries only), so no ``GIT_*`` variable, ``HOME`` or ``XDG_CONFIG_HOME`` of
+    the caller reaches it. ``timeout`` bounds every git run together.
     """
-    command = [
-        "git",
-        "--no-optional-locks",
-        "-c",
-        "core.quotepath=off",
-        "status",
-        "--porcelain=v2",
-        "--branch",
-        "-z",
-    ]
-    environment = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+    deadline = time.monotonic() + timeout
+    try:
+        checkout = _find_checkout(os.path.abspath(os.fspath(cwd)))
+    except (OSError, ValueError):
+        return None
+    if checkout is None:
+        return None
+    search_path = _absolute_path_entries(os.environ.get("PATH", os.defpath))
+    git = _find_program("git", search_path)
+    if git is None:
+        return None
+    try:
+        scratch = tempfile.mkdtemp(prefix="a13n-git-")
+    except OSError:
+        return None
+    try:
+        return _status_in_scratch(git, search_path, checkout, scratch, deadline)
+    except (OSError, ValueError, UnicodeError):
+        return None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+# ------------------------------------------------- finding the checkout safely
+
+# Bounds on the small files read by hand: a gitdir file, HEAD, commondir hold
+# one path or one ref name (PATH_MAX is 4096 on Linux).
+_SMALL_FILE_BYTES = 4096
+_HEX = frozenset(b"0123456789abcdef")
+
+
+class _Checkout(NamedTuple):
+    top: str  # the work tree: the directory holding ``.git``
+    gitdir: str  # HEAD and index live here (per worktree)
+    commondir: str  # config, objects, refs, packed-refs, info/exclude
+
+
+def _read_small(path: str) -> bytes | None:
+    """A regular file's bytes, at most :data:`_SMALL_FILE_BYTES`; ``None`` otherwise.
+
+    Opened non-blocking so a FIFO or a device never holds the caller, and
+    checked with ``fstat`` on the opened descriptor (no race with a swap).
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_NOCTTY", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        data = os.read(descriptor, _SMALL_FILE_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    return data if len(data) <= _SMALL_FILE_BYTES else None
+
+
+def _head_of(gitdir: str) -> bytes | None:
+    """The checkout's HEAD normalised (``ref: refs/...`` or an object name), or ``None``."""
+    data = _read_small(os.path.join(gitdir, "HEAD"))
+    if data is None:
+        return None
+    text = data.rstrip(b"\r\n")
+    if text.startswith(b"ref:"):
+        name = text[4:].lstrip(b" \t")
+        if not name.startswith(b"refs/") or any(c < 0x20 or c == 0x7F for c in name):
+            return None
+        return b"ref: " + name + b"\n"
+    if len(text) in (40, 64) and set(text) <= _HEX:
+        return text + b"\n"
+    return None
+
+
+def _is_directory(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _git_directory(gitdir: str) -> _Checkout | None:
+    """``gitdir`` as a git directory (HEAD, objects, refs), with its common directory."""
+    if _head_of(gitdir) is None:
+        return None
+    commondir = gitdir
+    if os.path.lexists(os.path.join(gitdir, "commondir")):
+        pointer = _read_small(os.path.join(gitdir, "commondir"))
+        if pointer is None:
+            return None
+        commondir = os.path.join(gitdir, os.fsdecode(pointer.rstrip(b"\r\n")))
+    objects = os.path.join(commondir, "objects")
+    refs = os.path.join(commondir, "refs")
+    if not (_is_directory(objects) and _is_directory(refs)):
+        return None
+    return _Checkout("", os.path.abspath(gitdir), os.path.abspath(commondir))
+
+
+def _find_checkout(start: str) -> _Checkout | None:
+    """The checkout holding ``start``, found as git finds it, or ``None``.
+
+    At each directory from ``start`` up: a ``.git`` directory or a gitdir file
+    (``gitdir: PATH``) naming a git directory makes this the work tree. A
+    directory that is itself a git directory (a bare repository, or ``start``
+    inside ``.git``) has no work tree: ``None``, as ``git status`` refuses it.
+    The walk stops where the file system changes, as git's does by default.
+    """
+    if not _is_directory(start):
+        return None
+    device = os.stat(start).st_dev
+    directory = start
+    while True:
+        marker = os.path.join(directory, ".git")
+        found: _Checkout | None = None
+        if _is_directory(marker):
+            found = _git_directory(marker)
+        elif os.path.lexists(marker):
+            pointer = _read_small(marker)
+            if pointer is not None and pointer.startswith(b"gitdir:"):
+                target = os.fsdecode(pointer[7:].strip(b" \t\r\n"))
+                found = _git_directory(os.path.join(directory, target)) if target else None
+        if found is not None:
+            return found._replace(top=directory)
+        if _git_directory(directory) is not None:
+            return None
+        parent = os.path.dirname(directory)
+        if parent == directory or os.stat(parent).st_dev != device:
+            return None
+        directory = parent
+
+
+# ------------------------------------------------------ running git safely
+
+# Only these keys of the checkout's config reach git, each validated: they
+# change what git reports (upstream, file-system behaviour, object format) and
+# none of them makes git run, read or fetch anything.
+_FILE_SYSTEM_KEYS = (
+    b"core.filemode",
+    b"core.symlinks",
+    b"core.ignorecase",
+    b"core.precomposeunicode",
+    b"core.trustctime",
+    b"core.checkstat",
+    b"core.autocrlf",
+    b"core.eol",
+)
+_INERT_VALUE = re.compile(rb"[A-Za-z0-9]{1,16}")
+# Repository extensions that change nothing for a read-only status through the
+# scratch directory (partialClone is dropped: a missing object fails instead of
+# being fetched). Any other extension may change what the files mean: unknown.
+_IGNORED_EXTENSIONS = frozenset(
+    (b"noop", b"noop-v1", b"preciousobjects", b"partialclone", b"worktreeconfig")
+)
+_OBJECT_FORMATS = frozenset((b"sha1", b"sha256"))
+# Settings given on the command line too, so that they hold whatever the
+# scratch config says: no fsmonitor, no hooks, no transport at all (a lazy
+# fetch would run ssh or upload-pack), no pager.
+_SAFE_OPTIONS = (
+    "--no-optional-locks",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null/no-hooks",
+    "-c",
+    "protocol.allow=never",
+    "-c",
+    "core.pager=cat",
+    "-c",
+    "core.quotepath=off",
+)
+
+
+def _absolute_path_entries(path_value: str) -> list[str]:
+    """``PATH`` without relative or empty entries (they name the current directory,
+    which may be the untrusted checkout)."""
+    return [entry for entry in path_value.split(os.pathsep) if os.path.isabs(entry)]
+
+
+def _find_program(name: str, search_path: list[str]) -> str | None:
+    for entry in search_path:
+        candidate = os.path.join(entry, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _clean_environment(scratch: str, search_path: list[str], top: str) -> dict[str, str]:
+    """Everything git is told by the environment, built from nothing."""
+    home = os.path.join(scratch, "home")
+    environment = {
+        "PATH": os.pathsep.join(search_path),
+        "HOME": home,
+        "XDG_CONFIG_HOME": os.path.join(home, ".config"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_SYSTEM": os.devnull,
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_ATTR_NOSYSTEM": "1",
+        "GIT_DIR": scratch,
+        "GIT_WORK_TREE": top,
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_OPTIONAL_LOCKS": "0",
+        "GIT_NO_REPLACE_OBJECTS": "1",
+        "LC_ALL": "C",
+    }
+    system_root = os.environ.get("SYSTEMROOT")
+    if sys.platform == "win32" and system_root:  # pragma: no cover - Windows only
+        environment["SYSTEMROOT"] = system_root
+    return environment
+
+
+def _link(target: str, link: str) -> None:
+    if os.path.lexists(target):
+        os.symlink(target, link)
+
+
+def _quoted(value: bytes) -> bytes:
+    """A config value or subsection in double quotes (no control characters reach here)."""
+    return b'"' + value.replace(b"\\", b"\\\\").replace(b'"', b'\\"') + b'"'
+
+
+def _config_entries(listing: bytes) -> list[tuple[bytes, bytes | None]] | None:
+    """``git config --list -z`` output as (key, value) pairs; ``None`` if malformed."""
+    if listing and not listing.endswith(b"\0"):
+        return None
+    entries: list[tuple[bytes, bytes | None]] = []
+    for record in listing.split(b"\0")[:-1]:
+        key, newline, value = record.partition(b"\n")
+        if not key:
+            return None
+        entries.append((key, value if newline else None))
+    return entries
+
+
+def _scratch_config(entries: list[tuple[bytes, bytes | None]], head: bytes) -> bytes | None:
+    """The scratch directory's config: inert keys of the checkout only, or ``None``."""
+    last: dict[bytes, bytes | None] = {}
+    for key, value in entries:
+        last[key] = value
+    version = last.get(b"core.repositoryformatversion", b"0")
+    if version not in (b"0", b"1"):
+        return None
+    lines = [b"[core]", b"\trepositoryformatversion = " + version, b"\tbare = false"]
+    for key in _FILE_SYSTEM_KEYS:
+        value = last.get(key)
+        if value is not None and _INERT_VALUE.fullmatch(value):
+            lines.append(b"\t" + key[5:] + b" = " + value)
+    if version == b"1":
+        lines.append(b"[extensions]")
+        for key, value in last.items():
+            if not key.startswith(b"extensions."):
+                continue
+            name = key[11:].lower()
+            if name == b"objectformat" and value in _OBJECT_FORMATS:
+                lines.append(b"\tobjectformat = " + value)
+            elif name not in _IGNORED_EXTENSIONS:
+                return None
+    if head.startswith(b"ref: refs/heads/"):
+        branch = head[16:-1]
+        remote_key = b"branch." + branch + b".remote"
+        merge_key = b"branch." + branch + b".merge"
+        remote = last.get(remote_key) or b"origin"
+        merges = [v for k, v in entries if k == merge_key and v is not None]
+        fetches = [v for k, v in entries if k == b"remote." + remote + b".fetch" and v]
+        urls = [v for k, v in entries if k == b"remote." + remote + b".url" and v]
+        carried = [remote, *merges, *fetches, *urls]
+        if any(c < 0x20 or c == 0x7F for value in carried for c in value):
+            return None
+        if merges:
+            lines.append(b"[branch " + _quoted(branch) + b"]")
+            lines.append(b"\tremote = " + _quoted(remote))
+            lines.extend(b"\tmerge = " + _quoted(merge) for merge in merges)
+        if remote != b"." and (fetches or urls):
+            lines.append(b"[remote " + _quoted(remote) + b"]")
+            lines.extend(b"\turl = " + _quoted(url) for url in urls)
+            lines.extend(b"\tfetch = " + _quoted(fetch) for fetch in fetches)
+    return b"\n".join(lines) + b"\n"
+
+
+def _status_in_scratch(
+    git: str, search_path: list[str], checkout: _Checkout, scratch: str, deadline: float
+) -> GitStatus | None:
+    head = _head_of(checkout.gitdir)
+    if head is None:
+        return None
+    with open(os.path.join(scratch, "HEAD"), "wb") as file:
+        file.write(head)
+    with open(os.path.join(scratch, "config"), "wb") as file:
+        file.write(b"[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
+    _link(os.path.join(checkout.commondir, "objects"), os.path.join(scratch, "objects"))
+    _link(os.path.join(checkout.commondir, "refs"), os.path.join(scratch, "refs"))
+    _link(os.path.join(checkout.commondir, "packed-refs"), os.path.join(scratch, "packed-refs"))
+    _link(os.path.join(checkout.commondir, "shallow"), os.path.join(scratch, "shallow"))
+    _link(os.path.join(checkout.gitdir, "index"), os.path.join(scratch, "index"))
+    os.mkdir(os.path.join(scratch, "info"))
+    exclude = os.path.join(checkout.commondir, "info", "exclude")
+    _link(exclude, os.path.join(scratch, "info", "exclude"))
+    environment = _clean_environment(scratch, search_path, checkout.top)
+
+    config = os.path.join(checkout.commondir, "config")
+    entries: list[tuple[bytes, bytes | None]] = []
+    if os.path.lexists(config):
+        try:
+            if not stat.S_ISREG(os.stat(config).st_mode):
+                return None
+        except OSError:
+            return None
+        listing = _run_git(
+            [git, *_SAFE_OPTIONS, "config", "--file", config, "--no-includes", "--list", "-z"],
+            scratch,
+            environment,
+            deadline,
+        )
+        parsed = None if listing is None else _config_entries(listing)
+        if parsed is None:
+            return None
+        entries = parsed
+    scratch_config = _scratch_config(entries, head)
+    if scratch_config is None:
+        return None
+    with open(os.path.join(scratch, "config"), "wb") as file:
+        file.write(scratch_config)
+
+    output = _run_git(
+        [
+            git,
+            *_SAFE_OPTIONS,
+            "status",
+            "--porcelain=v2",
+            "--branch",
+            "-z",
+            "--untracked-files=normal",
+            "--ignore-submodules=all",
+        ],
+        checkout.top,
+        environment,
+        deadline,
+    )
+    if output is None:
+        return None
+    try:
+        return parse_git_status(output)
+    except DefinitionError:
+        return None
+
+
+def _run_git(
+    command: list[str], cwd: str, environment: dict[str, str], deadline: float
+) -> bytes | None:
+    """``command``'s stdout if it exits 0 before ``deadline``; ``None`` otherwise.
+
+    No standard input, stderr discarded, in a new session so that a timeout
+    kills git and everything it started.
+    """
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        return None
     try:
         process = subprocess.Popen(
             command,
@@ -100,16 +467,13 @@ def collect_git_status(
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
     try:
-        output, _ = process.communicate(timeout=timeout)
+        output, _ = process.communicate(timeout=remaining)
     except subprocess.TimeoutExpired:
         _kill(process)
         return None
     if process.returncode != 0:
         return None
-    try:
-        return parse_git_status(output)
-    except DefinitionError:
-        return None
+    return output
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:

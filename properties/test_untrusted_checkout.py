@@ -1,0 +1,641 @@
+"""The checkout is untrusted (SPEC section 6; issue 9, defect 1).
+
+Every way a checkout, its ``.git`` directory or the caller's environment can
+make ``git status`` run a program is built for real here, against the git on
+PATH, with a program that leaves a canary file behind. The canary must never
+appear, whether the facts are collected through the API
+(``collect_environment_facts``) or through ``a13n-skills env`` and
+``a13n-skills manifest``. ``test_vector_is_live_under_plain_git`` shows that
+each vector marked live really runs the program under a plain ``git status``
+(the way the collector ran git before the fix), so a green test here means the
+collector closed it, not that the vector was a dud.
+
+Facts stay right where git can still be asked safely: on a normal repository
+the collector agrees with git's own ``status`` (branch, upstream, ahead and
+behind, every count), and a redirecting variable changes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from a13n_harness.context.facts import GitStatus, parse_git_status
+from a13n_harness.context.manifest import decode_manifest
+from a13n_harness.environment.facts import collect_environment_facts, collect_git_status
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("git") is None, reason="needs git on PATH"),
+    pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell scripts stand in for hooks"),
+]
+
+REPO = Path(__file__).resolve().parent.parent
+CORE = REPO / "core"
+_IDENTITY = ("-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main")
+# The git versions the liveness of each vector was checked on (it is a fact about git).
+_LIVENESS_CHECKED_ON = ((2, 39),)
+# Seconds a git run may take in these tests: short, because a vector that does
+# fire may hang git (a filter waiting on its input) and the old collector then
+# waits for its timeout.
+_TIMEOUT = 3.0
+
+
+def _isolated_environment(home: Path) -> dict[str, str]:
+    """The environment the test's own git commands run in: nothing of the machine's."""
+    keep = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    return {
+        **keep,
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+
+
+@dataclass
+class Box:
+    """A temporary world: the checkout, a canary, an evil program, a clean environment."""
+
+    root: Path
+    repo: Path
+    canary: Path
+    evil: Path
+    environment: dict[str, str]
+
+    def git(self, cwd: Path, *args: str, check: bool = True) -> bytes:
+        result = subprocess.run(
+            ["git", *_IDENTITY, *args],
+            cwd=cwd,
+            env=self.environment,
+            capture_output=True,
+            check=False,
+            timeout=60,
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"git {args} failed: {result.stderr!r}")
+        return result.stdout
+
+    def config(self, *pairs: tuple[str, str], repo: Path | None = None) -> None:
+        for key, value in pairs:
+            self.git(repo or self.repo, "config", "--add", key, value)
+
+    def stat_dirty(self, name: str = "a.txt", repo: Path | None = None) -> None:
+        """Same content, new mtime: git must re-read the file (and filter it) to compare."""
+        path = (repo or self.repo) / name
+        os.utime(path, (946_684_800, 946_684_800))
+
+    def script(self, name: str, body: str) -> Path:
+        path = self.root / name
+        path.write_text(f"#!/bin/sh\n{body}\n")
+        path.chmod(0o755)
+        return path
+
+
+def _new_box(tmp_path: Path) -> Box:
+    root = tmp_path
+    home = root / "home"
+    home.mkdir(parents=True)
+    canary = root / "CANARY"
+    evil = root / "evil.sh"
+    # Leave a mark, then behave like a filter (copy stdin) so git carries on.
+    evil.write_text(f'#!/bin/sh\necho "$0 $*" >> "{canary}"\nexec cat\n')
+    evil.chmod(0o755)
+    box = Box(root, root / "repo", canary, evil, _isolated_environment(home))
+    box.repo.mkdir()
+    box.git(box.repo, "init", "-q")
+    (box.repo / "a.txt").write_text("".join(f"line {i}\n" for i in range(100)))
+    (box.repo / "b.txt").write_text("b\n")
+    box.git(box.repo, "add", ".")
+    box.git(box.repo, "commit", "-q", "-m", "initial")
+    return box
+
+
+# ------------------------------------------------------------------ vectors
+# A vector prepares the box and returns environment changes (None deletes).
+
+Setup = Callable[[Box], dict[str, str | None]]
+
+
+@dataclass(frozen=True)
+class Vector:
+    name: str
+    setup: Setup
+    live: bool  # runs the program under a plain ``git status`` on the checked git
+    keeps_status: bool = True  # the collector can still report the status
+
+
+def _fsmonitor(box: Box) -> dict[str, str | None]:
+    box.config(("core.fsmonitor", str(box.evil)))
+    return {}
+
+
+def _filter(kind: str) -> Setup:
+    def setup(box: Box) -> dict[str, str | None]:
+        (box.repo / ".gitattributes").write_text("* filter=x diff=x\n")
+        box.config((f"filter.x.{kind}", str(box.evil)), ("filter.x.required", "true"))
+        box.stat_dirty()
+        return {}
+
+    return setup
+
+
+def _textconv(box: Box) -> dict[str, str | None]:
+    (box.repo / ".gitattributes").write_text("* diff=x\n")
+    box.config(("diff.x.textconv", str(box.evil)), ("diff.x.command", str(box.evil)))
+    box.config(("diff.external", str(box.evil)))
+    (box.repo / "a.txt").write_text("changed\n")
+    return {}
+
+
+_HOOKS = (
+    "post-index-change",
+    "pre-commit",
+    "post-checkout",
+    "reference-transaction",
+    "fsmonitor-watchman",
+    "pre-auto-gc",
+)
+
+
+def _hooks(box: Box) -> dict[str, str | None]:
+    for hook in _HOOKS:
+        shutil.copy(box.evil, box.repo / ".git" / "hooks" / hook)
+    box.stat_dirty()
+    return {}
+
+
+def _hooks_path(box: Box) -> dict[str, str | None]:
+    hooks = box.root / "hooks"
+    hooks.mkdir()
+    for hook in _HOOKS:
+        shutil.copy(box.evil, hooks / hook)
+    box.config(("core.hooksPath", str(hooks)))
+    box.stat_dirty()
+    return {}
+
+
+def _pager(box: Box) -> dict[str, str | None]:
+    box.config(("core.pager", str(box.evil)), ("pager.status", str(box.evil)))
+    return {}
+
+
+def _evil_config_file(box: Box) -> Path:
+    path = box.root / "evil.gitconfig"
+    path.write_text(f'[core]\n\tfsmonitor = "{box.evil}"\n')
+    return path
+
+
+def _include(box: Box) -> dict[str, str | None]:
+    box.config(("include.path", str(_evil_config_file(box))))
+    return {}
+
+
+def _include_if(box: Box) -> dict[str, str | None]:
+    evil = _evil_config_file(box)
+    box.config((f"includeIf.gitdir:{box.repo}/.git.path", str(evil)))
+    box.config(("includeIf.onbranch:main.path", str(evil)))
+    return {}
+
+
+def _submodule(kind: str) -> Setup:
+    def setup(box: Box) -> dict[str, str | None]:
+        upstream = box.root / "sub-origin"
+        upstream.mkdir()
+        box.git(upstream, "init", "-q")
+        (upstream / "s.txt").write_text("s\n")
+        box.git(upstream, "add", ".")
+        box.git(upstream, "commit", "-q", "-m", "s")
+        box.git(
+            box.repo,
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            str(upstream),
+            "sub",
+        )
+        box.git(box.repo, "commit", "-q", "-m", "sub")
+        sub = box.repo / "sub"
+        if kind == "fsmonitor":
+            box.config(("core.fsmonitor", str(box.evil)), repo=sub)
+        else:
+            (sub / ".gitattributes").write_text("* filter=x\n")
+            box.config(("filter.x.clean", str(box.evil)), repo=sub)
+            box.stat_dirty("s.txt", repo=sub)
+        return {}
+
+    return setup
+
+
+def _lazy_fetch(box: Box) -> None:
+    """A partial clone whose staged rename needs a blob that is missing: git fetches it."""
+    blob = box.git(box.repo, "rev-parse", "HEAD:a.txt").decode().strip()
+    box.git(box.repo, "mv", "a.txt", "c.txt")
+    with (box.repo / "c.txt").open("a") as file:
+        file.write("one more line\n")
+    box.git(box.repo, "add", "c.txt")
+    (box.repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    box.config(
+        ("core.repositoryformatversion", "1"),
+        ("extensions.partialClone", "origin"),
+        ("remote.origin.promisor", "true"),
+    )
+
+
+def _lazy_fetch_upload_pack(box: Box) -> dict[str, str | None]:
+    _lazy_fetch(box)
+    box.config(("remote.origin.url", str(box.root)), ("remote.origin.uploadpack", str(box.evil)))
+    return {}
+
+
+def _lazy_fetch_ssh(box: Box) -> dict[str, str | None]:
+    _lazy_fetch(box)
+    box.config(("remote.origin.url", "ssh://example.invalid/x"), ("core.sshCommand", str(box.evil)))
+    return {}
+
+
+def _lazy_fetch_ssh_from_environment(box: Box) -> dict[str, str | None]:
+    _lazy_fetch(box)
+    box.config(("remote.origin.url", "ssh://example.invalid/x"))
+    return {"GIT_SSH_COMMAND": str(box.evil), "GIT_SSH": str(box.evil)}
+
+
+def _gitfile_elsewhere(box: Box) -> dict[str, str | None]:
+    elsewhere = box.root / "elsewhere.git"
+    shutil.move(box.repo / ".git", elsewhere)
+    (box.repo / ".git").write_text(f"gitdir: {elsewhere}\n")
+    box.config(("core.fsmonitor", str(box.evil)))
+    return {}
+
+
+def _linked_worktree(box: Box) -> dict[str, str | None]:
+    main = box.root / "main-checkout"
+    shutil.move(box.repo, main)
+    box.git(main, "worktree", "add", "-q", "-b", "topic", str(box.repo))
+    box.config(("core.fsmonitor", str(box.evil)), repo=main)
+    return {}
+
+
+def _worktree_config(box: Box) -> dict[str, str | None]:
+    box.config(("core.repositoryformatversion", "1"), ("extensions.worktreeConfig", "true"))
+    box.git(box.repo, "config", "--worktree", "core.fsmonitor", str(box.evil))
+    return {}
+
+
+def _core_worktree(box: Box) -> dict[str, str | None]:
+    elsewhere = box.root / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "untracked").write_text("x")
+    box.config(("core.worktree", str(elsewhere)), ("core.fsmonitor", str(box.evil)))
+    return {}
+
+
+def _config_injection(box: Box) -> dict[str, str | None]:
+    """A value that would end its line in a config written without care."""
+    injected = f"refs/heads/main\n[core]\n\tfsmonitor = {box.evil}\n"
+    box.config(("branch.main.remote", "."), ("branch.main.merge", injected))
+    return {}
+
+
+def _environment_config(box: Box) -> dict[str, str | None]:
+    return {
+        "GIT_CONFIG_PARAMETERS": f"'core.fsmonitor'='{box.evil}'",
+    }
+
+
+def _environment_config_count(box: Box) -> dict[str, str | None]:
+    return {
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "core.fsmonitor",
+        "GIT_CONFIG_VALUE_0": str(box.evil),
+    }
+
+
+def _environment_config_files(box: Box) -> dict[str, str | None]:
+    evil = str(_evil_config_file(box))
+    return {
+        "GIT_CONFIG_GLOBAL": evil,
+        "GIT_CONFIG_SYSTEM": evil,
+        "GIT_CONFIG_NOSYSTEM": None,
+        "GIT_CONFIG": evil,
+    }
+
+
+def _home_config(box: Box) -> dict[str, str | None]:
+    home = box.root / "evil-home"
+    (home / ".config" / "git").mkdir(parents=True)
+    shutil.copy(_evil_config_file(box), home / ".gitconfig")
+    shutil.copy(_evil_config_file(box), home / ".config" / "git" / "config")
+    (home / ".config" / "git" / "attributes").write_text("* filter=y\n")
+    box.stat_dirty()
+    return {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "GIT_CONFIG_GLOBAL": None,
+        "GIT_CONFIG_NOSYSTEM": None,
+    }
+
+
+def _environment_git_dir(box: Box) -> dict[str, str | None]:
+    other = box.root / "other"
+    other.mkdir()
+    box.git(other, "init", "-q")
+    box.config(("core.fsmonitor", str(box.evil)), repo=other)
+    return {"GIT_DIR": str(other / ".git"), "GIT_WORK_TREE": str(other)}
+
+
+def _environment_programs(box: Box) -> dict[str, str | None]:
+    exec_path = box.root / "exec-path"
+    exec_path.mkdir()
+    for name in ("git-status", "git-fsmonitor--daemon", "git-submodule", "git-remote-ssh"):
+        shutil.copy(box.evil, exec_path / name)
+    (box.repo / "a.txt").write_text("changed\n")
+    return {
+        "GIT_EXEC_PATH": str(exec_path),
+        "GIT_PAGER": str(box.evil),
+        "PAGER": str(box.evil),
+        "GIT_EXTERNAL_DIFF": str(box.evil),
+        "GIT_ASKPASS": str(box.evil),
+        "SSH_ASKPASS": str(box.evil),
+        "GIT_EDITOR": str(box.evil),
+    }
+
+
+def _environment_trace(box: Box) -> dict[str, str | None]:
+    # GIT_TRACE and friends write to a file that the variable names.
+    return {
+        "GIT_TRACE": str(box.canary),
+        "GIT_TRACE_PERFORMANCE": str(box.canary),
+        "GIT_TRACE2": str(box.canary),
+        "GIT_TRACE2_EVENT": str(box.canary),
+    }
+
+
+def _relative_path_entry(box: Box) -> dict[str, str | None]:
+    """An empty PATH entry means the current directory; the checkout holds a ``git``."""
+    shutil.copy(box.evil, box.repo / "git")
+    return {"PATH": ":" + os.environ.get("PATH", "/usr/bin:/bin"), "CWD": str(box.repo)}
+
+
+VECTORS = (
+    Vector("fsmonitor", _fsmonitor, live=True),
+    Vector("clean_filter", _filter("clean"), live=True),
+    Vector("process_filter", _filter("process"), live=True),
+    Vector("smudge_filter", _filter("smudge"), live=False),
+    Vector("textconv_and_diff_drivers", _textconv, live=False),
+    Vector("hooks", _hooks, live=False),
+    Vector("hooks_path", _hooks_path, live=False),
+    Vector("pager", _pager, live=False),
+    Vector("include_path", _include, live=True),
+    Vector("include_if", _include_if, live=True),
+    Vector("submodule_fsmonitor", _submodule("fsmonitor"), live=True),
+    Vector("submodule_clean_filter", _submodule("clean"), live=True),
+    Vector("lazy_fetch_upload_pack", _lazy_fetch_upload_pack, live=True, keeps_status=False),
+    Vector("lazy_fetch_ssh_command", _lazy_fetch_ssh, live=True, keeps_status=False),
+    Vector(
+        "lazy_fetch_ssh_from_environment",
+        _lazy_fetch_ssh_from_environment,
+        live=True,
+        keeps_status=False,
+    ),
+    Vector("gitfile_elsewhere", _gitfile_elsewhere, live=True),
+    Vector("linked_worktree", _linked_worktree, live=True),
+    Vector("worktree_config", _worktree_config, live=True),
+    Vector("core_worktree", _core_worktree, live=True),
+    Vector("config_value_injection", _config_injection, live=False, keeps_status=False),
+    Vector("environment_config_parameters", _environment_config, live=True),
+    Vector("environment_config_count", _environment_config_count, live=True),
+    Vector("environment_config_files", _environment_config_files, live=True),
+    Vector("home_config", _home_config, live=True),
+    Vector("environment_git_dir", _environment_git_dir, live=True),
+    Vector("environment_programs", _environment_programs, live=False),
+    Vector("environment_trace", _environment_trace, live=True),
+    Vector("relative_path_entry", _relative_path_entry, live=True),
+)
+
+
+def _apply(box: Box, changes: dict[str, str | None]) -> tuple[dict[str, str], Path]:
+    """The box's environment with ``changes`` applied, and the working directory to use."""
+    environment = dict(box.environment)
+    cwd = box.root
+    for key, value in changes.items():
+        if key == "CWD":
+            cwd = Path(value or box.root)
+        elif value is None:
+            environment.pop(key, None)
+        else:
+            environment[key] = value
+    return environment, cwd
+
+
+def _prepared(tmp_path: Path, vector: Vector) -> tuple[Box, dict[str, str], Path]:
+    box = _new_box(tmp_path)
+    changes = vector.setup(box)
+    environment, cwd = _apply(box, changes)
+    assert not box.canary.exists(), "the set-up itself ran the program"
+    return box, environment, cwd
+
+
+def _canary(box: Box) -> str:
+    return box.canary.read_text(errors="replace") if box.canary.exists() else ""
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v.name)
+def test_vector_is_live_under_plain_git(tmp_path: Path, vector: Vector) -> None:
+    """Positive control: the way the collector used to run git does run the program."""
+    version = subprocess.run(["git", "--version"], capture_output=True, check=True).stdout
+    numbers = tuple(int(n) for n in version.split()[2].split(b".")[:2])
+    if not vector.live or numbers not in _LIVENESS_CHECKED_ON:
+        pytest.skip("not a live vector for this git")
+    box, environment, cwd = _prepared(tmp_path, vector)
+    command = ["git", "--no-optional-locks", "status", "--porcelain=v2", "--branch", "-z"]
+    checkout = box.repo if cwd == box.root else cwd
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        subprocess.run(
+            command,
+            cwd=checkout,
+            env=environment,
+            capture_output=True,
+            timeout=_TIMEOUT,
+            check=False,
+        )
+    assert box.canary.exists(), f"{vector.name} did not run anything under plain git"
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v.name)
+def test_collector_runs_nothing_the_checkout_configures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, vector: Vector
+) -> None:
+    box, environment, cwd = _prepared(tmp_path, vector)
+    for key in list(os.environ):
+        if key not in environment:
+            monkeypatch.delenv(key)
+    for key, value in environment.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(cwd)
+    facts = collect_environment_facts(box.repo, git_timeout=_TIMEOUT)
+    assert _canary(box) == "", f"{vector.name} ran: {_canary(box)[:300]!r}"
+    if vector.name == "linked_worktree":
+        assert facts.git == GitStatus("topic", None, 0, 0, 0, 0, 0, 0, 0)
+    elif vector.name in ("core_worktree", "environment_programs"):
+        # The checkout is where .git is; core.worktree does not move it.
+        assert facts.git is not None
+        assert facts.git.branch == "main"
+        assert facts.git.untracked == 0
+    elif vector.keeps_status:
+        assert facts.git is not None
+        assert facts.git.branch == "main", facts.git
+    else:
+        assert facts.git is None or facts.git.branch == "main"
+
+
+def _cli(
+    box: Box, environment: dict[str, str], cwd: Path, *args: str | os.PathLike[str]
+) -> subprocess.CompletedProcess[bytes]:
+    full = {**environment, "PYTHONPATH": str(CORE)}
+    result = subprocess.run(
+        [sys.executable, "-m", "a13n_harness.cli", *map(str, args)],
+        cwd=cwd,
+        env=full,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert b"Traceback" not in result.stderr, result.stderr.decode(errors="replace")
+    return result
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v.name)
+def test_env_command_runs_nothing_the_checkout_configures(tmp_path: Path, vector: Vector) -> None:
+    box, environment, cwd = _prepared(tmp_path, vector)
+    result = _cli(box, environment, cwd, "env", box.repo, "--git-timeout", str(_TIMEOUT))
+    assert result.returncode == 0, result.stderr
+    assert _canary(box) == "", f"{vector.name} ran: {_canary(box)[:300]!r}"
+    assert b"<git_status>" in result.stdout
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v.name)
+def test_manifest_command_runs_nothing_the_checkout_configures(
+    tmp_path: Path, vector: Vector
+) -> None:
+    box, environment, cwd = _prepared(tmp_path, vector)
+    out = box.root / "manifest.json"
+    result = _cli(
+        box, environment, cwd, "manifest", box.repo, "-o", out, "--git-timeout", str(_TIMEOUT)
+    )
+    assert result.returncode == 0, result.stderr
+    assert _canary(box) == "", f"{vector.name} ran: {_canary(box)[:300]!r}"
+    manifest = decode_manifest(out.read_bytes())
+    assert manifest.environment is not None
+    if vector.keeps_status and vector.name != "linked_worktree":
+        assert manifest.environment.git is not None
+        assert manifest.environment.git.branch == "main"
+
+
+# ----------------------------------------------------------- facts stay right
+
+
+def _plain_status(box: Box, repo: Path) -> GitStatus:
+    return parse_git_status(box.git(repo, "status", "--porcelain=v2", "--branch", "-z"))
+
+
+def test_facts_equal_plain_git_on_a_busy_clone(tmp_path: Path) -> None:
+    """Upstream, ahead/behind, staged, unstaged, untracked, renamed: all as git says."""
+    box = _new_box(tmp_path)
+    clone = box.root / "clone"
+    box.git(box.root, "clone", "-q", str(box.repo), str(clone))
+    for name in ("x", "y"):
+        (clone / name).write_text(name)
+        box.git(clone, "add", name)
+        box.git(clone, "commit", "-q", "-m", name)
+    (box.repo / "z").write_text("z")
+    box.git(box.repo, "add", "z")
+    box.git(box.repo, "commit", "-q", "-m", "z")
+    box.git(clone, "fetch", "-q")
+    box.git(clone, "mv", "b.txt", "renamed b.txt")
+    (clone / "a.txt").write_text("edited\n")
+    (clone / "new").write_text("n")
+    (clone / "staged").write_text("s")
+    box.git(clone, "add", "staged")
+    expected = _plain_status(box, clone)
+    assert expected == GitStatus("main", "origin/main", 2, 1, 2, 1, 1, 0, 1)
+    assert collect_git_status(clone) == expected
+    subdirectory = clone / "deeper" / "still"
+    subdirectory.mkdir(parents=True)
+    (subdirectory / "f").write_text("f")
+    assert collect_git_status(subdirectory) == _plain_status(box, clone)
+
+
+def test_facts_of_a_linked_worktree_and_a_packed_ref(tmp_path: Path) -> None:
+    box = _new_box(tmp_path)
+    box.git(box.repo, "pack-refs", "--all")
+    box.git(box.repo, "worktree", "add", "-q", "-b", "topic", str(box.root / "wt"))
+    (box.root / "wt" / "u").write_text("u")
+    assert collect_git_status(box.root / "wt") == _plain_status(box, box.root / "wt")
+    assert collect_git_status(box.repo) == GitStatus("main", None, 0, 0, 0, 0, 0, 0, 0)
+
+
+def test_facts_honour_info_exclude_and_gitignore(tmp_path: Path) -> None:
+    box = _new_box(tmp_path)
+    (box.repo / ".git" / "info" / "exclude").write_text("*.excluded\n")
+    (box.repo / ".gitignore").write_text("*.ignored\n")
+    for name in ("a.excluded", "b.ignored", "c.untracked"):
+        (box.repo / name).write_text("x")
+    expected = _plain_status(box, box.repo)
+    assert expected.untracked == 2  # .gitignore and c.untracked
+    assert collect_git_status(box.repo) == expected
+
+
+def test_inside_the_git_directory_is_not_a_worktree(tmp_path: Path) -> None:
+    box = _new_box(tmp_path)
+    assert collect_git_status(box.repo / ".git") is None
+    assert collect_git_status(box.repo / ".git" / "refs") is None
+
+
+def test_unknown_repository_extension_is_unknown(tmp_path: Path) -> None:
+    box = _new_box(tmp_path)
+    box.config(("core.repositoryformatversion", "1"), ("extensions.somethingNew", "true"))
+    assert collect_git_status(box.repo) is None
+
+
+def _returns_promptly(path: Path, fifo: Path) -> GitStatus | None:
+    """``collect_git_status(path)`` in a thread; fail (and unblock it) if it blocks."""
+    outcome: list[GitStatus | None] = []
+    worker = threading.Thread(
+        target=lambda: outcome.append(collect_git_status(path, timeout=2.0)), daemon=True
+    )
+    worker.start()
+    worker.join(15)
+    if worker.is_alive():
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(5)
+        pytest.fail(f"collecting facts blocked on the FIFO {fifo.name}")
+    return outcome[0]
+
+
+@pytest.mark.parametrize("name", ["HEAD", "config", "commondir", "index", "packed-refs"])
+def test_a_fifo_in_the_git_directory_does_not_hang(tmp_path: Path, name: str) -> None:
+    box = _new_box(tmp_path)
+    fifo = box.repo / ".git" / name
+    if fifo.exists():
+        fifo.unlink()
+    os.mkfifo(fifo)
+    assert _returns_promptly(box.repo, fifo) in (None, GitStatus("main", None, 0, 0, 0, 0, 0, 0, 0))
+
+
+def test_a_gitfile_that_is_a_fifo_does_not_hang(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    os.mkfifo(work / ".git")
+    assert _returns_promptly(work, work / ".git") is None

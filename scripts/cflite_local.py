@@ -1,0 +1,300 @@
+"""The ClusterFuzzLite build without Docker: run ``.clusterfuzzlite/build.sh``, then every target.
+
+ClusterFuzzLite and OSS-Fuzz build our fuzz targets by running
+``.clusterfuzzlite/build.sh`` inside the ``base-builder-python`` image, where
+``compile_python_fuzzer`` packages a target with PyInstaller. Docker is not
+available on our machines, so this script proves the same build logic here:
+
+1. ``$SRC/a13n-harness`` is this tree, ``$OUT`` is ``build/cflite/out``; the
+   same ``build.sh`` runs under bash with two stand-ins on ``PATH``:
+   ``pip3`` (the package is already installed in this environment; the
+   stand-in checks that it imports) and ``compile_python_fuzzer``, which
+   records the request. The recorded targets are then packaged with the
+   command line of OSS-Fuzz's ``compile_python_fuzzer``:
+   ``pyinstaller --distpath $OUT --workpath=<work>/<target> --onefile
+   --name <target>.pkg <args> <fuzzer>``, the package's executable bit
+   removed and the same ``$OUT/<target>`` wrapper script written (its
+   ``LD_PRELOAD`` of the sanitizer runtime only where that file exists).
+   Two targets are packaged at a time, and with
+   ``PYINSTALLER_ZLIB_COMPRESSION_LEVEL=1`` (the image uses PyInstaller's
+   default 9): the archive is the same, built in a third of the time.
+2. Every packaged target runs as ClusterFuzzLite runs it: its seed archive
+   unpacked, its ``.options`` turned into flags (the dictionary from ``$OUT``),
+   plus ``-runs=N`` mutations after the seeds. A crash, timeout or
+   out-of-memory input fails the script; each is kept in
+   ``build/fuzz-artifacts/<target>/`` and printed with its replay commands.
+
+A build whose inputs (targets, package source, build script, PyInstaller and
+Python versions) are unchanged is reused from ``build/cflite`` (``--rebuild``
+forces one). Ends with ``N packaged targets ran``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import configparser
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+ARTIFACT_KINDS = ("crash-", "timeout-", "oom-", "leak-", "slow-unit-")
+
+# Records each compile request; the packaging itself runs afterwards, two at a time.
+COMPILE_STAND_IN = """#!/bin/sh
+# Local stand-in for OSS-Fuzz's compile_python_fuzzer: record the request (scripts/cflite_local.py).
+printf '%s\\0' "$@" > "$A13N_CFLITE_QUEUE/$(basename "$1" .py).args"
+"""
+PIP_STAND_IN = """#!/bin/sh
+# Local stand-in for pip3 in build.sh: the package is installed in this environment already.
+echo "pip3 $*: using the installed package (local build)"
+exec "$A13N_CFLITE_PYTHON" -c "import a13n_harness, yaml, atheris"
+"""
+WRAPPER = """#!/bin/sh
+# LLVMFuzzerTestOneInput for fuzzer detection.
+this_dir=$(dirname "$0")
+chmod +x "$this_dir/{package}"
+if [ -f "$this_dir/sanitizer_with_fuzzer.so" ]; then
+  export LD_PRELOAD="$this_dir/sanitizer_with_fuzzer.so"
+fi
+ASAN_OPTIONS=$ASAN_OPTIONS:symbolize=1:detect_leaks=0 "$this_dir/{package}" "$@"
+"""
+
+
+def inputs_key(root: Path) -> str:
+    """What the packaged targets depend on: change any of it and they are rebuilt."""
+    digest = hashlib.sha256()
+    files = sorted(
+        [*(root / "fuzz").glob("*"), *(root / "core").rglob("*.py")],
+        key=str,
+    )
+    files.append(root / ".clusterfuzzlite" / "build.sh")
+    for path in files:
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    digest.update(f"{metadata.version('pyinstaller')} {sys.version}".encode())
+    return digest.hexdigest()[:16]
+
+
+def run_build_script(root: Path, out: Path, work: Path) -> list[list[str]]:
+    """Run build.sh with the stand-ins; the recorded compile requests (argument lists)."""
+    src = work / "src"
+    queue = work / "queue"
+    stand_ins = work / "bin"
+    for folder in (src, queue, stand_ins):
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+    (src / "a13n-harness").symlink_to(root, target_is_directory=True)
+    for name, text in (("compile_python_fuzzer", COMPILE_STAND_IN), ("pip3", PIP_STAND_IN)):
+        (stand_ins / name).write_text(text, encoding="utf-8")
+        (stand_ins / name).chmod(0o755)
+    # python3 in build.sh is this interpreter (seeds.py needs only the standard library).
+    (stand_ins / "python3").symlink_to(sys.executable)
+    env = dict(os.environ)
+    env.update(
+        SRC=str(src),
+        OUT=str(out),
+        WORK=str(work),
+        SANITIZER="address",
+        FUZZING_LANGUAGE="python",
+        A13N_CFLITE_QUEUE=str(queue),
+        A13N_CFLITE_PYTHON=sys.executable,
+        PATH=os.pathsep.join([str(stand_ins), env.get("PATH", "")]),
+    )
+    print(f"$ bash .clusterfuzzlite/build.sh  (SRC={src} OUT={out})", flush=True)
+    subprocess.run(
+        ["bash", "-eu", str(root / ".clusterfuzzlite" / "build.sh")],
+        cwd=src,
+        env=env,
+        check=True,
+    )
+    requests = []
+    for path in sorted(queue.glob("*.args")):
+        requests.append(path.read_bytes().decode().rstrip("\0").split("\0"))
+    return requests
+
+
+def package(request: list[str], src: Path, out: Path, work: Path) -> tuple[str, float]:
+    """compile_python_fuzzer's packaging of one target: PyInstaller --onefile and a wrapper."""
+    fuzzer_path, *extra = request
+    name = Path(fuzzer_path).stem
+    fuzzer_package = f"{name}.pkg"
+    workpath = work / "pyfuzzworkdir" / name
+    shutil.rmtree(workpath, ignore_errors=True)
+    workpath.mkdir(parents=True)
+    command = [
+        sys.executable,
+        "-m",
+        "PyInstaller",
+        "--distpath",
+        str(out),
+        f"--workpath={workpath}",
+        "--specpath",
+        str(workpath),
+        "--onefile",
+        "--name",
+        fuzzer_package,
+        *extra,
+        str(src / "a13n-harness" / fuzzer_path),
+    ]
+    env = dict(os.environ, PYINSTALLER_ZLIB_COMPRESSION_LEVEL="1")
+    started = time.monotonic()
+    log = work / f"pyinstaller-{name}.log"
+    with log.open("w", encoding="utf-8") as sink:
+        sink.write(shlex.join(command) + "\n")
+        sink.flush()
+        done = subprocess.run(
+            command, cwd=work, env=env, stdout=sink, stderr=subprocess.STDOUT, check=False
+        )
+    if done.returncode != 0:
+        tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
+        raise RuntimeError(f"PyInstaller failed for {name} (log {log}):\n" + "\n".join(tail))
+    (out / fuzzer_package).chmod(0o644)  # OSS-Fuzz finds targets by their executable bit
+    wrapper = out / name
+    wrapper.write_text(WRAPPER.format(package=fuzzer_package), encoding="utf-8")
+    wrapper.chmod(0o755)
+    return name, time.monotonic() - started
+
+
+def option_flags(options: Path, out: Path) -> list[str]:
+    """A ``.options`` file's ``[libfuzzer]`` section as flags, the dictionary found in ``$OUT``."""
+    if not options.is_file():
+        return []
+    parser = configparser.ConfigParser()
+    parser.read(options, encoding="utf-8")
+    if not parser.has_section("libfuzzer"):
+        return []
+    flags = []
+    for key, value in parser.items("libfuzzer"):
+        if key == "dict":
+            value = str(out / value)
+        flags.append(f"-{key}={value}")
+    return flags
+
+
+def artifacts_in(folder: Path) -> set[Path]:
+    if not folder.is_dir():
+        return set()
+    return {path for path in folder.iterdir() if path.name.startswith(ARTIFACT_KINDS)}
+
+
+def run_target(
+    target: str, out: Path, artifacts_root: Path, runs: int, root: Path = REPO
+) -> list[str]:
+    """Run one packaged target over its unpacked seed archive; the problems found."""
+    wrapper = out / target
+    archive = out / f"{target}_seed_corpus.zip"
+    artifacts = artifacts_root / target
+    artifacts.mkdir(parents=True, exist_ok=True)
+    before = artifacts_in(artifacts)
+    with tempfile.TemporaryDirectory(prefix=f"a13n-cflite-{target}-") as scratch_name:
+        scratch = Path(scratch_name)
+        seeds = scratch / "seeds"
+        corpus = scratch / "corpus"  # libFuzzer writes new inputs into its first folder
+        seeds.mkdir()
+        corpus.mkdir()
+        if archive.is_file():
+            with zipfile.ZipFile(archive) as unpacked:
+                unpacked.extractall(seeds)
+        command = [
+            str(wrapper),
+            *option_flags(out / f"{target}.options", out),
+            f"-runs={runs}",
+            f"-artifact_prefix={artifacts}/",
+            "-print_final_stats=1",
+            str(corpus),
+            str(seeds),
+        ]
+        print(f"$ {shlex.join(command)}", flush=True)
+        done = subprocess.run(
+            command, cwd=scratch, capture_output=True, text=True, errors="replace", check=False
+        )
+    output = done.stdout + done.stderr
+    problems = []
+    for path in sorted(artifacts_in(artifacts) - before):
+        shown = path.relative_to(root) if path.is_relative_to(root) else path
+        problems.append(
+            f"{target}: {path.name} ({path.stat().st_size} bytes); replay: "
+            f"python fuzz/{target}.py {shown}  (packaged: {wrapper} {shown})"
+        )
+    if done.returncode != 0 and not problems:
+        problems.append(f"{target}: exit {done.returncode} without an artifact")
+    if "Done" not in output and not problems:
+        problems.append(f"{target}: libFuzzer did not finish its runs")
+    tail = [line for line in output.splitlines() if line.startswith(("#", "Done", "INFO: seed"))]
+    print("\n".join(tail[-3:]) if not problems else output[-3000:], flush=True)
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--root", type=Path, default=REPO, help="tree to build")
+    parser.add_argument("--out", type=Path, help="build folder (default <root>/build/cflite)")
+    parser.add_argument("--runs", type=int, default=300, help="mutations per target after seeds")
+    parser.add_argument("--jobs", type=int, default=2, help="targets packaged at once")
+    parser.add_argument("--rebuild", action="store_true", help="ignore a reusable build")
+    args = parser.parse_args(argv)
+    root: Path = args.root.resolve()
+    build = (args.out or root / "build" / "cflite").resolve()
+    out, work = build / "out", build / "work"
+    stamp = build / "inputs.json"
+    key = inputs_key(root)
+    started = time.monotonic()
+    reused = (
+        not args.rebuild
+        and stamp.is_file()
+        and json.loads(stamp.read_text(encoding="utf-8")).get("key") == key
+    )
+    if reused:
+        print(f"reusing the packaged targets in {out} (inputs unchanged, key {key})")
+        targets = json.loads(stamp.read_text(encoding="utf-8"))["targets"]
+    else:
+        shutil.rmtree(out, ignore_errors=True)
+        stamp.unlink(missing_ok=True)
+        out.mkdir(parents=True)
+        work.mkdir(parents=True, exist_ok=True)
+        requests = run_build_script(root, out, work)
+        if not requests:
+            print("build.sh compiled no target")
+            return 1
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            jobs = [pool.submit(package, request, work / "src", out, work) for request in requests]
+            for job in jobs:
+                name, seconds = job.result()
+                print(f"packaged {name} in {seconds:.1f}s", flush=True)
+        targets = sorted(Path(request[0]).stem for request in requests)
+        stamp.write_text(json.dumps({"key": key, "targets": targets}) + "\n", encoding="utf-8")
+    built = time.monotonic() - started
+    expected = sorted(path.stem for path in (root / "fuzz").glob("fuzz_*.py"))
+    if targets != expected:
+        print(f"build.sh packaged {targets}, but fuzz/ holds {expected}")
+        return 1
+    problems = []
+    for target in targets:
+        problems += run_target(target, out, root / "build" / "fuzz-artifacts", args.runs, root)
+    for problem in problems:
+        print(problem)
+    print(
+        f"build {built:.1f}s{' (reused)' if reused else ''}, "
+        f"runs {time.monotonic() - started - built:.1f}s"
+    )
+    if problems:
+        print(f"{len(problems)} problem(s) in {len(targets)} packaged targets")
+        return 1
+    print(f"{len(targets)} packaged targets ran")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
