@@ -82,6 +82,7 @@ def _check_counter(counter: object) -> None:
             reason="counter",
         )
 
+
 def _selection(selection: object) -> frozenset[str] | None:
     """``None``, or the selection frozen; anything but a set of ``str`` is refused.
 
