@@ -4,7 +4,8 @@ This machine is shared and noisy: absolute times mean little, ratios against
 a reference timed alongside (interleaved rounds, medians) mean more.
 
     python scripts/bench.py            # everything
-    python scripts/bench.py render     # one section: render, parse, parse-growth, scan, cli
+    python scripts/bench.py render     # one section (render, parse, parse-growth,
+                                       # manifest-growth, scan, tokens, counted, cli)
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ import yaml
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import FrontmatterLimits, parse_skill_document
-from a13n_harness.context.render import reference_render, render_catalog
+from a13n_harness.context.manifest import ContextManifest, decode_manifest, encode_manifest
+from a13n_harness.context.render import reference_render, render_catalog, verify_rendering
 from a13n_harness.context.tokens import (
     TokenCounter,
     Utf8ByteCounter,
@@ -278,6 +280,42 @@ def bench_parse_growth() -> None:
         print(f"  spread {worst:.2f}x (target <= 1.5x)")
 
 
+def bench_manifest_growth() -> None:
+    """An untrusted manifest: decode, render and certify, time per input byte at 1x, 4x, 16x."""
+    base = 256  # entries at 1x; 16x is 4,096, past what a manifest's 1 MiB limit holds
+    documents = {}
+    for scale in (1, 4, 16):
+        catalog = catalog_of(base * scale)
+        documents[scale] = encode_manifest(ContextManifest(None, catalog))
+
+    def certify(data: bytes) -> Callable[[], object]:
+        def run() -> object:
+            manifest = decode_manifest(data, max_bytes=len(data))
+            catalog = manifest.skill_catalog
+            rendered = render_catalog(catalog, 10**9 // 2)
+            verify_rendering(catalog, 10**9 // 2, rendered)
+            return rendered
+
+        return run
+
+    medians = interleaved(
+        [
+            (f"{scale:>2}x ({len(data):>8} bytes)", certify(data), max(1, 16 // scale))
+            for scale, data in documents.items()
+        ]
+    )
+    per_byte = {
+        label: seconds / len(documents[scale])
+        for (label, seconds), scale in zip(medians.items(), documents, strict=True)
+    }
+    print("\n## manifest growth: decode + render + verify, time per input byte (reference: 1x)")
+    first = next(iter(per_byte.values()))
+    for label, seconds in per_byte.items():
+        print(f"  {label:<52} {seconds * 1e9:10.1f} ns/B   x{seconds / first:8.3f}")
+    spread = max(per_byte.values()) / min(per_byte.values())
+    print(f"  spread {spread:.2f}x (target <= 1.5x)")
+
+
 def bench_scan_section() -> None:
     if scan_module is None:
         print("\n(scan benchmark unavailable: scripts/bench_scan.py not importable)")
@@ -468,6 +506,7 @@ SECTIONS = {
     "render": bench_render,
     "parse": bench_parse,
     "parse-growth": bench_parse_growth,
+    "manifest-growth": bench_manifest_growth,
     "scan": bench_scan_section,
     "tokens": bench_tokens,
     "counted": bench_counted_linear,
