@@ -61,7 +61,7 @@ from a13n_harness.environment import (
     LocalFileOperator,
     MemoryFileOperator,
 )
-from a13n_harness.testing.controls import control_settings, property_fails
+from a13n_harness.testing.controls import FIND_ONLY, control_settings, property_fails
 
 # ------------------------------------------------------------------ what is public
 
@@ -451,6 +451,9 @@ HOSTILE_SETTINGS = settings(
 # property landed (issue 9 defect 4). Each is listed, never skipped: the test
 # still runs and is reported as xfail with the escape it shows.
 KNOWN_ESCAPES = {
+    "a13n_harness.capabilities.discovery.decisive_prefix": "data=None: TypeError (discovery)",
+    "a13n_harness.capabilities.discovery.document_verdict": "limits=None (discovery)",
+    "a13n_harness.capabilities.discovery.undecided": "data=None: TypeError (discovery)",
     "a13n_harness.capabilities.discovery.discover": "sources=None: TypeError (discovery)",
     "a13n_harness.capabilities.discovery.read_limit": "limits not FrontmatterLimits (discovery)",
     "a13n_harness.capabilities.manager.SkillManager": "sources not a sequence: TypeError",
@@ -459,15 +462,9 @@ KNOWN_ESCAPES = {
     "a13n_harness.capabilities.skills.PreparedSkills": "skill_paths=None: TypeError",
     "a13n_harness.capabilities.skills.SkillsCapability.prepare": "bindings=None (skills)",
     "a13n_harness.context.tokens.declares": "declaration=None: TypeError (tokens)",
-    "a13n_harness.context.tokens.render_catalog_counted": "forged catalog (tokens)",
-    "a13n_harness.context.tokens.verify_rendering_counted": "catalog=None (tokens)",
-    "a13n_harness.context.tokens.CodePointCounter.count": "text=None: TypeError (tokens)",
-    "a13n_harness.context.tokens.Utf8ByteCounter.count": "text=None (tokens)",
-    "a13n_harness.environment.environment.LocalDirectoryProvider": "lone surrogate path",
     "a13n_harness.environment.environment.PinnedFiles": "environment=None (environment)",
     "a13n_harness.environment.facts.collect_environment_facts": "cwd not a path (git)",
     "a13n_harness.environment.facts.collect_git_status": "cwd not a path (git)",
-    "a13n_harness.environment.local.LocalFileOperator": "lone surrogate root (fileops)",
     "a13n_harness.environment.paths.path_segments": "path=None: TypeError (fileops)",
     "a13n_harness.environment.paths.resolve_link_target": "target=None (fileops)",
 }
@@ -479,6 +476,13 @@ KNOWN_LEAKS = {
     "a13n_harness.environment.facts.collect_environment_facts": "leaks a pipe (git)",
     "a13n_harness.environment.facts.collect_git_status": "leaks a pipe (git)",
 }
+
+
+def _settings_for(qualified: str) -> settings:
+    """A listed escape is expected to fail: find it, do not spend minutes shrinking it."""
+    if qualified in KNOWN_ESCAPES:
+        return settings(HOSTILE_SETTINGS, phases=FIND_ONLY, report_multiple_bugs=False)
+    return HOSTILE_SETTINGS
 
 
 def _listed(qualified: str) -> Any:
@@ -498,7 +502,7 @@ def test_public_callables_let_only_definition_error_escape(qualified: str, works
     baseline = baselines(workspace).get(function.__qualname__, {})
     allowed = (ValueError,) if qualified in DOCUMENTED_VALUE_ERRORS else ()
 
-    @HOSTILE_SETTINGS
+    @_settings_for(qualified)
     @given(st.data())
     def property_(data: st.DataObject) -> None:
         args, kwargs = draw_arguments(data, function, baseline)
@@ -566,7 +570,7 @@ def test_public_methods_let_only_definition_error_escape(
     raw = inspect.getattr_static(cls, method)
     baseline = baselines(workspace).get(f"{cls.__qualname__}.{method}", {})
 
-    @HOSTILE_SETTINGS
+    @_settings_for(f"{qualified}.{method}")
     @given(st.data())
     def property_(data: st.DataObject) -> None:
         instance = factory()
