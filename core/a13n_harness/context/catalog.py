@@ -21,6 +21,7 @@ __all__ = [
     "MAX_TOTAL",
     "CatalogEntry",
     "SkillCatalog",
+    "catalog_total",
     "check_catalog",
     "checked_total",
 ]
@@ -146,13 +147,22 @@ def _check_roots(roots: object) -> None:
 def check_catalog(catalog: object) -> SkillCatalog:
     """``catalog``, once every construction check holds for it; else ``catalog_invalid``.
 
-    Renderers and encoders call this on what a Host hands them: a catalog
-    forged past its constructor is refused here, not met as an
-    ``AttributeError`` halfway through a rendering. Entries already checked
-    (the same tuple object the constructor or an earlier call checked) are not
-    checked again, so a warm render stays O(log n); roots and the total are
-    checked every time (SPEC 3: the total guards rendering independently).
+    Renderers and encoders call this (or :func:`catalog_total`) on what a Host
+    hands them: a catalog forged past its constructor is refused here, not
+    met as an ``AttributeError`` halfway through a rendering. Entries already
+    checked (the same tuple object the constructor or an earlier call checked)
+    are not checked again, so a warm render stays O(log n); roots and the
+    total are checked every time (SPEC 3: the total guards rendering
+    independently of construction).
     """
+    if not isinstance(catalog, SkillCatalog):
+        raise _invalid("type", f"expected a SkillCatalog, got {type(catalog).__name__}")
+    catalog_total(catalog)
+    return catalog
+
+
+def catalog_total(catalog: object) -> int:
+    """The checked total of ``catalog`` after :func:`check_catalog`'s checks."""
     if not isinstance(catalog, SkillCatalog):
         raise _invalid("type", f"expected a SkillCatalog, got {type(catalog).__name__}")
     entries = getattr(catalog, "entries", None)
@@ -160,5 +170,4 @@ def check_catalog(catalog: object) -> SkillCatalog:
         _check_entries(entries)
         object.__setattr__(catalog, "_checked_entries", entries)
     _check_roots(getattr(catalog, "roots", None))
-    checked_total(len(catalog.entries), getattr(catalog, "unlisted", None))
-    return catalog
+    return checked_total(len(catalog.entries), getattr(catalog, "unlisted", None))
