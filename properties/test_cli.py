@@ -637,7 +637,6 @@ def test_lint_shows_progress_only_on_a_terminal(tmp_path: Path) -> None:
     assert seen.endswith(b"\r\x1b[K")
 
 
-
 def test_catalog_and_manifest_pointer_names_only_scanned_roots(tmp_path: Path) -> None:
     """A default root that does not exist is skipped, so the pointer does not name it (SPEC 7)."""
     skill(tmp_path / ".agents/skills", "only", "---\nname: only\ndescription: The one.\n---\n")

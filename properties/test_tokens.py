@@ -183,7 +183,7 @@ class PairCounter:
 
 
 def test_negative_control_false_line_additive_declaration_is_caught() -> None:
-    property_fails(lambda: check_line_additive(PairCounter()))
+    property_fails(lambda: check_line_additive(PairCounter(), control=True))
 
 
 @dataclass(frozen=True)
@@ -315,3 +315,36 @@ def test_counted_rendering_and_verification_read_each_byte_a_bounded_number_of_t
         counter.counted = 0
         verify_rendering_counted(catalog, budget, rendered, counter)
         assert counter.counted <= 4 * size + 1_000, ("verify", budget, counter.counted / size)
+
+
+@pytest.mark.parametrize("counter", [5, None, "cl100k_base", b"x", object()])
+def test_something_that_is_not_a_counter_is_refused(counter: object) -> None:
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
+    rendered = render_catalog_counted(catalog, 100, Utf8ByteCounter())
+    for call in (
+        lambda: render_catalog_counted(catalog, 100, counter),  # type: ignore[arg-type]
+        lambda: verify_rendering_counted(catalog, 100, rendered, counter),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(DefinitionError) as caught:
+            call()
+        assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "counter")
+
+
+def test_a_failing_counter_and_bad_arguments_raise_only_definition_errors() -> None:
+    """SPEC 0: a host counter that raises, a non-str text, a non-catalog: DefinitionError."""
+
+    class Failing:
+        def count(self, text: str) -> int:
+            raise ValueError("tokenizer broke")
+
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
+    with pytest.raises(DefinitionError) as caught:
+        render_catalog_counted(catalog, 100, Failing())
+    assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "counter")
+    for counter in SHIPPED:
+        with pytest.raises(DefinitionError) as caught:
+            counter.count(5)  # type: ignore[arg-type]
+        assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "text")
+    with pytest.raises(DefinitionError) as caught:
+        render_catalog_counted("catalog", 100, Utf8ByteCounter())  # type: ignore[arg-type]
+    assert caught.value.code == "catalog_invalid"

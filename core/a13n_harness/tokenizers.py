@@ -89,6 +89,12 @@ class TiktokenCounter:
     prefix_monotone: bool = False
 
     def count(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise DefinitionError(
+                "allowance_invalid",
+                f"a counter counts str, got {type(text).__name__}",
+                reason="text",
+            )
         return len(self.encoding.encode_ordinary(text))
 
 

@@ -145,14 +145,16 @@ def _render(catalog: SkillCatalog, args: argparse.Namespace) -> RenderedCatalog 
 
 
 def _read_manifest(name: str) -> bytes:
+    from a13n_harness.cli._files import read_regular_file
     from a13n_harness.context.manifest import MAX_MANIFEST_BYTES
 
     # One byte past the limit is enough for decode_manifest to refuse oversize,
     # and a huge file is never read whole.
     if name == "-":
-        return sys.stdin.buffer.read(MAX_MANIFEST_BYTES + 1)
-    with open(name, "rb") as file:
-        return file.read(MAX_MANIFEST_BYTES + 1)
+        stdin = sys.stdin
+        return b"" if stdin is None else stdin.buffer.read(MAX_MANIFEST_BYTES + 1)
+    # A FIFO, a device, a socket or a directory is refused without blocking.
+    return read_regular_file(name, MAX_MANIFEST_BYTES + 1)
 
 
 def _warn_diagnostics(workspace: str, diagnostics: Sequence[SkillDiagnostic]) -> None:
@@ -284,8 +286,9 @@ def _run_manifest(args: argparse.Namespace) -> int:
     if args.output is None or args.output == "-":
         write_out_bytes(data)
     else:
-        with open(args.output, "wb") as file:
-            file.write(data)
+        from a13n_harness.cli._files import replace_file
+
+        replace_file(args.output, data)  # never through a link at args.output
     _warn_diagnostics(args.workspace, found.scan.diagnostics)
     summary = (
         f"listed={len(catalog.entries)} unlisted={catalog.unlisted} "
@@ -463,13 +466,40 @@ def _describe_os(error: OSError) -> str:
     return what
 
 
+def _guard_standard_descriptors() -> None:
+    """Open the null device on descriptors 0, 1 and 2 where they are closed.
+
+    Python leaves ``sys.stdout`` as ``None`` when descriptor 1 is closed at
+    start (so writing the block is reported as an error), but the descriptor
+    itself is free: the next file opened (a skill, the ``-o`` file, a pipe to
+    git) would get it, and a write meant for stdout would land in that file.
+    """
+    import os
+
+    for descriptor in (0, 1, 2):
+        try:
+            os.fstat(descriptor)
+        except OSError:
+            try:
+                opened = os.open(os.devnull, os.O_RDWR)
+            except OSError:
+                continue
+            if opened != descriptor:
+                os.dup2(opened, descriptor)
+                os.close(opened)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``a13n-skills`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     arguments = sys.argv[1:] if argv is None else list(argv)
-    if arguments == ["--version"]:
+    _guard_standard_descriptors()
+    if arguments == ["--version"] and sys.stdout is not None:
         # The common check "is it installed, which version" answers before any import.
-        sys.stdout.write(f"a13n-skills {__version__}\n")
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(f"a13n-skills {__version__}\n")
+            sys.stdout.flush()
+        except OSError:
+            return 1
         return 0
     import os
 
@@ -494,8 +524,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly, and keep the
         # interpreter from failing again when it flushes stdout at exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+        except OSError:
+            pass
         return 1
     except OSError as error:
         write_err(f"{PROGRAM}: error: {_describe_os(error)}")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 
 # Not imported from ``typing``: see the start-up note in ``a13n_harness.cli``.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import TextIO
 
 PROGRAM = "a13n-skills"
@@ -35,25 +38,85 @@ def _write(stream: TextIO, text: str) -> None:
     stream.flush()
 
 
+class OutputError(OSError):
+    """Standard output cannot take the block: closed (``>&-``), read-only, full.
+
+    The command then fails (exit 1, one line on stderr): a block that was not
+    delivered is not a success. A reader that went away (``| head``) is a
+    ``BrokenPipeError`` instead, and stays quiet.
+    """
+
+
+def _silence_stdout() -> None:
+    """Point descriptor 1 at the null device so the interpreter's flush at exit
+    cannot fail a second time and print a traceback-like warning."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(devnull, 1)
+    except OSError:
+        pass
+    finally:
+        if devnull != 1:
+            os.close(devnull)
+
+
+def _to_stdout(write: Callable[[TextIO], None]) -> None:
+    stream = sys.stdout
+    if stream is None:  # descriptor 1 was closed when Python started
+        raise OutputError(errno.EBADF, "standard output is closed")
+    try:
+        write(stream)
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as error:
+        _silence_stdout()
+        reason = getattr(error, "strerror", None) or str(error)
+        raise OutputError(errno.EIO, f"cannot write standard output: {reason}") from error
+
+
 def write_out(text: str) -> None:
-    """``text`` to stdout as UTF-8, whatever the locale (the blocks are UTF-8 by contract)."""
-    _write(sys.stdout, text)
+    """``text`` to stdout as UTF-8, whatever the locale (the blocks are UTF-8 by contract).
+
+    Raises :class:`OutputError` when stdout is closed or refuses the write.
+    """
+    _to_stdout(lambda stream: _write(stream, text))
 
 
 def write_out_bytes(data: bytes) -> None:
     """Raw bytes to stdout (a canonical manifest must arrive byte for byte)."""
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(data.decode("utf-8"))
-    else:
-        sys.stdout.flush()
-        buffer.write(data)
-    sys.stdout.flush()
+
+    def write(stream: TextIO) -> None:
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None:
+            stream.write(data.decode("utf-8"))
+        else:
+            stream.flush()
+            buffer.write(data)
+        stream.flush()
+
+    _to_stdout(write)
 
 
 def write_err(line: str) -> None:
-    """One line to stderr, escaped by :func:`one_line`."""
-    _write(sys.stderr, one_line(line) + "\n")
+    """One line to stderr, escaped by :func:`one_line`; best effort.
+
+    A closed or failing stderr loses the message but never changes what the
+    command does or its exit code.
+    """
+    _err(one_line(line) + "\n")
+
+
+def _err(text: str) -> None:
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        _write(stream, text)
+    except (OSError, ValueError):
+        return  # stderr is gone or full: the message is lost, nothing else changes
 
 
 class Progress:
@@ -68,10 +131,10 @@ class Progress:
 
     def show(self, message: str) -> None:
         if self.enabled:
-            _write(sys.stderr, "\r\x1b[K" + one_line(f"{PROGRAM}: {message}"))
+            _err("\r\x1b[K" + one_line(f"{PROGRAM}: {message}"))
             self._shown = True
 
     def clear(self) -> None:
         if self.enabled and self._shown:
-            _write(sys.stderr, "\r\x1b[K")
+            _err("\r\x1b[K")
             self._shown = False

@@ -96,7 +96,7 @@ class Utf8ByteCounter:
     line_additive: bool = True
 
     def count(self, text: str) -> int:
-        return len(text.encode("utf-8"))
+        return len(_text(text).encode("utf-8"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +108,7 @@ class CodePointCounter:
     line_additive: bool = True
 
     def count(self, text: str) -> int:
-        return len(text)
+        return len(_text(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,8 +134,46 @@ def _budget(budget_tokens: object) -> int:
     return budget_tokens
 
 
+def _check_catalog(catalog: object) -> SkillCatalog:
+    if not isinstance(catalog, SkillCatalog):
+        raise DefinitionError(
+            "catalog_invalid", f"not a SkillCatalog: {type(catalog).__name__}", reason="type"
+        )
+    return catalog
+
+
+def _check_counter(counter: object) -> None:
+    # A name is not a counter, although str has a count method.
+    if isinstance(counter, (str, bytes, bytearray)) or not callable(
+        getattr(counter, "count", None)
+    ):
+        raise DefinitionError(
+            "allowance_invalid",
+            f"not a token counter (no count(text) method): {counter!r}",
+            reason="counter",
+        )
+
+
+def _text(text: object) -> str:
+    """The argument of a shipped counter's ``count``: a ``str``, else ``allowance_invalid``."""
+    if not isinstance(text, str):
+        raise DefinitionError(
+            "allowance_invalid", f"a counter counts str, got {type(text).__name__}", reason="text"
+        )
+    return text
+
+
 def _counted(counter: TokenCounter, text: str) -> int:
-    tokens = counter.count(text)
+    try:
+        tokens = counter.count(text)
+    except DefinitionError:
+        raise
+    except Exception as error:  # the host's counter failed: still only DefinitionError escapes
+        raise DefinitionError(
+            "allowance_invalid",
+            f"the token counter raised {type(error).__name__}: {error}",
+            reason="counter",
+        ) from error
     if type(tokens) is not int or tokens < 0:
         raise DefinitionError(
             "allowance_invalid",
@@ -222,6 +260,8 @@ def render_catalog_counted(
     most n + 2 whole-candidate counts when nothing is declared.
     """
     budget = _budget(budget_tokens)
+    _check_catalog(catalog)
+    _check_counter(counter)
     total = checked_total(len(catalog.entries), catalog.unlisted)
     if total == 0:
         return CountedRendering("", "empty", 0, 0, 0, budget, 0)
@@ -328,6 +368,8 @@ def verify_rendering_counted(
     Raises ``DefinitionError(code="rendering_not_certified")`` on any difference.
     """
     budget = _budget(budget_tokens)
+    _check_catalog(catalog)
+    _check_counter(counter)
     total = checked_total(len(catalog.entries), catalog.unlisted)
     if not isinstance(rendered, CountedRendering) or rendered.form not in FORMS:
         raise DefinitionError("rendering_not_certified", "not a CountedRendering")

@@ -1,0 +1,362 @@
+"""The command line against hostile streams and paths (issue 9, defect 5).
+
+Run as the real ``a13n-skills`` console script in subprocesses:
+
+- a closed stdout (``>&-``) is a write error: exit 1 and one line on stderr,
+  never a traceback; a closed stderr never changes the exit code or stdout;
+- ``render-manifest`` refuses anything that is not a regular file (FIFO,
+  device, directory, socket, a link to one) at once, without blocking;
+- ``manifest -o FILE`` never writes through a symbolic link at FILE: it writes
+  a temporary file beside FILE and renames it over, and leaves nothing behind
+  when that fails (FILE a directory, a missing directory).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from a13n_harness.context.manifest import decode_manifest
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX descriptors and FIFOs")
+
+REPO = Path(__file__).resolve().parent.parent
+CORE = REPO / "core"
+_SCRIPT = Path(sys.executable).with_name("a13n-skills")
+
+
+def _command() -> list[str]:
+    """The installed console script, or the module when the package is not installed."""
+    if _SCRIPT.exists():
+        return [str(_SCRIPT)]
+    return [sys.executable, "-m", "a13n_harness.cli"]  # pragma: no cover - not installed
+
+
+def run(
+    *args: str | os.PathLike[str],
+    close: str = "",
+    stdin: bytes | None = None,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``a13n-skills ARGS`` with the descriptors named in ``close`` ("1", "2", "12") shut."""
+    redirections = " ".join(f"{fd}>&-" for fd in close)
+    environment = {
+        **os.environ,
+        "PYTHONPATH": str(CORE),
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    result = subprocess.run(
+        ["/bin/sh", "-c", f'exec "$@" {redirections}', "sh", *_command(), *map(str, args)],
+        cwd=REPO,
+        env=environment,
+        input=stdin,
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert b"Traceback" not in result.stderr, result.stderr.decode(errors="replace")
+    return result
+
+
+def one_error_line(result: subprocess.CompletedProcess[bytes]) -> str:
+    assert result.returncode == 1, result
+    lines = result.stderr.decode().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("a13n-skills: "), lines
+    return lines[0]
+
+
+_SKILL = "---\nname: {name}\ndescription: {description}\n---\nBody.\n"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A workspace with two skills (one that lint refuses) and its manifest."""
+    root = tmp_path_factory.mktemp("world")
+    for name, description in (("good-skill", "Does good things."), ("bad-skill", "")):
+        package = root / "ws" / ".agents" / "skills" / name
+        package.mkdir(parents=True)
+        (package / "SKILL.md").write_text(_SKILL.format(name=name, description=description))
+    made = run("manifest", root / "ws", "-o", root / "manifest.json")
+    assert made.returncode == 0, made.stderr
+    return root
+
+
+# Every command with arguments that give output (exit 0, or 1 for lint's findings).
+SUCCEEDING = {
+    "catalog": ("catalog", "{ws}"),
+    "catalog-json": ("catalog", "{ws}", "--json"),
+    "lint": ("lint", "{ws}"),
+    "lint-json": ("lint", "{ws}", "--format", "json"),
+    "env": ("env", "{world}"),
+    "env-json": ("env", "{world}", "--json"),
+    "manifest": ("manifest", "{ws}"),
+    "render-manifest": ("render-manifest", "{manifest}"),
+    "render-manifest-stdin": ("render-manifest", "-"),
+}
+
+
+def _args(name: str, world: Path) -> list[str]:
+    places = {"ws": world / "ws", "world": world, "manifest": world / "manifest.json"}
+    return [argument.format(**places) for argument in SUCCEEDING[name]]
+
+
+def _stdin_for(name: str, world: Path) -> bytes | None:
+    return (world / "manifest.json").read_bytes() if name.endswith("-stdin") else None
+
+
+@pytest.mark.parametrize("name", sorted(SUCCEEDING))
+def test_closed_stdout_is_a_write_error_not_a_traceback(name: str, world: Path) -> None:
+    args, stdin = _args(name, world), _stdin_for(name, world)
+    baseline = run(*args, stdin=stdin)
+    assert baseline.returncode == (1 if name.startswith("lint") else 0), baseline.stderr
+    assert baseline.stdout
+    result = run(*args, close="1", stdin=stdin)
+    line = one_error_line(result)
+    assert line == "a13n-skills: error: standard output is closed", line
+
+
+@pytest.mark.parametrize("name", sorted(SUCCEEDING))
+def test_closed_stderr_keeps_the_exit_code_and_the_output(name: str, world: Path) -> None:
+    args, stdin = _args(name, world), _stdin_for(name, world)
+    baseline = run(*args, stdin=stdin)
+    assert baseline.returncode == (1 if name.startswith("lint") else 0), baseline.stderr
+    result = run(*args, close="2", stdin=stdin)
+    assert result.returncode == baseline.returncode
+    if name.startswith("env"):  # the date may turn between the two runs
+        assert result.stdout.splitlines()[:4] == baseline.stdout.splitlines()[:4]
+    else:
+        assert result.stdout == baseline.stdout
+
+
+@pytest.mark.parametrize("name", sorted(SUCCEEDING))
+def test_both_closed_exits_1_quietly(name: str, world: Path) -> None:
+    result = run(*_args(name, world), close="12", stdin=_stdin_for(name, world))
+    assert result.returncode == 1
+
+
+def test_closed_stderr_keeps_error_and_usage_codes(tmp_path: Path) -> None:
+    assert run("env", tmp_path / "missing", close="2").returncode == 1
+    assert run("catalog", "--budget-bytes", "x", close="2").returncode == 2
+    assert run("no-such-command", close="2").returncode == 2
+    assert run("render-manifest", tmp_path, close="2").returncode == 1
+
+
+def test_closed_stdout_with_an_output_file_succeeds(tmp_path: Path, world: Path) -> None:
+    out = tmp_path / "m.json"
+    result = run("manifest", world / "ws", "-o", out, close="1")
+    assert result.returncode == 0, result.stderr
+    decode_manifest(out.read_bytes())
+
+
+def test_closed_stdin_reads_as_empty(tmp_path: Path) -> None:
+    result = subprocess.run(
+        ["/bin/sh", "-c", 'exec "$@" <&-', "sh", *_command(), "render-manifest", "-"],
+        capture_output=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(CORE)},
+    )
+    assert b"Traceback" not in result.stderr
+    assert result.returncode == 1
+    assert len(result.stderr.splitlines()) == 1
+
+
+# ------------------------------------------------------- render-manifest FILE
+
+
+def _fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    return path
+
+
+_OPEN_SOCKETS: list[socket.socket] = []
+
+
+def _socket(tmp_path: Path) -> Path:
+    path = tmp_path / "sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(1)
+    _OPEN_SOCKETS.append(server)  # listening while the command runs; closed by the test
+    return path
+
+
+def _link_to_fifo(tmp_path: Path) -> Path:
+    link = tmp_path / "link"
+    link.symlink_to(_fifo(tmp_path))
+    return link
+
+
+def _directory(tmp_path: Path) -> Path:
+    return tmp_path
+
+
+NOT_REGULAR: dict[str, Callable[[Path], Path]] = {
+    "fifo": _fifo,
+    "socket": _socket,
+    "link_to_fifo": _link_to_fifo,
+    "directory": _directory,
+    "dev_zero": lambda _: Path("/dev/zero"),
+    "dev_null": lambda _: Path("/dev/null"),
+    "dev_tty_like": lambda _: Path("/dev/urandom"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(NOT_REGULAR))
+def test_render_manifest_refuses_what_is_not_a_regular_file_at_once(
+    tmp_path: Path, kind: str
+) -> None:
+    path = NOT_REGULAR[kind](tmp_path)
+    if not os.path.exists(path) and not os.path.islink(path):
+        pytest.skip(f"{path} does not exist here")
+    started = time.monotonic()
+    result = run("render-manifest", path, timeout=30)
+    assert time.monotonic() - started < 20
+    for server in _OPEN_SOCKETS:
+        server.close()
+    _OPEN_SOCKETS.clear()
+    line = one_error_line(result)
+    assert line.startswith(f"a13n-skills: error: {path}: "), line
+
+
+def test_render_manifest_of_a_growing_regular_file_is_bounded(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    with big.open("wb") as file:
+        file.truncate(64 * 1024 * 1024)  # sparse: 64 MiB of NULs
+    line = one_error_line(run("render-manifest", big))
+    assert "manifest_invalid" in line
+
+
+# ------------------------------------------------------------- manifest -o FILE
+
+
+@pytest.fixture
+def manifest_to(world: Path) -> Callable[[Path], subprocess.CompletedProcess[bytes]]:
+    def write(target: Path) -> subprocess.CompletedProcess[bytes]:
+        return run("manifest", world / "ws", "-o", target)
+
+    return write
+
+
+def _leftovers(directory: Path, expected: set[str]) -> set[str]:
+    return {entry.name for entry in directory.iterdir()} - expected
+
+
+def test_output_link_to_a_file_is_replaced_not_followed(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious\n")
+    link = tmp_path / "out.json"
+    link.symlink_to(victim)
+    result = manifest_to(link)
+    assert result.returncode == 0, result.stderr
+    assert victim.read_bytes() == b"precious\n"
+    assert not link.is_symlink()
+    decode_manifest(link.read_bytes())
+    assert _leftovers(tmp_path, {"victim", "out.json"}) == set()
+
+
+def test_output_dangling_link_is_replaced_and_its_target_not_created(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
+    link = tmp_path / "out.json"
+    link.symlink_to(tmp_path / "created-through-the-link")
+    assert manifest_to(link).returncode == 0
+    assert not (tmp_path / "created-through-the-link").exists()
+    assert not link.is_symlink()
+    decode_manifest(link.read_bytes())
+
+
+def test_output_relative_link_out_of_the_directory(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
+    (tmp_path / "inner").mkdir()
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious\n")
+    link = tmp_path / "inner" / "out.json"
+    link.symlink_to(Path("..") / "victim")
+    assert manifest_to(link).returncode == 0
+    assert victim.read_bytes() == b"precious\n"
+    assert not link.is_symlink()
+
+
+def test_output_link_to_a_directory_is_replaced_and_the_directory_untouched(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
+    directory = tmp_path / "dir"
+    directory.mkdir()
+    link = tmp_path / "out.json"
+    link.symlink_to(directory)
+    assert manifest_to(link).returncode == 0
+    assert list(directory.iterdir()) == []
+    assert not link.is_symlink()
+    decode_manifest(link.read_bytes())
+
+
+def test_output_that_is_a_directory_is_an_error_and_leaves_nothing(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
+    directory = tmp_path / "out.json"
+    directory.mkdir()
+    line = one_error_line(manifest_to(directory))
+    assert line.startswith(f"a13n-skills: error: {directory}: "), line
+    assert list(directory.iterdir()) == []
+    assert _leftovers(tmp_path, {"out.json"}) == set()
+
+
+def test_output_in_a_missing_directory_is_an_error(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
+    target = tmp_path / "missing" / "out.json"
+    line = one_error_line(manifest_to(target))
+    assert line.startswith("a13n-skills: error: "), line
+    assert not (tmp_path / "missing").exists()
+
+
+def test_output_fifo_is_replaced_without_blocking(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    result = manifest_to(fifo)
+    assert result.returncode == 0, result.stderr
+    assert stat.S_ISREG(os.lstat(fifo).st_mode)
+
+
+def test_output_overwrites_a_regular_file_and_keeps_its_mode(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
+    target = tmp_path / "out.json"
+    target.write_bytes(b"old")
+    target.chmod(0o640)
+    assert manifest_to(target).returncode == 0
+    assert stat.S_IMODE(os.lstat(target).st_mode) == 0o640
+    assert decode_manifest(target.read_bytes()).environment is not None
+    assert _leftovers(tmp_path, {"out.json"}) == set()
+
+
+def test_output_new_file_in_the_current_directory(tmp_path: Path, world: Path) -> None:
+    shutil.copytree(world / "ws", tmp_path / "ws")
+    result = subprocess.run(
+        [*_command(), "manifest", "ws", "-o", "out.json"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(CORE)},
+    )
+    assert result.returncode == 0, result.stderr
+    decode_manifest((tmp_path / "out.json").read_bytes())
