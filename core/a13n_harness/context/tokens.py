@@ -30,8 +30,9 @@ A counter may declare three properties, as attributes set to ``True``:
 - ``byte_bounded``: ``count(text) <= len(text.encode("utf-8"))``; such a
   counter may stand in for the byte budget.
 
-Property tests check every declaration against every counter this project
-ships. A counter that declares nothing is measured exactly as the rule reads,
+The renderer uses ``prefix_monotone`` when declared (fewest counts), else
+``line_additive``; the verifier uses ``line_additive`` only. Property tests
+check every declaration against every counter this project ships. A counter that declares nothing is measured exactly as the rule reads,
 one whole candidate per count: O(n) counts, each as long as a candidate, so
 quadratic in the catalog's bytes. No black-box count can do better; declare
 ``line_additive`` when it holds.
