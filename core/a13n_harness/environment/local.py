@@ -217,7 +217,11 @@ def check_host_directory(root: object) -> str:
         path = os.fspath(root)  # type: ignore[call-overload]
     except TypeError:
         path = None
-    if not isinstance(path, str) or not path or "\x00" in path:
+    try:
+        encodable = isinstance(path, str) and bool(os.fsencode(path))
+    except UnicodeEncodeError:
+        encodable = False
+    if not encodable or not isinstance(path, str) or "\x00" in path:
         raise DefinitionError(
             "skill_root_invalid",
             f"an operator root must be a non-empty host path: {root!r}",

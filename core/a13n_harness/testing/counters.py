@@ -6,14 +6,16 @@ trusts what it declares. Each ``check_*`` function runs a Hypothesis property
 over hostile text, catalog-shaped text and real-world text (``samples``:
 prose, Markdown, code a host has at hand) and raises ``AssertionError`` with
 the counterexample when the counter breaks it. :func:`check_declarations`
-runs the check of every property the counter declares.
+runs the check of every property the counter declares. They run as many
+examples as the active Hypothesis profile asks; ``control=True`` runs them as
+a negative control (500 examples, no shrinking), to show a broken counter fails.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from a13n_harness.context.render import framed_candidate
@@ -91,7 +93,7 @@ def line_pairs(draw: st.DrawFn, samples: Sequence[str] = ()) -> tuple[str, str]:
         st.sampled_from(["hostile", "catalog", "samples"] if samples else ["hostile", "catalog"])
     )
     if kind == "catalog":
-        catalog = draw(skill_catalogs(max_entries=6))
+        catalog = draw(skill_catalogs(max_entries=3))
         listed = draw(st.integers(0, len(catalog.entries)))
         if catalog.total == 0:
             return "\n", ""
@@ -112,10 +114,16 @@ def line_pairs(draw: st.DrawFn, samples: Sequence[str] = ()) -> tuple[str, str]:
     return a, (first + b) if b else b
 
 
-def check_byte_bounded(counter: TokenCounter, samples: Sequence[str] = ()) -> None:
+def _settings(control: bool) -> settings:
+    return control_settings if control else settings()
+
+
+def check_byte_bounded(
+    counter: TokenCounter, samples: Sequence[str] = (), *, control: bool = False
+) -> None:
     """``count(text) <= len(text.encode("utf-8"))``."""
 
-    @control_settings
+    @_settings(control)
     @given(texts(samples))
     def check(text: str) -> None:
         assert counter.count(text) <= len(text.encode("utf-8")), text
@@ -123,10 +131,12 @@ def check_byte_bounded(counter: TokenCounter, samples: Sequence[str] = ()) -> No
     check()
 
 
-def check_prefix_monotone(counter: TokenCounter, samples: Sequence[str] = ()) -> None:
+def check_prefix_monotone(
+    counter: TokenCounter, samples: Sequence[str] = (), *, control: bool = False
+) -> None:
     """``count(a) <= count(a + b)``."""
 
-    @control_settings
+    @_settings(control)
     @given(text_pairs(samples))
     def check(pair: tuple[str, str]) -> None:
         a, b = pair
@@ -135,10 +145,12 @@ def check_prefix_monotone(counter: TokenCounter, samples: Sequence[str] = ()) ->
     check()
 
 
-def check_line_additive(counter: TokenCounter, samples: Sequence[str] = ()) -> None:
+def check_line_additive(
+    counter: TokenCounter, samples: Sequence[str] = (), *, control: bool = False
+) -> None:
     """``count(a + b) == count(a) + count(b)`` when ``a`` ends a line and ``b`` starts one."""
 
-    @control_settings
+    @_settings(control)
     @given(line_pairs(samples))
     def check(pair: tuple[str, str]) -> None:
         a, b = pair
