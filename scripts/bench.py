@@ -402,6 +402,12 @@ def bench_cli() -> None:
         [
             ("python -c pass", run([sys.executable, "-c", "pass"]), 3),
             ("a13n-skills --version", run([*command, "--version"]), 3),
+            # The floor of any scan: discovery is asynchronous and frontmatter is YAML.
+            (
+                "floor: python -c 'import asyncio, yaml, argparse'",
+                run([sys.executable, "-c", "import asyncio, yaml, argparse"]),
+                3,
+            ),
             (
                 "a13n-skills catalog examples/demo-workspace",
                 run([*command, "catalog", "examples/demo-workspace"]),
@@ -413,6 +419,8 @@ def bench_cli() -> None:
     base = medians["python -c pass"]
     version = medians["a13n-skills --version"] / base
     catalog = medians["a13n-skills catalog examples/demo-workspace"] / base
+    floor = medians["floor: python -c 'import asyncio, yaml, argparse'"] / base
+    print(f"  catalog over the floor: x{catalog / floor:.2f}")
     print(
         f"  --version x{version:.2f} (bound x{CLI_VERSION_BOUND:g}: "
         f"{'met' if version <= CLI_VERSION_BOUND else 'MISSED'}); catalog x{catalog:.2f} "
