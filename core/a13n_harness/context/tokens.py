@@ -32,9 +32,10 @@ A counter may declare three properties, as attributes set to ``True``:
 
 The renderer uses ``prefix_monotone`` when declared (fewest counts), else
 ``line_additive``; the verifier uses ``line_additive`` only. Property tests
-check every declaration against every counter this project ships. A counter that declares nothing is measured exactly as the rule reads,
-one whole candidate per count: O(n) counts, each as long as a candidate, so
-quadratic in the catalog's bytes. No black-box count can do better; declare
+check every declaration against every counter this project ships. A counter
+that declares nothing is measured exactly as the rule reads, one whole
+candidate per count: O(n) counts, each as long as a candidate, so quadratic
+in the catalog's bytes. No black-box count can do better; declare
 ``line_additive`` when it holds.
 """
 
