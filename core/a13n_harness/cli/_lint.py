@@ -135,27 +135,32 @@ class _Linter:
         )
         if not check.references:
             return
-        inside = LocalFileOperator(os.path.dirname(host))
-        for reference in check.references:
-            problem = await _resolve(inside, reference.target)
-            if problem is not None:
-                rule, message = problem
-                self.findings.append(
-                    _finding(shown, reference.line, reference.column, rule, message)
-                )
+        with LocalFileOperator(os.path.dirname(host)) as inside:
+            for reference in check.references:
+                problem = await _resolve(inside, reference.target)
+                if problem is not None:
+                    rule, message = problem
+                    self.findings.append(
+                        _finding(shown, reference.line, reference.column, rule, message)
+                    )
 
     async def skill_folder(self, path: str) -> None:
         """A PATH that is a skill folder (or its SKILL.md)."""
         folder = os.path.basename(os.path.abspath(path))
-        files = LocalFileOperator(path)
         shown = os.path.normpath(os.path.join(path, SKILL_FILE))
         self.progress.show(f"linting {shown}")
-        await self.skill(files, "/" + SKILL_FILE, shown, folder)
+        with LocalFileOperator(path) as files:
+            await self.skill(files, "/" + SKILL_FILE, shown, folder)
 
     # ------------------------------------------------------------- a workspace
 
     async def workspace(self, workspace: str, roots: Sequence[str]) -> None:
-        files = LocalFileOperator(workspace)
+        with LocalFileOperator(workspace) as files:
+            await self._workspace(files, workspace, roots)
+
+    async def _workspace(
+        self, files: LocalFileOperator, workspace: str, roots: Sequence[str]
+    ) -> None:
         explicit = bool(roots)
         configured = FileSkillSource(SOURCE_ID, tuple(roots) or LINT_ROOTS, required=explicit)
         policy = SkillsPolicy(invalid="skip")
