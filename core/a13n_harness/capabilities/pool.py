@@ -29,9 +29,10 @@ from a13n_harness.environment import (
 
 __all__ = ["BATCH_CHUNK", "MAX_READ_WORKERS", "ReadOutcome", "read_all"]
 
-# 32 paths per batch call: small enough that parsing one chunk overlaps
-# reading the next, large enough that the thread hop per call stays cheap.
-BATCH_CHUNK = 32
+# 48 paths per batch call when the caller works on results as they arrive:
+# small enough that parsing one chunk overlaps reading the next, large enough
+# that the thread hops stay few (without a callback, one chunk per lane).
+BATCH_CHUNK = 48
 # 8 workers: enough to hide the per-file latency of a network mount, while
 # bounding the file descriptors and provider requests one scan holds open.
 MAX_READ_WORKERS = 8
@@ -112,7 +113,9 @@ async def read_all(
     if batch:
         assert isinstance(files, BatchReader)
         lanes = min(workers, max(1, int(files.read_concurrency)))
-        chunk = min(-(-count // lanes), BATCH_CHUNK)
+        chunk = -(-count // lanes)
+        if on_result is not None:  # smaller chunks let the caller's work overlap the reads
+            chunk = min(chunk, BATCH_CHUNK)
     else:
         lanes = workers
         chunk = 1
