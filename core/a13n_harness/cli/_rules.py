@@ -104,6 +104,15 @@ RULES: dict[str, Rule] = _rules(
         "a 5 MB SKILL.md",
     ),
     Rule(
+        "skill_document_unsupported",
+        "error",
+        "SKILL.md is not a regular file",
+        "SKILL.md must be a regular file (or a link to one inside the skill folder); a "
+        "directory, a FIFO or a device named SKILL.md is reported, never read.",
+        '"A skill is a directory containing, at minimum, a `SKILL.md` file".',
+        "mkfifo my-skill/SKILL.md",
+    ),
+    Rule(
         "skill_frontmatter_invalid",
         "error",
         "SKILL.md has no usable YAML frontmatter",
