@@ -397,7 +397,12 @@ def rules_document() -> str:
         f"## {rule.id}\n\n{rule.title[0].upper()}{rule.title[1:]}.\n\n{rule_markdown(rule)}"
         for rule in RULES.values()
     ]
-    return _RULES_PREAMBLE + "\n".join(sections)
+    index = "| rule | severity | from the specification |\n|---|---|---|\n" + "".join(
+        f"| [`{rule.id}`](#{rule.id}) | {rule.severity} | "
+        f"{'no' if rule.source.startswith(_BEYOND) else 'yes'} |\n"
+        for rule in RULES.values()
+    )
+    return _RULES_PREAMBLE + index + "\n" + "\n".join(sections)
 
 
 def rule_for_error(code: str) -> str:
