@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -594,6 +595,35 @@ def test_facts_honour_info_exclude_and_gitignore(tmp_path: Path) -> None:
     expected = _plain_status(box, box.repo)
     assert expected.untracked == 2  # .gitignore and c.untracked
     assert collect_git_status(box.repo) == expected
+
+
+def test_ceiling_directories_stop_the_search_upwards(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    box = _new_box(tmp_path)
+    inner = box.repo / "deeper" / "still"
+    inner.mkdir(parents=True)
+    assert collect_git_status(inner) is not None
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", f"relative:{box.repo}")
+    assert collect_git_status(inner) is None  # as git: never chdir up into a ceiling
+    assert collect_git_status(box.repo) is not None  # the ceiling itself is still searched
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(box.repo / "deeper"))
+    assert collect_git_status(inner) is None
+
+
+def test_the_scratch_directory_is_removed_every_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch_parent = tmp_path / "tmp"
+    scratch_parent.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch_parent))
+    box = _new_box(tmp_path / "ok")
+    assert collect_git_status(box.repo) is not None
+    hanging = _new_box(tmp_path / "hanging")
+    os.mkfifo(hanging.repo / ".git" / "packed-refs")
+    assert collect_git_status(hanging.repo, timeout=1.0) is None
+    assert list(scratch_parent.iterdir()) == []
+    assert (box.repo / ".git" / "objects").is_dir()  # links removed, never their targets
 
 
 def test_inside_the_git_directory_is_not_a_worktree(tmp_path: Path) -> None:

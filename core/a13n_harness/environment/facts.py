@@ -203,11 +203,18 @@ def _find_checkout(start: str) -> _Checkout | None:
     (``gitdir: PATH``) naming a git directory makes this the work tree. A
     directory that is itself a git directory (a bare repository, or ``start``
     inside ``.git``) has no work tree: ``None``, as ``git status`` refuses it.
-    The walk stops where the file system changes, as git's does by default.
+    The walk stops where the file system changes, as git's does by default,
+    and before entering a directory named in ``GIT_CEILING_DIRECTORIES`` (the
+    one variable of the caller's honoured: it can only narrow the search).
     """
     if not _is_directory(start):
         return None
     device = os.stat(start).st_dev
+    ceilings = {
+        os.path.normpath(entry)
+        for entry in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep)
+        if os.path.isabs(entry)
+    }
     directory = start
     while True:
         marker = os.path.join(directory, ".git")
@@ -224,7 +231,7 @@ def _find_checkout(start: str) -> _Checkout | None:
         if _git_directory(directory) is not None:
             return None
         parent = os.path.dirname(directory)
-        if parent == directory or os.stat(parent).st_dev != device:
+        if parent == directory or parent in ceilings or os.stat(parent).st_dev != device:
             return None
         directory = parent
 
