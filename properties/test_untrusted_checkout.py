@@ -626,6 +626,18 @@ def test_the_scratch_directory_is_removed_every_time(
     assert (box.repo / ".git" / "objects").is_dir()  # links removed, never their targets
 
 
+@pytest.mark.parametrize("timeout", [0.0, -1.0, float("nan"), float("-inf")])
+def test_no_time_to_run_git_is_unknown(tmp_path: Path, timeout: float) -> None:
+    box = _new_box(tmp_path)
+    assert collect_git_status(box.repo, timeout=timeout) is None
+
+
+def test_an_infinite_timeout_is_bounded_and_works(tmp_path: Path) -> None:
+    box = _new_box(tmp_path)
+    status = collect_git_status(box.repo, timeout=float("inf"))
+    assert status == GitStatus("main", None, 0, 0, 0, 0, 0, 0, 0)
+
+
 def test_inside_the_git_directory_is_not_a_worktree(tmp_path: Path) -> None:
     box = _new_box(tmp_path)
     assert collect_git_status(box.repo / ".git") is None
