@@ -547,7 +547,7 @@ def test_sarif_uris_are_relative_even_for_an_absolute_argument(tmp_path: Path) -
 def test_json_carries_a_format_version(tmp_path: Path) -> None:
     write_skill(tmp_path / "skills" / "a", GOOD)
     document = json.loads(format_findings(run_lint(tmp_path), "json", "9"))
-    assert document["format_version"] == 1
+    assert document["version"] == 1
     assert document["summary"]["skills"] == 1
 
 

@@ -354,7 +354,7 @@ def _text(result: LintResult) -> str:
 
 def _json(result: LintResult, version: str) -> str:
     document = {
-        "format_version": JSON_FORMAT_VERSION,
+        "version": JSON_FORMAT_VERSION,
         "tool": {"name": PROGRAM, "version": version},
         "findings": [
             {
@@ -379,7 +379,7 @@ def _json(result: LintResult, version: str) -> str:
 
 def format_findings(result: LintResult, form: str, version: str) -> str:
     """``result`` as ``text`` (``path:line:column: severity: rule: message`` lines and a
-    summary), ``json`` (with ``format_version``) or ``sarif`` (SARIF 2.1.0)."""
+    summary), ``json`` (with its format ``version``) or ``sarif`` (SARIF 2.1.0)."""
     if form == "json":
         return _json(result, version)
     if form == "sarif":

@@ -96,7 +96,10 @@ def collect_git_status(
     entries only), so no ``GIT_*`` variable, ``HOME`` or ``XDG_CONFIG_HOME`` of
     the caller reaches it. ``timeout`` bounds every git run together.
     """
-    deadline = time.monotonic() + timeout
+    if not timeout > 0:  # also NaN: no time at all to run git
+        return None
+    # An hour at most, the CLI's bound too: "no limit" would let git hold the turn.
+    deadline = time.monotonic() + min(timeout, _LONGEST_TIMEOUT_SECONDS)
     try:
         checkout = _find_checkout(os.path.abspath(os.fspath(cwd)))
     except (OSError, ValueError):
@@ -118,6 +121,8 @@ def collect_git_status(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
+
+_LONGEST_TIMEOUT_SECONDS = 3600.0
 
 # ------------------------------------------------- finding the checkout safely
 
