@@ -577,6 +577,24 @@ def test_facts_equal_plain_git_on_a_busy_clone(tmp_path: Path) -> None:
     assert collect_git_status(subdirectory) == _plain_status(box, clone)
 
 
+@pytest.mark.parametrize(
+    ("remote", "branch"),
+    [('o"r.x', 'we"ird.\u00e9'), ("origin", "a]b#d;e"), ("r=1", "x=y")],
+)
+def test_upstream_survives_names_that_need_quoting(
+    tmp_path: Path, remote: str, branch: str
+) -> None:
+    """Carried config values are quoted the way git reads them back."""
+    box = _new_box(tmp_path)
+    clone = box.root / "clone"
+    box.git(box.root, "clone", "-q", "-o", remote, str(box.repo), str(clone))
+    box.git(clone, "checkout", "-q", "-b", branch, "--track", f"{remote}/main")
+    box.git(clone, "commit", "-q", "--allow-empty", "-m", "x")
+    expected = _plain_status(box, clone)
+    assert (expected.branch, expected.upstream, expected.ahead) == (branch, f"{remote}/main", 1)
+    assert collect_git_status(clone) == expected
+
+
 def test_facts_of_a_linked_worktree_and_a_packed_ref(tmp_path: Path) -> None:
     box = _new_box(tmp_path)
     box.git(box.repo, "pack-refs", "--all")
