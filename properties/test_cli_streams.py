@@ -269,6 +269,18 @@ def test_output_link_to_a_file_is_replaced_not_followed(
     assert _leftovers(tmp_path, {"victim", "out.json"}) == set()
 
 
+def test_output_hard_link_to_another_file_leaves_that_file_alone(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious\n")
+    target = tmp_path / "out.json"
+    os.link(victim, target)
+    assert manifest_to(target).returncode == 0
+    assert victim.read_bytes() == b"precious\n"
+    decode_manifest(target.read_bytes())
+
+
 def test_output_dangling_link_is_replaced_and_its_target_not_created(
     tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
 ) -> None:
