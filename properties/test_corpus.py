@@ -206,3 +206,18 @@ def test_generated_seed_that_drifted_is_refused() -> None:
     tampered = dict(description, sha256="0" * 64)
     with pytest.raises(ValueError, match="hash"):
         SEEDS.generate(tampered)
+
+
+@pytest.mark.parametrize("target", _targets())
+def test_every_target_is_documented_and_packaged(target: str) -> None:
+    """fuzz/README.md lists the target; it has the libFuzzer options ClusterFuzzLite reads, and
+    the dictionary those options name exists (the build script copies both beside it)."""
+    readme = (FUZZ / "README.md").read_text(encoding="utf-8")
+    assert f"`{target}.py`" in readme, f"fuzz/README.md does not list {target}"
+    options = FUZZ / f"{target}.options"
+    assert options.is_file(), f"fuzz/{target}.options is missing"
+    text = options.read_text(encoding="utf-8")
+    assert "[libfuzzer]" in text
+    for line in text.splitlines():
+        if line.startswith("dict = "):
+            assert (FUZZ / line.removeprefix("dict = ").strip()).is_file()

@@ -9,8 +9,10 @@ file holds; no method recurses with the depth of a tree; bad arguments are
 from __future__ import annotations
 
 import asyncio
+import copy
 import gc
 import os
+import pickle
 import sys
 import tracemalloc
 from collections.abc import Callable, Coroutine, Sequence
@@ -20,7 +22,20 @@ from typing import Any
 import pytest
 
 from a13n_harness import Environment
-from a13n_harness.capabilities import FileSkillSource, SkillManager, SkillScan, SkillsPolicy
+from a13n_harness.capabilities import (
+    FileSkillSource,
+    SkillManager,
+    SkillScan,
+    SkillsPolicy,
+    read_limit,
+)
+from a13n_harness.capabilities.discovery import (
+    decisive_prefix,
+    discover,
+    document_verdict,
+    undecided,
+)
+from a13n_harness.capabilities.pool import read_all
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import (
     BatchReader,
@@ -34,7 +49,10 @@ from a13n_harness.environment import (
     LocalFileOperator,
     MemoryFileOperator,
     MemorySymlink,
+    PinnedFiles,
+    path_segments,
 )
+from a13n_harness.environment.paths import resolve_link_target
 from a13n_harness.testing.discovery_strategies import skill_document
 
 SOURCE = FileSkillSource("s", ("/skills",))
@@ -479,3 +497,59 @@ def test_permission_denied_is_raised_for_outside_links_even_when_missing(tmp_pat
     os.symlink("/nonexistent/secret", tmp_path / "ws/probe")
     with pytest.raises(FilePermissionDenied):
         _run(LocalFileOperator(tmp_path / "ws").read_bytes("/probe", 10))
+
+
+_HOSTILE: list[object] = [None, 5, -1, 2**63, True, 1.5, "x", b"x", [[]], {"a": 1}, object(), int]
+
+
+@pytest.mark.parametrize("value", _HOSTILE, ids=repr)
+def test_engine_functions_refuse_hostile_arguments_with_definition_errors(value: object) -> None:
+    """discover, read_all, read_limit, decisive_prefix, path helpers, SkillManager, PinnedFiles."""
+    files = MemoryFileOperator({"a": b"x"})
+    policy = SkillsPolicy()
+    calls: list[Callable[[], object]] = [
+        lambda: path_segments(value),  # type: ignore[arg-type]
+        lambda: resolve_link_target(value, "a", ()),  # type: ignore[arg-type]
+        lambda: resolve_link_target((), value, ()),  # type: ignore[arg-type]
+        lambda: resolve_link_target((), "a", value),  # type: ignore[arg-type]
+        lambda: read_limit(value),  # type: ignore[arg-type]
+        lambda: decisive_prefix(value, 10, 10),  # type: ignore[arg-type]
+        lambda: decisive_prefix(b"x", value, 10),  # type: ignore[arg-type]
+        lambda: undecided(value, 10),  # type: ignore[arg-type]
+        lambda: document_verdict(b"x", 10, value),  # type: ignore[arg-type]
+        lambda: SkillManager(value),  # type: ignore[arg-type]
+        lambda: SkillManager((SOURCE,), materializers=value),  # type: ignore[arg-type]
+        lambda: SkillManager.default(value),  # type: ignore[arg-type]
+        lambda: PinnedFiles(value, value, value),  # type: ignore[arg-type]
+        lambda: _run(read_all(files, value, 10)),  # type: ignore[arg-type]
+        lambda: _run(read_all(files, ["/a"], value)),  # type: ignore[arg-type]
+        lambda: _run(read_all(files, ["/a"], 10, workers=value)),  # type: ignore[arg-type]
+        lambda: _run(read_all(files, ["/a"], 10, on_result=value)),  # type: ignore[arg-type]
+        lambda: _run(discover(value, policy, (), lambda _: files)),  # type: ignore[arg-type]
+        lambda: _run(discover((SOURCE,), value, (), lambda _: files)),  # type: ignore[arg-type]
+        lambda: _run(discover((SOURCE,), policy, value, lambda _: files)),  # type: ignore[arg-type]
+        lambda: _run(discover((SOURCE,), policy, (), value)),  # type: ignore[arg-type]
+        lambda: _run(discover((SOURCE,), policy, (), lambda _: value)),  # type: ignore[arg-type,return-value]
+    ]
+    for call in calls:
+        try:
+            call()
+        except DefinitionError:
+            continue
+
+
+def test_a_failing_result_callback_is_a_definition_error_not_an_exception_group() -> None:
+    def explode(index: int, outcome: object) -> None:
+        raise KeyError(index)
+
+    with pytest.raises(DefinitionError):
+        _run(read_all(MemoryFileOperator({"a": b"x"}), ["/a"] * 20, 10, on_result=explode))
+
+
+def test_copies_share_the_pin_and_pickling_is_refused(tmp_path: Path) -> None:
+    files = LocalFileOperator(tmp_path)
+    assert copy.copy(files) is files
+    assert copy.deepcopy(files) is files
+    with pytest.raises(DefinitionError):
+        pickle.dumps(files)
+    files.close()

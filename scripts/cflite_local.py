@@ -125,7 +125,7 @@ def run_build_script(root: Path, out: Path, work: Path) -> list[list[str]]:
     return requests
 
 
-def package(request: list[str], src: Path, out: Path, work: Path) -> tuple[str, float]:
+def package(request: list[str], src: Path, out: Path, work: Path) -> tuple[str, float, float]:
     """compile_python_fuzzer's packaging of one target: PyInstaller --onefile and a wrapper."""
     fuzzer_path, *extra = request
     name = Path(fuzzer_path).stem
@@ -154,17 +154,19 @@ def package(request: list[str], src: Path, out: Path, work: Path) -> tuple[str, 
     with log.open("w", encoding="utf-8") as sink:
         sink.write(shlex.join(command) + "\n")
         sink.flush()
-        done = subprocess.run(
-            command, cwd=work, env=env, stdout=sink, stderr=subprocess.STDOUT, check=False
+        process = subprocess.Popen(
+            command, cwd=work, env=env, stdout=sink, stderr=subprocess.STDOUT
         )
-    if done.returncode != 0:
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
         tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
         raise RuntimeError(f"PyInstaller failed for {name} (log {log}):\n" + "\n".join(tail))
     (out / fuzzer_package).chmod(0o644)  # OSS-Fuzz finds targets by their executable bit
     wrapper = out / name
     wrapper.write_text(WRAPPER.format(package=fuzzer_package), encoding="utf-8")
     wrapper.chmod(0o755)
-    return name, time.monotonic() - started
+    return name, time.monotonic() - started, usage.ru_utime + usage.ru_stime
 
 
 def option_flags(options: Path, out: Path) -> list[str]:
@@ -197,7 +199,7 @@ def run_target(
     archive = out / f"{target}_seed_corpus.zip"
     artifacts = artifacts_root / target
     artifacts.mkdir(parents=True, exist_ok=True)
-    before = artifacts_in(artifacts)
+    started = time.time() - 1  # libFuzzer rewrites a crash found again: go by time
     with tempfile.TemporaryDirectory(prefix=f"a13n-cflite-{target}-") as scratch_name:
         scratch = Path(scratch_name)
         seeds = scratch / "seeds"
@@ -222,7 +224,7 @@ def run_target(
         )
     output = done.stdout + done.stderr
     problems = []
-    for path in sorted(artifacts_in(artifacts) - before):
+    for path in sorted(p for p in artifacts_in(artifacts) if p.stat().st_mtime >= started):
         shown = path.relative_to(root) if path.is_relative_to(root) else path
         problems.append(
             f"{target}: {path.name} ({path.stat().st_size} bytes); replay: "
@@ -232,7 +234,12 @@ def run_target(
         problems.append(f"{target}: exit {done.returncode} without an artifact")
     if "Done" not in output and not problems:
         problems.append(f"{target}: libFuzzer did not finish its runs")
-    tail = [line for line in output.splitlines() if line.startswith(("#", "Done", "INFO: seed"))]
+    tail = [
+        line
+        for line in output.splitlines()
+        if line.startswith(("Done", "INFO: seed", "stat::number_of_executed_units"))
+        or line.split(" ")[0].lstrip("#").isdigit()
+    ]
     print("\n".join(tail[-3:]) if not problems else output[-3000:], flush=True)
     return problems
 
@@ -271,8 +278,8 @@ def main(argv: list[str] | None = None) -> int:
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             jobs = [pool.submit(package, request, work / "src", out, work) for request in requests]
             for job in jobs:
-                name, seconds = job.result()
-                print(f"packaged {name} in {seconds:.1f}s", flush=True)
+                name, seconds, cpu = job.result()
+                print(f"packaged {name} in {seconds:.1f}s ({cpu:.1f} CPU s)", flush=True)
         targets = sorted(Path(request[0]).stem for request in requests)
         stamp.write_text(json.dumps({"key": key, "targets": targets}) + "\n", encoding="utf-8")
     built = time.monotonic() - started

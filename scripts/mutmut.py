@@ -80,6 +80,12 @@ def _toml_list(items: list[str]) -> str:
     return "[" + ", ".join(json.dumps(item) for item in items) + "]"
 
 
+# Examples per property in the Hypothesis profiles mutmut runs under (properties/conftest.py).
+EXAMPLES = {"mutmut": 25, "mutmut-stats": 8}
+# mutmut stops a mutant at this multiple of its tests' measured time; a mutant stopped so
+# is run once more at RECHECK_MULTIPLIER, so only a real loop (not a busy box) is a timeout.
+TIMEOUT_MULTIPLIER = 2.0
+RECHECK_MULTIPLIER = 8.0
 # The driver's instructions, written into the scratch copy by ``main``.
 PLAN = "a13n-mutmut-plan.json"
 PACKAGE = "a13n_harness.context"
@@ -107,11 +113,11 @@ def prepare(scratch: Path, modules: list[str], tests: Iterable[str] = TESTS) -> 
         # A mutant that loops forever (a bisection that stops narrowing) is cut
         # off at 4x its tests' measured CPU time instead of mutmut's default 30x,
         # which held a worker for eight minutes per such mutant.
-        "timeout_multiplier = 2.0\n"
-        # Workers fork from a server that has already imported pytest, Hypothesis
-        # and the test modules: a mutant then costs its tests, not their imports.
-        'process_isolation = "forkserver"\n'
-        'forkserver_warmup = "collect"\n'
+        f"timeout_multiplier = {TIMEOUT_MULTIPLIER}\n"
+        # Each mutant runs in a fork of mutmut's own process ("fork"). Not the fork
+        # server: in its workers, parametrised tests whose ids hold escapes went
+        # missing (pytest exit 4), which mutmut records as a timeout, i.e. a kill.
+        'process_isolation = "fork"\n'
     )
     (scratch / "pyproject.toml").write_text(pyproject, encoding="utf-8")
 
@@ -169,6 +175,15 @@ def message_mutants(scratch: Path, modules: list[str]) -> set[str]:
                 if suffix != "orig" and message_only(before, "\n".join(body), slots):
                     found.add(f"{PACKAGE}.{module}.{function}__mutmut_{suffix}")
     return found
+
+
+def harness_errors(scratch: Path) -> list[str]:
+    """Mutants whose worker raised instead of running the tests (mutmut's exit code 255)."""
+    found = []
+    for meta in (scratch / "mutants" / "src").rglob("*.meta"):
+        codes = json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {})
+        found += [name for name, code in codes.items() if code == 255]
+    return sorted(found)
 
 
 def mutant_changes(scratch: Path, modules: list[str]) -> dict[str, tuple[str, str, list[str]]]:
@@ -493,6 +508,34 @@ def as_mutmut(arguments: list[str]) -> None:
         return kept, by_path
 
     mutmut_main.collect_source_file_mutation_data = planned
+    profile = plan.get("stats_profile", "mutmut")
+    if profile != os.environ.get("HYPOTHESIS_PROFILE"):
+        # The stats run (a fork that imports the tests afresh) only maps tests to the
+        # functions they call; with fewer examples its durations are scaled back up to
+        # the mutant runs' profile, since mutmut's timeouts are derived from them.
+        make_runner = vars(mutmut_main)["get_mutant_runner"]
+
+        def runner_with_lean_stats(*arguments: Any) -> Any:
+            runner = make_runner(*arguments)
+            collect_stats = runner.collect_stats
+
+            def lean_stats(tests: Iterable[str] | None) -> int:
+                mutants_profile = os.environ.get("HYPOTHESIS_PROFILE", "mutmut")
+                os.environ["HYPOTHESIS_PROFILE"] = profile
+                try:
+                    exit_code: int = collect_stats(tests)
+                finally:
+                    os.environ["HYPOTHESIS_PROFILE"] = mutants_profile
+                scale = EXAMPLES.get(mutants_profile, 1) / EXAMPLES[profile]
+                durations = state().duration_by_test
+                for test in durations:
+                    durations[test] *= scale
+                return exit_code
+
+            runner.collect_stats = lean_stats
+            return runner
+
+        vars(mutmut_main)["get_mutant_runner"] = runner_with_lean_stats
     mutmut_main.cli(arguments)
 
 
@@ -565,6 +608,27 @@ def judge(
     }
 
 
+def markdown_table(summary: dict[str, Any]) -> str:
+    """The per-module results as the Markdown table docs/mutation.md keeps."""
+    columns = ("mutants", "killed", "timeout", "message_only", "equivalent", "survived")
+    lines = [
+        "| module | mutants | killed | of which timeout | message only (rule) "
+        "| listed equivalent | survived | killed / non-equivalent |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    totals = dict.fromkeys(columns, 0)
+    rows = sorted(summary["per_module"].items())
+    for module, row in [*rows, ("**total**", totals)]:
+        if module != "**total**":
+            for column in columns:
+                totals[column] += row[column]
+        judged = row["killed"] + row["survived"]
+        ratio = f"{row['killed'] / judged:.1%}" if judged else "n/a"
+        cells = " | ".join(str(row[column]) for column in columns)
+        lines.append(f"| {module} | {cells} | {ratio} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["--as-mutmut"]:
@@ -585,6 +649,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--check-equivalents", action="store_true", help="run listed equivalents too"
     )
+    parser.add_argument("--table", type=Path, help="write the per-module Markdown table here")
     args = parser.parse_args(arguments)
     started = time.monotonic()
     modules: list[str] = list(args.modules)
@@ -627,17 +692,40 @@ def main(argv: list[str] | None = None) -> int:
             plan = {
                 "functions": sorted(functions or ()),
                 "check_equivalents": args.check_equivalents,
+                # The merge-gate form maps tests to functions on fewer examples (see as_mutmut).
+                "stats_profile": "mutmut-stats" if functions else "mutmut",
             }
             (scratch / PLAN).write_text(json.dumps(plan), encoding="utf-8")
-            run = mutmut("run", "--max-children", str(args.max_children))
+            # Named mutants (globs) also restrict mutmut's clean run to their functions' tests.
+            names = [f"{function}__mutmut_*" for function in sorted(functions or ())]
+            run = mutmut("run", "--max-children", str(args.max_children), *names)
             run_exit, run_output = run.returncode, run.stdout[-3000:] + run.stderr[-3000:]
+            first = parse_results(mutmut("results", "--all", "true").stdout)
+            timeouts = sorted(name for name, status in first.items() if status == "timeout")
+            if timeouts:
+                # A changed timeout setting makes mutmut rerun exactly its timed-out mutants.
+                print(f"rechecking {len(timeouts)} timeouts at {RECHECK_MULTIPLIER}x", flush=True)
+                config = (scratch / "pyproject.toml").read_text(encoding="utf-8")
+                config = config.replace(
+                    f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
+                    f"timeout_multiplier = {RECHECK_MULTIPLIER}",
+                )
+                (scratch / "pyproject.toml").write_text(config, encoding="utf-8")
+                again = timeouts if functions else []  # named mutants are always rerun
+                recheck = mutmut("run", "--max-children", str(args.max_children), *again)
+                run_output += recheck.stdout[-2000:] + recheck.stderr[-2000:]
         listing = mutmut("results", "--all", "true")
         changes = mutant_changes(scratch, modules)
         messages = message_mutants(scratch, modules)
+        errors = harness_errors(scratch)
     finally:
         if not args.keep and args.reuse is None:
             shutil.rmtree(scratch, ignore_errors=True)
     results = parse_results(listing.stdout)
+    for name in errors:
+        # mutmut reports a worker's exception (exit 255) as a timeout, i.e. a kill;
+        # it means the tests never ran, so it is an unchecked mutant here.
+        results[name] = "harness error"
     known = equivalents()
     verdict = judge(results, changes, known, functions, messages)
     counts: dict[str, int] = {}
@@ -675,6 +763,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    if args.table is not None:
+        args.table.write_text(markdown_table(summary), encoding="utf-8")
     if args.explain is not None:
         blocks = []
         for name in survived:

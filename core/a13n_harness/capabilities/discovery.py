@@ -52,7 +52,13 @@ from dataclasses import dataclass
 
 from a13n_harness.capabilities.items import SkillCatalogItem, SkillDiagnostic
 from a13n_harness.capabilities.pool import ReadOutcome, read_all
-from a13n_harness.capabilities.sources import SkillMaterializer, SkillSource, SkillsPolicy
+from a13n_harness.capabilities.sources import (
+    SkillMaterializer,
+    SkillSource,
+    SkillsPolicy,
+    check_materializers,
+    check_sources,
+)
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
 from a13n_harness.context.frontmatter import (
     FrontmatterLimits,
@@ -98,7 +104,24 @@ FENCE_SLACK = 4_096
 
 def read_limit(limits: FrontmatterLimits) -> int:
     """How many bytes of a SKILL.md discovery reads first: ``max_bytes + FENCE_SLACK``."""
-    return limits.max_bytes + FENCE_SLACK
+    return _check_limits(limits).max_bytes + FENCE_SLACK
+
+
+def _check_limits(limits: object) -> FrontmatterLimits:
+    if not isinstance(limits, FrontmatterLimits):
+        raise DefinitionError(
+            "catalog_invalid", "limits must be FrontmatterLimits", reason="policy"
+        )
+    return limits
+
+
+def _check_bytes_and_counts(data: object, *counts: object) -> bytes:
+    if not isinstance(data, bytes):
+        raise DefinitionError("skill_provider_failed", "document data must be bytes")
+    for count in counts:
+        if type(count) is not int or count < 0:
+            raise DefinitionError("skill_provider_failed", "limits must be non-negative ints")
+    return data
 
 
 # 1 MiB: how far discovery reads to decide a fence line padded with blanks past
@@ -138,6 +161,7 @@ def undecided(data: bytes, max_bytes: int) -> bool:
     reaches past it. When this returns ``False``, parsing ``data`` gives exactly
     what parsing the whole file gives.
     """
+    _check_bytes_and_counts(data, max_bytes)
     size = len(data)
     start = len(_BOM) if data.startswith(_BOM) else 0
     end = _fence_end(data, start)
@@ -174,6 +198,7 @@ def decisive_prefix(data: bytes, limit: int, max_bytes: int) -> bytes | None:
     may go on: its last byte only proves that, and the rest decides unless
     :func:`undecided`, in which case ``None`` asks for a longer read.
     """
+    _check_bytes_and_counts(data, limit, max_bytes)
     if len(data) < limit:
         return data
     prefix = data[: limit - 1]
@@ -255,6 +280,7 @@ def memo_size() -> tuple[int, int]:
 
 def document_verdict(data: bytes, limit: int, limits: FrontmatterLimits) -> Verdict | None:
     """The verdict for a read of at most ``limit`` bytes, ``None`` while undecided."""
+    _check_limits(limits)
     decisive = decisive_prefix(data, limit, limits.max_bytes)
     return None if decisive is None else _MEMO.verdict(decisive, limits)
 
@@ -562,6 +588,26 @@ class _Run:
             )
 
 
+def _check_policy(policy: object) -> SkillsPolicy:
+    if not isinstance(policy, SkillsPolicy):
+        raise DefinitionError("catalog_invalid", "policy must be SkillsPolicy", reason="policy")
+    return policy
+
+
+def _guarded(access: RootAccess) -> RootAccess:
+    """``access`` whose own failures are provider failures (a Host's routing code)."""
+
+    def call(root: str) -> FileOperator | None:
+        try:
+            return access(root)
+        except DefinitionError:
+            raise
+        except Exception as error:
+            raise _provider_failed("routing the root failed", root, error) from None
+
+    return call
+
+
 async def discover(
     sources: Sequence[SkillSource],
     policy: SkillsPolicy,
@@ -569,6 +615,12 @@ async def discover(
     access: RootAccess,
 ) -> Discovery:
     """Run materializers, then every source and root in order; see the module docstring."""
+    sources = check_sources(sources)
+    materializers = check_materializers(materializers)
+    _check_policy(policy)
+    if not callable(access):
+        raise DefinitionError("skill_provider_failed", "access must be callable")
+    access = _guarded(access)
     for materializer in materializers:
         files = access(materializer.target_root)
         if files is None:
@@ -609,6 +661,8 @@ async def confirm_unchanged(
     Each document is read at the limit it was first read at, so the same bytes come back.
     Roots served by one operator are re-read in one pass (one pool, full lanes).
     """
+    _check_policy(policy)
+    access = _guarded(access)
     unroutable: list[DiscoveredSkill] = []
     groups: dict[tuple[int, int], tuple[FileOperator, list[DiscoveredSkill]]] = {}
     for skill in skills:

@@ -34,6 +34,8 @@ from a13n_harness.capabilities.sources import (
     SkillMaterializer,
     SkillSource,
     SkillsPolicy,
+    check_materializers,
+    check_sources,
 )
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import Environment, EnvironmentPath, FileOperator
@@ -62,7 +64,7 @@ class SkillManager:
         policy: SkillsPolicy = _DEFAULT_POLICY,
         materializers: Sequence[SkillMaterializer] = (),
     ) -> None:
-        self._sources = tuple(sources)
+        self._sources = check_sources(sources)
         ids = [source.source_id for source in self._sources]
         if len(set(ids)) != len(ids):
             raise DefinitionError(
@@ -77,7 +79,7 @@ class SkillManager:
                 if root not in roots:
                     roots.append(root)
         self._roots = tuple(roots)
-        self._materializers = tuple(materializers)
+        self._materializers = check_materializers(materializers)
         for materializer in self._materializers:
             if materializer.target_root not in self._roots:
                 raise DefinitionError(
@@ -97,7 +99,8 @@ class SkillManager:
     ) -> SkillManager:
         """The canonical workspace source (not required), then ``additional_sources``."""
         workspace = FileSkillSource("workspace", (DEFAULT_WORKSPACE_ROOT,), required=False)
-        return cls((workspace, *additional_sources), policy=policy, materializers=materializers)
+        extra = check_sources(additional_sources)
+        return cls((workspace, *extra), policy=policy, materializers=materializers)
 
     @property
     def sources(self) -> tuple[SkillSource, ...]:

@@ -17,7 +17,9 @@ __all__ = [
     "SkillMaterializer",
     "SkillSource",
     "SkillsPolicy",
+    "check_materializers",
     "check_root",
+    "check_sources",
 ]
 
 # 256 listed entries per root: a skills folder is hand-curated; 256 bounds the
@@ -45,6 +47,66 @@ def check_root(root: object) -> str:
         )
     assert isinstance(root, str)
     return root
+
+
+def check_sources(sources: object) -> tuple[SkillSource, ...]:
+    """``sources`` as a tuple, each with a name, canonical roots, a bool and a positive bound.
+
+    Anything else is ``skill_root_invalid`` (reason ``source``): a Host's own
+    :class:`SkillSource` is checked like :class:`FileSkillSource` checks itself.
+    """
+    if isinstance(sources, str | bytes) or not isinstance(sources, Sequence):
+        raise DefinitionError(
+            "skill_root_invalid", f"sources must be a sequence, not {sources!r}", reason="source"
+        )
+    for source in sources:
+        try:
+            source_id = source.source_id
+            roots = source.roots
+            required = source.required
+            bound = source.max_entries_per_root
+        except Exception as error:
+            raise DefinitionError(
+                "skill_root_invalid", f"not a skill source: {source!r} ({error})", reason="source"
+            ) from None
+        if not isinstance(source_id, str) or not isinstance(roots, tuple):
+            raise DefinitionError(
+                "skill_root_invalid", f"not a skill source: {source!r}", reason="source"
+            )
+        for root in roots:
+            check_root(root)
+        if type(required) is not bool:
+            raise DefinitionError("skill_root_invalid", "required must be a bool", reason="source")
+        _positive(bound, "max_entries_per_root", "skill_root_invalid", "limit")
+    return tuple(sources)
+
+
+def check_materializers(materializers: object) -> tuple[SkillMaterializer, ...]:
+    """``materializers`` as a tuple, each with a str id, a str target root and ``materialize``."""
+    if isinstance(materializers, str | bytes) or not isinstance(materializers, Sequence):
+        raise DefinitionError(
+            "skill_materializer_root",
+            f"materializers must be a sequence, not {materializers!r}",
+        )
+    for materializer in materializers:
+        try:
+            shape = (
+                materializer.materializer_id,
+                materializer.target_root,
+                materializer.materialize,
+            )
+        except Exception:
+            shape = None
+        if (
+            shape is None
+            or not isinstance(shape[0], str)
+            or not isinstance(shape[1], str)
+            or not callable(shape[2])
+        ):
+            raise DefinitionError(
+                "skill_materializer_root", f"not a skill materializer: {materializer!r}"
+            )
+    return tuple(materializers)
 
 
 def _positive(value: object, what: str, code: str, reason: str) -> int:

@@ -364,6 +364,16 @@ class PinnedFiles:
     def __init__(
         self, environment: Environment, incarnation: _Incarnation, selection: EnvironmentPath
     ) -> None:
+        if (
+            not isinstance(environment, Environment)
+            or not isinstance(incarnation, _Incarnation)
+            or not isinstance(selection, EnvironmentPath)
+        ):
+            raise DefinitionError(
+                "skill_root_invalid",
+                "a PinnedFiles comes from Environment.open_scope",
+                reason="selection",
+            )
         self._environment = environment
         self._incarnation = incarnation
         self._selection = selection

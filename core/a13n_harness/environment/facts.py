@@ -96,7 +96,10 @@ def collect_git_status(
     entries only), so no ``GIT_*`` variable, ``HOME`` or ``XDG_CONFIG_HOME`` of
     the caller reaches it. ``timeout`` bounds every git run together.
     """
-    deadline = time.monotonic() + timeout
+    if not timeout > 0:  # also NaN: no time at all to run git
+        return None
+    # An hour at most, the CLI's bound too: "no limit" would let git hold the turn.
+    deadline = time.monotonic() + min(timeout, _LONGEST_TIMEOUT_SECONDS)
     try:
         checkout = _find_checkout(os.path.abspath(os.fspath(cwd)))
     except (OSError, ValueError):
@@ -118,6 +121,8 @@ def collect_git_status(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
+
+_LONGEST_TIMEOUT_SECONDS = 3600.0
 
 # ------------------------------------------------- finding the checkout safely
 
@@ -203,11 +208,18 @@ def _find_checkout(start: str) -> _Checkout | None:
     (``gitdir: PATH``) naming a git directory makes this the work tree. A
     directory that is itself a git directory (a bare repository, or ``start``
     inside ``.git``) has no work tree: ``None``, as ``git status`` refuses it.
-    The walk stops where the file system changes, as git's does by default.
+    The walk stops where the file system changes, as git's does by default,
+    and before entering a directory named in ``GIT_CEILING_DIRECTORIES`` (the
+    one variable of the caller's honoured: it can only narrow the search).
     """
     if not _is_directory(start):
         return None
     device = os.stat(start).st_dev
+    ceilings = {
+        os.path.normpath(entry)
+        for entry in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep)
+        if os.path.isabs(entry)
+    }
     directory = start
     while True:
         marker = os.path.join(directory, ".git")
@@ -224,7 +236,7 @@ def _find_checkout(start: str) -> _Checkout | None:
         if _git_directory(directory) is not None:
             return None
         parent = os.path.dirname(directory)
-        if parent == directory or os.stat(parent).st_dev != device:
+        if parent == directory or parent in ceilings or os.stat(parent).st_dev != device:
             return None
         directory = parent
 

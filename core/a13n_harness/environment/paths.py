@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from a13n_harness.context.errors import DefinitionError
+
 __all__ = ["is_canonical_path", "join_path", "path_segments", "resolve_link_target"]
 
 
@@ -40,7 +42,9 @@ def is_canonical_path(path: object) -> bool:
 
 
 def path_segments(path: str) -> list[str]:
-    """The segments of a canonical path (``[]`` for ``/``)."""
+    """The segments of a canonical path (``[]`` for ``/``); not a str: ``skill_root_invalid``."""
+    if type(path) is not str:
+        raise DefinitionError("skill_root_invalid", f"a path must be a str: {path!r}")
     return [] if path == "/" else path[1:].split("/")
 
 
@@ -65,6 +69,16 @@ def resolve_link_target(
     climb above the root. No file system is consulted: the answer depends on
     the spelling alone, so the on-disk and in-memory operators agree on it.
     """
+    if (
+        type(target) is not str
+        or isinstance(parent, str)
+        or isinstance(root, str)
+        or not isinstance(parent, Sequence)
+        or not isinstance(root, Sequence)
+    ):
+        raise DefinitionError(
+            "skill_root_invalid", "a link target is a str, parent and root sequences of str"
+        )
     absolute = target.startswith("/")
     stack: list[str] = [] if absolute else list(parent)
     for segment in target.split("/"):

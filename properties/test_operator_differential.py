@@ -1,0 +1,240 @@
+"""The on-disk and in-memory operators give the same answers (SPEC section 7).
+
+A security boundary has an oracle: :class:`MemoryFileOperator` is the model the
+fuzzer runs, :class:`LocalFileOperator` what users run. For a drawn tree of
+directories, files, FIFOs and symbolic links (relative, absolute, escaping,
+looping, hidden, spelled with ``//``, ``.`` and ``..``), built once on disk
+and once in memory, every operation on every probe path gives the same result
+or the same error class. Negative controls: a disk walk that follows one
+escaping link instead of refusing it, and one that stops resolving spelling
+lexically, each make the property fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from a13n_harness.environment import (
+    FileOperator,
+    FileOperatorError,
+    LocalFileOperator,
+    MemoryFileOperator,
+    MemoryNode,
+    MemorySpecial,
+    MemorySymlink,
+)
+from a13n_harness.environment import local as local_module
+from a13n_harness.environment import paths as paths_module
+from a13n_harness.testing.controls import control_settings, property_fails
+
+NAMES = ("a", "b", ".h", "SKILL.md")
+
+# A link target is drawn as segments; "~" stands for the host root when the
+# tree is built on disk (so "/~/a" is "/" + "a" in memory and root + "/a" on disk).
+_segment = st.sampled_from(("a", "b", ".h", "SKILL.md", "..", ".", "", "zz"))
+
+
+@st.composite
+def link_targets(draw: st.DrawFn) -> tuple[str, bool]:
+    """(target spelled below the root, absolute?) with every spelling the SPEC names."""
+    parts = draw(st.lists(_segment, min_size=1, max_size=4))
+    absolute = draw(st.booleans())
+    text = "/".join(parts)
+    if not absolute:
+        # A leading "/" would make it absolute; an empty target cannot be created on disk.
+        text = text.lstrip("/") or "zz"
+    if absolute:
+        depth = 0
+        for part in parts:  # an absolute target may not climb above the root by name:
+            if part == "..":  # on disk that leaves the root, in memory it would stay
+                if depth == 0:
+                    return text.replace("..", "zz"), True
+                depth -= 1
+            elif part not in ("", "."):
+                depth += 1
+    return text, absolute
+
+
+Tree = dict[str, object]
+
+
+@st.composite
+def trees(draw: st.DrawFn, depth: int = 0) -> Tree:
+    tree: Tree = {}
+    for name in draw(st.lists(st.sampled_from(NAMES), unique=True, max_size=4)):
+        kinds = ("file", "dir", "link", "link", "fifo") if depth < 2 else ("file", "link")
+        kind = draw(st.sampled_from(kinds))
+        if kind == "file":
+            tree[name] = draw(st.binary(max_size=12))
+        elif kind == "dir":
+            tree[name] = draw(trees(depth + 1))
+        elif kind == "fifo":
+            tree[name] = "fifo"
+        else:
+            tree[name] = ("link", *draw(link_targets()))
+    return tree
+
+
+def memory_tree(tree: Tree) -> dict[str, MemoryNode]:
+    out: dict[str, MemoryNode] = {}
+    for name, node in tree.items():
+        if isinstance(node, dict):
+            out[name] = memory_tree(node)
+        elif isinstance(node, bytes):
+            out[name] = node
+        elif node == "fifo":
+            out[name] = MemorySpecial()
+        else:
+            assert isinstance(node, tuple)
+            _, target, absolute = node
+            out[name] = MemorySymlink(("/" + target) if absolute else target)
+    return out
+
+
+def build_on_disk(base: Path, tree: Tree, root: Path) -> None:
+    for name, node in tree.items():
+        path = base / name
+        if isinstance(node, dict):
+            path.mkdir()
+            build_on_disk(path, node, root)
+        elif isinstance(node, bytes):
+            path.write_bytes(node)
+        elif node == "fifo":
+            os.mkfifo(path)
+        else:
+            assert isinstance(node, tuple)
+            _, target, absolute = node
+            os.symlink((str(root) + "/" + target) if absolute else target, path)
+
+
+def probe_paths() -> list[str]:
+    paths = ["/"]
+    for first in (*NAMES, "zz"):
+        paths.append(f"/{first}")
+        for second in NAMES:
+            paths.append(f"/{first}/{second}")
+            paths.append(f"/{first}/{second}/a")
+    return paths
+
+
+PROBES = probe_paths()
+
+
+async def answers(files: FileOperator) -> list[object]:
+    out: list[object] = []
+    for path in PROBES:
+        for operation in ("list", "read", "stat"):
+            try:
+                if operation == "list":
+                    listing = await files.list_directory(path)
+                    result: object = sorted((e.name, e.kind) for e in listing)
+                elif operation == "read":
+                    result = await files.read_bytes(path, 64)
+                else:
+                    found = await files.stat(path)
+                    result = (found.kind, found.size if found.kind == "file" else None)
+            except FileOperatorError as error:
+                result = type(error).__name__
+            out.append((path, operation, result))
+    return out
+
+
+@contextmanager
+def on_disk(tree: Tree) -> Iterator[Path]:
+    temporary = Path(tempfile.mkdtemp())
+    try:
+        root = temporary / "root"
+        root.mkdir()
+        (temporary / "a").mkdir()  # something outside to escape to
+        (temporary / "a" / "SKILL.md").write_bytes(b"outside")
+        build_on_disk(root, tree, root)
+        yield root
+    finally:
+        shutil.rmtree(temporary)
+
+
+def check_agreement(tree: Tree) -> None:
+    """Disk and memory: the same result or the same error class for every probe."""
+    with on_disk(tree) as root, LocalFileOperator(root) as local:
+        disk = asyncio.run(answers(local))
+    memory = asyncio.run(answers(MemoryFileOperator(memory_tree(tree))))
+    for disk_answer, memory_answer in zip(disk, memory, strict=True):
+        assert disk_answer == memory_answer, (disk_answer, memory_answer)
+
+
+@settings(max_examples=40)
+@given(trees())
+def test_disk_and_memory_operators_agree_on_every_operation(tree: Tree) -> None:
+    check_agreement(tree)
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [
+        {"a": ("link", "../a", False)},  # climbs above the root
+        {"a": {"b": ("link", "../../a/SKILL.md", False)}},
+        {"a": ("link", "b", False), "b": ("link", "a", False)},  # a loop
+        {".h": ("link", "a", False), "a": {"SKILL.md": b"x"}},  # hidden
+        {"a": {"SKILL.md": b"x"}, "b": ("link", "/a//./SKILL.md", True)},
+        {"a": {"SKILL.md": b"x"}, "b": ("link", "a/../a/SKILL.md/", False)},
+        {"a": {"b": b"y"}, "b": ("link", "zz/../a/b", False)},  # lexical, not physical
+        {"a": "fifo", "b": ("link", "a", False)},
+    ],
+)
+def test_disk_and_memory_agree_on_chosen_trees(tree: Tree) -> None:
+    check_agreement(tree)
+
+
+def _follows_escaping_links(
+    parent: list[str] | tuple[str, ...], target: str, root: list[str] | tuple[str, ...]
+) -> list[str] | None:
+    """Broken: a relative link climbing above the root is followed (clamped) instead of refused."""
+    if target.startswith("/"):
+        return paths_module.resolve_link_target(parent, target, root)
+    stack = list(parent)
+    for segment in target.split("/"):
+        if segment == "..":
+            if stack:
+                stack.pop()
+        elif segment not in ("", "."):
+            stack.append(segment)
+    return stack
+
+
+def _not_lexical(
+    parent: list[str] | tuple[str, ...], target: str, root: list[str] | tuple[str, ...]
+) -> list[str] | None:
+    """Broken: ``//`` and ``/./`` in an absolute target are not resolved, so it reads as outside."""
+    if target.startswith("/") and ("//" in target or "/./" in target):
+        return None
+    return paths_module.resolve_link_target(parent, target, root)
+
+
+@pytest.mark.parametrize("broken", [_follows_escaping_links, _not_lexical])
+def test_negative_control_a_disk_walk_that_differs_fails_the_property(
+    monkeypatch: pytest.MonkeyPatch, broken: object
+) -> None:
+    monkeypatch.setattr(local_module, "resolve_link_target", broken)
+    property_fails(control_settings(given(trees())(check_agreement)))
+
+
+@settings(max_examples=15)
+@given(trees())
+def test_the_general_walk_alone_agrees_too(tree: Tree) -> None:
+    """With the ``openat2`` fast path switched off, every read takes the general walk."""
+    saved = list(local_module._openat2_state)
+    local_module._openat2_state[:] = [None]
+    try:
+        check_agreement(tree)
+    finally:
+        local_module._openat2_state[:] = saved
