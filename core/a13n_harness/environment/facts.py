@@ -96,14 +96,17 @@ def collect_git_status(
     entries only), so no ``GIT_*`` variable, ``HOME`` or ``XDG_CONFIG_HOME`` of
     the caller reaches it. ``timeout`` bounds every git run together.
     """
-    deadline = time.monotonic() + timeout
+    if not timeout > 0:  # also NaN: no time at all to run git
+        return None
+    # An hour at most, the CLI's bound too: "no limit" would let git hold the turn.
+    deadline = time.monotonic() + min(timeout, _LONGEST_TIMEOUT_SECONDS)
     try:
         checkout = _find_checkout(os.path.abspath(os.fspath(cwd)))
     except (OSError, ValueError):
         return None
     if checkout is None:
         return None
-    search_path = _absolute_path_entries(os.environ.get("PATH", os.defpath))
+    search_path = _search_path(os.environ.get("PATH", os.defpath), checkout)
     git = _find_program("git", search_path)
     if git is None:
         return None
@@ -118,6 +121,8 @@ def collect_git_status(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
+
+_LONGEST_TIMEOUT_SECONDS = 3600.0
 
 # ------------------------------------------------- finding the checkout safely
 
@@ -281,6 +286,25 @@ def _absolute_path_entries(path_value: str) -> list[str]:
     """``PATH`` without relative or empty entries (they name the current directory,
     which may be the untrusted checkout)."""
     return [entry for entry in path_value.split(os.pathsep) if os.path.isabs(entry)]
+
+
+def _search_path(path_value: str, checkout: _Checkout) -> list[str]:
+    """The absolute ``PATH`` entries that lie outside the checkout and its git directories.
+
+    A CI job that puts ``$PWD/bin`` or ``$PWD/node_modules/.bin`` on ``PATH`` would
+    otherwise run a ``git`` that the pull request ships.
+    """
+    untrusted = [
+        os.path.realpath(place) for place in (checkout.top, checkout.gitdir, checkout.commondir)
+    ]
+    kept = []
+    for entry in _absolute_path_entries(path_value):
+        real = os.path.realpath(entry)
+        if not any(
+            real == place or real.startswith(place.rstrip(os.sep) + os.sep) for place in untrusted
+        ):
+            kept.append(entry)
+    return kept
 
 
 def _find_program(name: str, search_path: list[str]) -> str | None:

@@ -736,6 +736,17 @@ class LocalFileOperator:
     def __enter__(self) -> LocalFileOperator:
         return self
 
+    def __copy__(self) -> LocalFileOperator:
+        return self  # a handle: a copy would share (and could close) the one descriptor
+
+    def __deepcopy__(self, memo: object) -> LocalFileOperator:
+        return self
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Rebuilding from the path in another process would re-open the root by
+        # path, which is exactly what pinning rules out: build one there instead.
+        raise FileProviderError("a pinned LocalFileOperator cannot be pickled", path="/")
+
     def __exit__(self, *_: object) -> None:
         self.close()
 
