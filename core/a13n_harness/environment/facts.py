@@ -76,6 +76,22 @@ def _text(value: str | bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
+def _check_arguments(cwd: object, timeout: object) -> None:
+    """A Host's arguments, checked before any use (SPEC 0: only DefinitionError escapes)."""
+    if not isinstance(cwd, str | os.PathLike) or not isinstance(os.fspath(cwd), str):
+        raise DefinitionError(
+            "context_value_invalid",
+            f"cwd must be a str or os.PathLike[str], got {type(cwd).__name__}",
+            reason="cwd",
+        )
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise DefinitionError(
+            "git_status_invalid",
+            f"the git timeout must be a number of seconds, got {type(timeout).__name__}",
+            reason="timeout",
+        )
+
+
 def collect_git_status(
     cwd: str | os.PathLike[str], timeout: float = GIT_TIMEOUT_SECONDS
 ) -> GitStatus | None:
@@ -96,6 +112,7 @@ def collect_git_status(
     entries only), so no ``GIT_*`` variable, ``HOME`` or ``XDG_CONFIG_HOME`` of
     the caller reaches it. ``timeout`` bounds every git run together.
     """
+    _check_arguments(cwd, timeout)
     if not timeout > 0:  # also NaN: no time at all to run git
         return None
     # An hour at most, the CLI's bound too: "no limit" would let git hold the turn.
@@ -571,6 +588,7 @@ def collect_environment_facts(
     ``DefinitionError(code="date_out_of_range")`` only if the host clock is
     outside years 1..9999.
     """
+    _check_arguments(cwd, git_timeout)
     now = int(time.time())
     offset = time.localtime(now).tm_gmtoff
     return EnvironmentFacts(
