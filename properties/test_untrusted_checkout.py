@@ -388,6 +388,14 @@ def _relative_path_entry(box: Box) -> dict[str, str | None]:
     return {"PATH": ":" + os.environ.get("PATH", "/usr/bin:/bin"), "CWD": str(box.repo)}
 
 
+def _path_entry_inside_checkout(box: Box) -> dict[str, str | None]:
+    """A CI job put ``$PWD/bin`` on PATH; the pull request ships ``bin/git``."""
+    (box.repo / "tools" / "bin").mkdir(parents=True)
+    shutil.copy(box.evil, box.repo / "tools" / "bin" / "git")
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+    return {"PATH": f"{box.repo}/tools/bin:{path}", "CWD": str(box.repo)}
+
+
 VECTORS = (
     Vector("fsmonitor", _fsmonitor, live=True),
     Vector("clean_filter", _filter("clean"), live=True),
@@ -422,6 +430,7 @@ VECTORS = (
     Vector("environment_programs", _environment_programs, live=False),
     Vector("environment_trace", _environment_trace, live=True),
     Vector("relative_path_entry", _relative_path_entry, live=True),
+    Vector("path_entry_inside_checkout", _path_entry_inside_checkout, live=True),
 )
 
 

@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from a13n_harness.context.catalog import SkillCatalog, checked_total
+from a13n_harness.context.catalog import SkillCatalog, check_catalog, checked_total
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import (
     FOOTER,
@@ -137,11 +137,8 @@ def _budget(budget_tokens: object) -> int:
 
 
 def _check_catalog(catalog: object) -> SkillCatalog:
-    if not isinstance(catalog, SkillCatalog):
-        raise DefinitionError(
-            "catalog_invalid", f"not a SkillCatalog: {type(catalog).__name__}", reason="type"
-        )
-    return catalog
+    # The shared check: also refuses a catalog forged past its constructor.
+    return check_catalog(catalog)
 
 
 def _check_counter(counter: object) -> None:

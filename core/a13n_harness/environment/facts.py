@@ -106,7 +106,7 @@ def collect_git_status(
         return None
     if checkout is None:
         return None
-    search_path = _absolute_path_entries(os.environ.get("PATH", os.defpath))
+    search_path = _search_path(os.environ.get("PATH", os.defpath), checkout)
     git = _find_program("git", search_path)
     if git is None:
         return None
@@ -286,6 +286,25 @@ def _absolute_path_entries(path_value: str) -> list[str]:
     """``PATH`` without relative or empty entries (they name the current directory,
     which may be the untrusted checkout)."""
     return [entry for entry in path_value.split(os.pathsep) if os.path.isabs(entry)]
+
+
+def _search_path(path_value: str, checkout: _Checkout) -> list[str]:
+    """The absolute ``PATH`` entries that lie outside the checkout and its git directories.
+
+    A CI job that puts ``$PWD/bin`` or ``$PWD/node_modules/.bin`` on ``PATH`` would
+    otherwise run a ``git`` that the pull request ships.
+    """
+    untrusted = [
+        os.path.realpath(place) for place in (checkout.top, checkout.gitdir, checkout.commondir)
+    ]
+    kept = []
+    for entry in _absolute_path_entries(path_value):
+        real = os.path.realpath(entry)
+        if not any(
+            real == place or real.startswith(place.rstrip(os.sep) + os.sep) for place in untrusted
+        ):
+            kept.append(entry)
+    return kept
 
 
 def _find_program(name: str, search_path: list[str]) -> str | None:
