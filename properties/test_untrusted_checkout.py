@@ -613,6 +613,18 @@ def test_facts_of_a_linked_worktree_and_a_packed_ref(tmp_path: Path) -> None:
     assert collect_git_status(box.repo) == GitStatus("main", None, 0, 0, 0, 0, 0, 0, 0)
 
 
+def test_facts_of_a_split_index(tmp_path: Path) -> None:
+    box = _new_box(tmp_path)
+    box.git(box.repo, "update-index", "--split-index")
+    (box.repo / "new").write_text("n")
+    box.git(box.repo, "add", "new")
+    (box.repo / "b.txt").write_text("changed\n")
+    assert list((box.repo / ".git").glob("sharedindex.*"))
+    expected = _plain_status(box, box.repo)
+    assert (expected.staged, expected.unstaged) == (1, 1)
+    assert collect_git_status(box.repo) == expected
+
+
 def test_facts_honour_info_exclude_and_gitignore(tmp_path: Path) -> None:
     box = _new_box(tmp_path)
     (box.repo / ".git" / "info" / "exclude").write_text("*.excluded\n")

@@ -339,6 +339,25 @@ def _clean_environment(scratch: str, search_path: list[str], top: str) -> dict[s
     return environment
 
 
+# A split index names one shared index (``sharedindex.<hex>``); a few stale ones
+# may linger until git expires them. More than this is not a git directory git made.
+_MAX_SHARED_INDEXES = 64
+
+
+def _shared_index_names(gitdir: str) -> list[str]:
+    names = []
+    try:
+        with os.scandir(gitdir) as entries:
+            for entry in entries:
+                if entry.name.startswith("sharedindex."):
+                    names.append(entry.name)
+                    if len(names) > _MAX_SHARED_INDEXES:
+                        return []
+    except OSError:
+        return []
+    return names
+
+
 def _link(target: str, link: str) -> None:
     if os.path.lexists(target):
         os.symlink(target, link)
@@ -422,6 +441,8 @@ def _status_in_scratch(
     _link(os.path.join(checkout.commondir, "packed-refs"), os.path.join(scratch, "packed-refs"))
     _link(os.path.join(checkout.commondir, "shallow"), os.path.join(scratch, "shallow"))
     _link(os.path.join(checkout.gitdir, "index"), os.path.join(scratch, "index"))
+    for name in _shared_index_names(checkout.gitdir):  # a split index reads these by name
+        _link(os.path.join(checkout.gitdir, name), os.path.join(scratch, name))
     os.mkdir(os.path.join(scratch, "info"))
     exclude = os.path.join(checkout.commondir, "info", "exclude")
     _link(exclude, os.path.join(scratch, "info", "exclude"))
