@@ -9,7 +9,9 @@ files were ever opened (never a FIFO, never a hidden entry, never anything
 deeper than one level); and a second scan whose reads complete in an order
 drawn from the input gives exactly the same items and diagnostics. When it
 is refused, the error is a ``DefinitionError`` with a SPEC code, and the
-reordered scan refuses with the same code and path. Nothing else escapes.
+reordered scan refuses with the same code and path. Every accepted item, and
+every frontmatter refusal, is what parsing the whole SKILL.md gives (same
+name and description; same reason, line and column). Nothing else escapes.
 
 Bug class: a scanner that trusts its tree. Symbolic links climbing above the
 root or looping, FIFOs and denied or failing entries, names with newlines,
@@ -56,7 +58,8 @@ with _INSTRUMENTATION:
         SkillsPolicy,
         discovery,
     )
-    from a13n_harness.context.errors import ERROR_CODES, DefinitionError
+    from a13n_harness.context.errors import ERROR_CODES, DefinitionError, FrontmatterError
+    from a13n_harness.context.frontmatter import parse_skill_document
     from a13n_harness.environment import (
         FileOperator,
         MemoryBroken,
@@ -151,6 +154,18 @@ def check(data: bytes) -> None:
         assert isinstance(shuffled, DefinitionError), shuffled
         assert (shuffled.code, shuffled.path) == (result.code, result.path)
         str(result)
+        if isinstance(result, FrontmatterError) and result.path is not None:
+            # The refusal is the one parsing the whole file gives: same reason and position.
+            try:
+                parse_skill_document(files.read_now(result.path, 1 << 30), policy.frontmatter)
+            except FrontmatterError as refusal:
+                assert (refusal.reason, refusal.line, refusal.column) == (
+                    result.reason,
+                    result.line,
+                    result.column,
+                )
+            else:
+                raise AssertionError(f"{result.path}: refused by discovery, accepted whole")
         return
     assert not isinstance(shuffled, DefinitionError), shuffled
     assert shuffled == result
@@ -174,6 +189,14 @@ def check(data: bytes) -> None:
     for opened in files.opened:
         assert opened.endswith("/SKILL.md"), opened
         assert any(opened.startswith(root + "/") for root in roots), opened
+    for item in items:
+        # Discovery's bounded read gives what parsing the whole file gives.
+        whole = files.read_now(str(getattr(item, "path", "")), 1 << 30)
+        front = parse_skill_document(whole, policy.frontmatter)
+        assert (front.name, front.description) == (
+            getattr(item, "name", None),
+            getattr(item, "description", None),
+        )
 
 
 def outcome(data: bytes) -> str:

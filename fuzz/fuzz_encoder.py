@@ -4,8 +4,9 @@ The bytes are read as UTF-8 with ``surrogatepass`` (so ``ED A0 80`` is a lone
 U+D800 and every ``str`` is reachable), falling back to ``surrogateescape``
 for bytes that are not UTF-8 at all. For that string ``s``:
 ``decode_value(encode_value(s)) == s``; the encoding is valid UTF-8 and holds
-no raw ``<``, ``>``, line terminator, C0/C1 control, bidi control, BOM or
-surrogate; every ``&`` in it starts one of the encoder's entities; encoding is
+no raw ``<``, ``>``, line terminator, C0/C1 control, bidi control, BOM,
+invisible format character (zero-width, soft hyphen, interlinear annotation,
+tag character) or surrogate; every ``&`` in it starts one of the encoder's entities; encoding is
 a per-code-point map (the encoding of a concatenation is the concatenation of
 the encodings). Read as an encoded value, ``s`` either decodes to ``v`` with
 ``encode_value(v) == s`` or is refused with ``context_value_invalid``. Nothing
@@ -13,6 +14,8 @@ else ever escapes.
 
 Bug class: an encoder that lets a value author a tag, an entity or a new line
 (U+2028, U+0085, a bidi override, a lone surrogate that breaks UTF-8 output),
+an encoder that lets invisible text through (tag characters smuggling ASCII,
+zero-width characters),
 and a decoder that accepts non-canonical text (lowercase hex, leading zeros,
 a numeric reference to a plain code point, a stray ``&``), so two different
 encodings could mean the same value.
@@ -46,7 +49,8 @@ with _INSTRUMENTATION:
 
 # SPEC section 1, written out independently of the encoder's own table.
 _FORBIDDEN = re.compile(
-    "[<>\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
+    "[<>\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+    "\ud800-\udfff\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
 )
 _ENTITY = re.compile(r"&(?:amp|lt|gt|#x[1-9A-F][0-9A-F]*|#x0);")
 

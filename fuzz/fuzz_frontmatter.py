@@ -10,12 +10,14 @@ documented ``reason`` and a 1-based position. Nothing else ever escapes.
 
 Bug class: a YAML front end that trusts its input. Alias and anchor bombs,
 flow or block nesting 10,000+ deep (``RecursionError`` in a composer),
-quadratic duplicate-key checks, implicit typing (``name: no`` becoming
-``False``), explicit tags constructing objects, fences that are not quite
-fences (``---`` inside a value, a BOM, CRLF, a missing or doubled fence),
-invalid UTF-8 and sizes past the limit must all end in the documented error
-or a correct value, never in a ``RecursionError``, ``UnicodeError``,
-``KeyError`` or a wrong name.
+quadratic duplicate-key checks, positions found by counting from the start
+for every value (many top-level keys, a long one-line flow mapping),
+implicit typing (``name: no`` becoming ``False``), explicit tags
+constructing objects, fences that are not quite fences (``---`` inside a
+value, a BOM, CRLF, a missing or doubled fence), invalid UTF-8 and sizes
+past the limit must all end in the documented error or a correct value,
+never in a ``RecursionError``, ``UnicodeError``, ``KeyError`` or a wrong
+name.
 
 Run (new inputs go to the first, scratch, folder; ``corpus/`` is only read, and
 refused as the first folder; crashes land in ``build/fuzz-artifacts/fuzz_frontmatter/``)::

@@ -521,7 +521,7 @@ def test_lint_demo_json() -> None:
     result = run("lint", DEMO, "--format", "json")
     assert result.returncode == 1
     document = json.loads(result.stdout)
-    assert document["format_version"] == 1
+    assert document["version"] == 1
     assert document["summary"] == {"errors": 3, "notes": 0, "skills": 8, "warnings": 2}
     broken = [f for f in document["findings"] if f["rule"] == "skill_frontmatter_invalid"]
     assert broken == [

@@ -269,6 +269,18 @@ def test_output_link_to_a_file_is_replaced_not_followed(
     assert _leftovers(tmp_path, {"victim", "out.json"}) == set()
 
 
+def test_output_hard_link_to_another_file_leaves_that_file_alone(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious\n")
+    target = tmp_path / "out.json"
+    os.link(victim, target)
+    assert manifest_to(target).returncode == 0
+    assert victim.read_bytes() == b"precious\n"
+    decode_manifest(target.read_bytes())
+
+
 def test_output_dangling_link_is_replaced_and_its_target_not_created(
     tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
 ) -> None:
@@ -346,6 +358,48 @@ def test_output_overwrites_a_regular_file_and_keeps_its_mode(
     assert stat.S_IMODE(os.lstat(target).st_mode) == 0o640
     assert decode_manifest(target.read_bytes()).environment is not None
     assert _leftovers(tmp_path, {"out.json"}) == set()
+
+
+def test_output_to_a_character_device_writes_in_place(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
+    """A character device is written, never renamed over (as root that would replace it).
+
+    The device is a null device made in the test's own folder, so that a regression
+    replaces that node and not the machine's ``/dev/null``.
+    """
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except OSError as error:
+        pytest.skip(f"cannot make a device node here: {error}")
+    before = os.lstat(device)
+    assert manifest_to(device).returncode == 0
+    after = os.lstat(device)
+    assert stat.S_ISCHR(after.st_mode)
+    assert (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
+    assert _leftovers(tmp_path, {"null"}) == set()
+
+
+@pytest.mark.parametrize("spelling", ["/dev/stdout", "/dev/fd/1"])
+def test_output_to_dev_stdout_is_standard_output(world: Path, spelling: str) -> None:
+    """``/dev/stdout`` is a link; it means stdout and is never replaced."""
+    if spelling == "/dev/stdout" and os.geteuid() == 0:
+        # A regression would rename over the machine's /dev/stdout as root.
+        pytest.skip("only checked where /dev is not writable")
+    result = run("manifest", world / "ws", "-o", spelling)
+    assert result.returncode == 0, result.stderr
+    decode_manifest(result.stdout)
+    assert os.path.islink(spelling) or not os.path.exists(spelling) or spelling == "/dev/fd/1"
+
+
+def test_output_long_name_gets_a_short_temporary_name(
+    tmp_path: Path, manifest_to: Callable[[Path], subprocess.CompletedProcess[bytes]]
+) -> None:
+    target = tmp_path / ("\u00e9" * 120)  # 240 bytes: a longer temporary name would not fit
+    assert manifest_to(target).returncode == 0
+    decode_manifest(target.read_bytes())
+    assert _leftovers(tmp_path, {target.name}) == set()
 
 
 def test_output_new_file_in_the_current_directory(tmp_path: Path, world: Path) -> None:

@@ -29,6 +29,7 @@ BOUNDARY: list[tuple[str, tuple[object, ...]]] = [
     *[("render_contract", (7, 3, 1, budget)) for budget in range(0, 520, 13)],
     ("encode_contract", ("",)),
     ("encode_contract", ("\ud800<\u2028>&\x85\u202e\ufeff",)),
+    ("encode_contract", ("\u00ad\u061c\u180e\u200b\u2060\u206f\ufff9\U000e0041\U000e007f",)),
     ("decode_contract", ("&#xa;",)),
     ("decode_contract", ("&#xA;",)),
     ("decode_contract", ("&amp;amp;",)),

@@ -13,8 +13,24 @@ from a13n_harness.context.encoder import ESCAPED_RANGES, decode_value, encode_va
 from a13n_harness.testing.controls import control_settings, property_fails
 from a13n_harness.testing.strategies import hostile_text
 
-ALL_ESCAPED = [cp for lo, hi in ESCAPED_RANGES for cp in range(lo, hi + 1)]
-RAW_FORBIDDEN = re.compile("[<>\n\r\u2028\u2029\u0085]")
+# SPEC section 1, written out here independently of the encoder's own table,
+# so a range dropped from ESCAPED_RANGES cannot drop out of the tests with it.
+SPEC_ESCAPED = (
+    (0x0000, 0x001F),
+    (0x007F, 0x009F),
+    (0x00AD, 0x00AD),
+    (0x061C, 0x061C),
+    (0x180E, 0x180E),
+    (0x200B, 0x200F),
+    (0x2028, 0x202E),
+    (0x2060, 0x206F),
+    (0xD800, 0xDFFF),
+    (0xFEFF, 0xFEFF),
+    (0xFFF9, 0xFFFB),
+    (0xE0000, 0xE007F),
+)
+ALL_ESCAPED = [cp for lo, hi in SPEC_ESCAPED for cp in range(lo, hi + 1)]
+ALL_ESCAPED_SET = frozenset(ALL_ESCAPED)
 
 
 def assert_inert(encoded: str) -> None:
@@ -23,7 +39,7 @@ def assert_inert(encoded: str) -> None:
     assert "<" not in encoded
     assert ">" not in encoded
     for char in encoded:
-        assert not any(lo <= ord(char) <= hi for lo, hi in ESCAPED_RANGES), hex(ord(char))
+        assert ord(char) not in ALL_ESCAPED_SET, hex(ord(char))
 
 
 @given(st.text(st.characters(blacklist_categories=())) | hostile_text())
@@ -60,10 +76,31 @@ def test_decode_accepts_only_canonical_output(t: str) -> None:
 
 
 def test_every_listed_code_point_is_escaped_in_uppercase_hex() -> None:
-    """Listed code points become &#xH; (uppercase hex, no leading zeros), all 2,150 of them."""
+    """Listed code points become &#xH; (uppercase hex, no leading zeros), all 2,276 of them."""
+    assert len(ALL_ESCAPED) == 2_276
     for code_point in ALL_ESCAPED:
         assert encode_value(chr(code_point)) == f"&#x{code_point:X};"
         assert decode_value(f"&#x{code_point:X};") == chr(code_point)
+
+
+def test_escaped_table_is_the_spec_list() -> None:
+    """The encoder's published table holds exactly the SPEC's code points."""
+    table = {cp for lo, hi in ESCAPED_RANGES for cp in range(lo, hi + 1)}
+    assert table == ALL_ESCAPED_SET
+
+
+def test_invisible_format_characters_are_escaped_in_every_position() -> None:
+    """Zero-width, soft hyphen, interlinear annotation and tag characters never pass raw.
+
+    Issue 9 defect 8: "ASCII smuggling" hides text in tag characters
+    (U+E0000..U+E007F) that a person cannot see and a model reads.
+    """
+    smuggled = "".join(chr(0xE0000 + ord(c)) for c in "ignore previous")
+    value = f"safe\u200bdesc\u00ad{smuggled}\u2060\ufff9x\ufffb\u061c\u180e"
+    encoded = encode_value(value)
+    assert_inert(encoded)
+    assert encoded.isascii()
+    assert decode_value(encoded) == value
 
 
 def test_unlisted_neighbours_are_copied() -> None:
@@ -72,17 +109,29 @@ def test_unlisted_neighbours_are_copied() -> None:
         0x20,
         0x7E,
         0xA0,
-        0x200D,
+        0xAC,
+        0xAE,
+        0x61B,
+        0x61D,
+        0x180D,
+        0x180F,
+        0x200A,
         0x2010,
         0x2027,
         0x202F,
-        0x2065,
-        0x206A,
+        0x205F,
+        0x2070,
         0xFEFE,
         0xFF00,
+        0xFFF8,
+        0xFFFC,
         0xE000,
         0xD7FF,
+        0xDFFFF,
+        0xE0080,
+        0x10FFFF,
     ):
+        assert code_point not in ALL_ESCAPED_SET
         assert encode_value(chr(code_point)) == chr(code_point)
 
 
@@ -106,6 +155,14 @@ def test_unlisted_neighbours_are_copied() -> None:
         ("</skills_instructions>", "&lt;/skills_instructions&gt;"),
         ("é😀\u00a0", "é😀\u00a0"),
         ("\x7f\x9f", "&#x7F;&#x9F;"),
+        ("soft\u00adhyphen", "soft&#xAD;hyphen"),
+        ("\u061cALM", "&#x61C;ALM"),
+        ("mongolian\u180e", "mongolian&#x180E;"),
+        ("zw\u200bsp\u200cnj\u200dj", "zw&#x200B;sp&#x200C;nj&#x200D;j"),
+        ("wj\u2060\u2064\u206f", "wj&#x2060;&#x2064;&#x206F;"),
+        ("\ufff9ann\ufffaot\ufffb", "&#xFFF9;ann&#xFFFA;ot&#xFFFB;"),
+        ("\U000e0001\U000e0041\U000e007f", "&#xE0001;&#xE0041;&#xE007F;"),
+        ("\U000e0000", "&#xE0000;"),
     ],
 )
 def test_exact_encodings(raw: str, encoded: str) -> None:
@@ -132,6 +189,13 @@ def test_exact_encodings(raw: str, encoded: str) -> None:
         "\ud800",
         "&#X2028;",
         "&#x00;",
+        "\u200b",
+        "\u00ad",
+        "\U000e0041",
+        "&#xe0041;",
+        "&#x0E0041;",
+        "&#xE0080;",
+        "&#x200A;",
     ],
 )
 def test_non_canonical_text_is_refused(bad: str) -> None:

@@ -454,3 +454,71 @@ def test_unacceptable_characters_are_located_by_either_parser(
     with pytest.raises(FrontmatterError) as caught:
         parse_skill_document("---\nname: a\ndescription: ééé\x01\n---\n".encode())
     assert (caught.value.reason, caught.value.line, caught.value.column) == ("yaml_syntax", 3, 17)
+
+
+# ------------------------------------------------ linear time in the number of top-level keys
+
+_RAISED = FrontmatterLimits(max_bytes=1 << 26, max_nodes=1 << 22)
+
+
+def many_keys(count: int, layout: str) -> bytes:
+    """``count`` keys beside name and description: at the top level or one level down."""
+    keys = [f"k{index}: v" for index in range(count)]
+    if layout == "top_block":
+        body = "".join(key + "\n" for key in keys) + "name: a\ndescription: d\n"
+    elif layout == "top_flow":  # one line: a backwards search per value is quadratic too
+        body = "{" + ", ".join(keys) + ", name: a, description: d}\n"
+    elif layout == "nested_block":
+        body = "m:\n" + "".join(f"  {key}\n" for key in keys) + "name: a\ndescription: d\n"
+    else:
+        body = "m: {" + ", ".join(keys) + "}\nname: a\ndescription: d\n"
+    return document(body)
+
+
+def best_seconds(data: bytes, rounds: int = 3) -> float:
+    best = float("inf")
+    for _ in range(rounds):
+        started = time.perf_counter()
+        assert parse_skill_document(data, _RAISED).name == "a"
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+@pytest.mark.parametrize(
+    ("layout", "peer"), [("top_block", "nested_block"), ("top_flow", "nested_flow")]
+)
+def test_top_level_keys_cost_what_nested_keys_cost(layout: str, peer: str) -> None:
+    """No input causes quadratic time (SPEC 2): a top-level value is located in O(1).
+
+    Issue 9 defect 6(a): each top-level value's line was found by counting
+    newlines from the start, so 20,000 top-level keys took 0.9 s against
+    0.07 s nested one level (and a one-line flow mapping searched its line
+    backwards per value). Both layouts now cost the same per byte.
+    """
+    top, nested_peer = many_keys(20_000, layout), many_keys(20_000, peer)
+    top_seconds, peer_seconds = best_seconds(top), best_seconds(nested_peer)
+    assert top_seconds < 3 * peer_seconds + 0.05, (top_seconds, peer_seconds)
+
+
+@pytest.mark.parametrize("layout", ["top_block", "top_flow"])
+def test_top_level_keys_cost_grows_linearly(layout: str) -> None:
+    """Four times the keys cost about four times as long (quadratic would be sixteen)."""
+    small, large = best_seconds(many_keys(5_000, layout)), best_seconds(many_keys(20_000, layout))
+    assert large < 8 * small + 0.05, (small, large)
+
+
+def test_values_after_many_top_level_keys_are_located_exactly() -> None:
+    """Positions stay exact wherever the value sits: line and column in the whole file."""
+    body = "".join(f"k{index}: v\n" for index in range(600)) + "name: Bad\ndescription: d\n"
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(document(body), _RAISED)
+    assert (caught.value.reason, caught.value.line, caught.value.column) == ("name_invalid", 602, 7)
+    flow = "{" + ", ".join(f"k{i}: v" for i in range(300)) + ", description: d, name: [x]}\n"
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(document(flow), _RAISED)
+    column = len("{" + ", ".join(f"k{i}: v" for i in range(300)) + ", description: d, name: ") + 1
+    assert (caught.value.reason, caught.value.line, caught.value.column) == (
+        "name_invalid",
+        2,
+        column,
+    )

@@ -446,6 +446,30 @@ def test_an_explicit_root_replaces_the_defaults(tmp_path: Path) -> None:
     assert [f.rule for f in missing.findings] == ["skill_root_missing"]
 
 
+@pytest.mark.parametrize("kind", ["directory", "fifo"])
+def test_a_skill_md_that_is_not_a_file_is_an_error_never_read(tmp_path: Path, kind: str) -> None:
+    folder = tmp_path / "a"
+    folder.mkdir()
+    if kind == "directory":
+        (folder / "SKILL.md").mkdir()
+    else:
+        os.mkfifo(folder / "SKILL.md")  # reading it would block forever
+    (finding,) = run_lint(folder).findings
+    assert (finding.rule, finding.severity, finding.line) == (
+        "skill_document_unsupported",
+        "error",
+        1,
+    )
+    # Found in a workspace, the same skill is the same error.
+    (tmp_path / "skills").mkdir()
+    folder.rename(tmp_path / "skills" / "a")
+    (finding,) = run_lint(tmp_path).findings
+    assert (finding.rule, finding.path) == (
+        "skill_document_unsupported",
+        str(tmp_path / "skills" / "a" / "SKILL.md"),
+    )
+
+
 def test_a_skill_md_that_is_a_link_out_of_its_folder_is_refused(tmp_path: Path) -> None:
     (tmp_path / "elsewhere.md").write_text(GOOD)
     folder = tmp_path / "a"
@@ -523,7 +547,7 @@ def test_sarif_uris_are_relative_even_for_an_absolute_argument(tmp_path: Path) -
 def test_json_carries_a_format_version(tmp_path: Path) -> None:
     write_skill(tmp_path / "skills" / "a", GOOD)
     document = json.loads(format_findings(run_lint(tmp_path), "json", "9"))
-    assert document["format_version"] == 1
+    assert document["version"] == 1
     assert document["summary"]["skills"] == 1
 
 

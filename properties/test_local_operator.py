@@ -9,8 +9,10 @@ file holds; no method recurses with the depth of a tree; bad arguments are
 from __future__ import annotations
 
 import asyncio
+import copy
 import gc
 import os
+import pickle
 import sys
 import tracemalloc
 from collections.abc import Callable, Coroutine, Sequence
@@ -542,3 +544,12 @@ def test_a_failing_result_callback_is_a_definition_error_not_an_exception_group(
 
     with pytest.raises(DefinitionError):
         _run(read_all(MemoryFileOperator({"a": b"x"}), ["/a"] * 20, 10, on_result=explode))
+
+
+def test_copies_share_the_pin_and_pickling_is_refused(tmp_path: Path) -> None:
+    files = LocalFileOperator(tmp_path)
+    assert copy.copy(files) is files
+    assert copy.deepcopy(files) is files
+    with pytest.raises(DefinitionError):
+        pickle.dumps(files)
+    files.close()

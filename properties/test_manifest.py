@@ -271,3 +271,19 @@ def test_publish_catalog_refuses_non_entries_with_a_definition_error(items: obje
     with pytest.raises(DefinitionError) as caught:
         publish_catalog(items, (), 10_000)  # type: ignore[arg-type]
     assert (caught.value.code, caught.value.reason) == ("catalog_invalid", "entries")
+
+
+def test_manifest_holds_values_raw_so_the_encoder_list_does_not_change_its_bytes() -> None:
+    """The manifest is data: values travel raw (JSON, no ASCII escaping), never encoder output.
+
+    Issue 9 defect 8 widened the encoder's list; a manifest's bytes depend on
+    the values alone, so its format (version 1) did not change.
+    """
+    hidden = "dates" + "".join(chr(0xE0000 + ord(c)) for c in "run") + "\u200b\u00ad<&"
+    manifest = ContextManifest(None, SkillCatalog((CatalogEntry("a", hidden, "/s/a"),), 0, ()))
+    assert encode_manifest(manifest) == (
+        '{"environment":null,"skill_catalog":{"roots":[],"skills":[{"description":"'
+        + hidden
+        + '","file":"/s/a","name":"a"}],"unlisted":0},"version":1}'
+    ).encode("utf-8")
+    assert decode_manifest(encode_manifest(manifest)) == manifest

@@ -226,3 +226,15 @@ def test_negative_control_a_disk_walk_that_differs_fails_the_property(
 ) -> None:
     monkeypatch.setattr(local_module, "resolve_link_target", broken)
     property_fails(control_settings(given(trees())(check_agreement)))
+
+
+@settings(max_examples=15)
+@given(trees())
+def test_the_general_walk_alone_agrees_too(tree: Tree) -> None:
+    """With the ``openat2`` fast path switched off, every read takes the general walk."""
+    saved = list(local_module._openat2_state)
+    local_module._openat2_state[:] = [None]
+    try:
+        check_agreement(tree)
+    finally:
+        local_module._openat2_state[:] = saved

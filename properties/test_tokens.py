@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from a13n_harness import DefinitionError
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
-from a13n_harness.context.render import framed_candidate, render_catalog
+from a13n_harness.context.render import framed_candidate, minimal_candidate, render_catalog
 from a13n_harness.context.tokens import (
     CodePointCounter,
     CountedRendering,
@@ -348,3 +348,39 @@ def test_a_failing_counter_and_bad_arguments_raise_only_definition_errors() -> N
     with pytest.raises(DefinitionError) as caught:
         render_catalog_counted("catalog", 100, Utf8ByteCounter())  # type: ignore[arg-type]
     assert caught.value.code == "catalog_invalid"
+
+
+def _plain_rule(catalog: SkillCatalog, budget: int, counter: TokenCounter) -> tuple[str, int]:
+    """The rule as it reads: the first candidate, in order, whose whole count fits."""
+    if catalog.total == 0:
+        return "", 0
+    for listed in range(len(catalog.entries), -1, -1):
+        text = framed_candidate(catalog, listed)
+        if counter.count(text) <= budget:
+            return text, counter.count(text)
+    minimal = minimal_candidate(catalog)
+    tokens = counter.count(minimal)
+    return (minimal, tokens) if tokens <= budget else ("", 0)
+
+
+@dataclass(frozen=True)
+class QuarterLineCounter:
+    """Line-additive, not declared prefix-monotone: ceil(UTF-8 bytes / 4) per line."""
+
+    line_additive: bool = True
+
+    def count(self, text: str) -> int:
+        return sum(-(-len(line.encode()) // 4) for line in text.splitlines(keepends=True))
+
+
+@given(
+    skill_catalogs(max_entries=8),
+    st.one_of(st.integers(0, 80), st.integers(0, 400)),
+    st.sampled_from([LineModCounter, QuarterLineCounter]),
+)
+def test_line_sums_give_the_plain_rule(catalog: SkillCatalog, budget: int, make: type) -> None:
+    """Counted line by line (line_additive, not prefix-monotone): the rule's exact answer."""
+    counter = make()
+    rendered = render_catalog_counted(catalog, budget, counter)
+    assert (rendered.text, rendered.tokens) == _plain_rule(catalog, budget, counter)
+    verify_rendering_counted(catalog, budget, rendered, counter)

@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -387,6 +388,14 @@ def _relative_path_entry(box: Box) -> dict[str, str | None]:
     return {"PATH": ":" + os.environ.get("PATH", "/usr/bin:/bin"), "CWD": str(box.repo)}
 
 
+def _path_entry_inside_checkout(box: Box) -> dict[str, str | None]:
+    """A CI job put ``$PWD/bin`` on PATH; the pull request ships ``bin/git``."""
+    (box.repo / "tools" / "bin").mkdir(parents=True)
+    shutil.copy(box.evil, box.repo / "tools" / "bin" / "git")
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+    return {"PATH": f"{box.repo}/tools/bin:{path}", "CWD": str(box.repo)}
+
+
 VECTORS = (
     Vector("fsmonitor", _fsmonitor, live=True),
     Vector("clean_filter", _filter("clean"), live=True),
@@ -421,6 +430,7 @@ VECTORS = (
     Vector("environment_programs", _environment_programs, live=False),
     Vector("environment_trace", _environment_trace, live=True),
     Vector("relative_path_entry", _relative_path_entry, live=True),
+    Vector("path_entry_inside_checkout", _path_entry_inside_checkout, live=True),
 )
 
 
@@ -576,6 +586,24 @@ def test_facts_equal_plain_git_on_a_busy_clone(tmp_path: Path) -> None:
     assert collect_git_status(subdirectory) == _plain_status(box, clone)
 
 
+@pytest.mark.parametrize(
+    ("remote", "branch"),
+    [('o"r.x', 'we"ird.\u00e9'), ("origin", "a]b#d;e"), ("r=1", "x=y")],
+)
+def test_upstream_survives_names_that_need_quoting(
+    tmp_path: Path, remote: str, branch: str
+) -> None:
+    """Carried config values are quoted the way git reads them back."""
+    box = _new_box(tmp_path)
+    clone = box.root / "clone"
+    box.git(box.root, "clone", "-q", "-o", remote, str(box.repo), str(clone))
+    box.git(clone, "checkout", "-q", "-b", branch, "--track", f"{remote}/main")
+    box.git(clone, "commit", "-q", "--allow-empty", "-m", "x")
+    expected = _plain_status(box, clone)
+    assert (expected.branch, expected.upstream, expected.ahead) == (branch, f"{remote}/main", 1)
+    assert collect_git_status(clone) == expected
+
+
 def test_facts_of_a_linked_worktree_and_a_packed_ref(tmp_path: Path) -> None:
     box = _new_box(tmp_path)
     box.git(box.repo, "pack-refs", "--all")
@@ -583,6 +611,18 @@ def test_facts_of_a_linked_worktree_and_a_packed_ref(tmp_path: Path) -> None:
     (box.root / "wt" / "u").write_text("u")
     assert collect_git_status(box.root / "wt") == _plain_status(box, box.root / "wt")
     assert collect_git_status(box.repo) == GitStatus("main", None, 0, 0, 0, 0, 0, 0, 0)
+
+
+def test_facts_of_a_split_index(tmp_path: Path) -> None:
+    box = _new_box(tmp_path)
+    box.git(box.repo, "update-index", "--split-index")
+    (box.repo / "new").write_text("n")
+    box.git(box.repo, "add", "new")
+    (box.repo / "b.txt").write_text("changed\n")
+    assert list((box.repo / ".git").glob("sharedindex.*"))
+    expected = _plain_status(box, box.repo)
+    assert (expected.staged, expected.unstaged) == (1, 1)
+    assert collect_git_status(box.repo) == expected
 
 
 def test_facts_honour_info_exclude_and_gitignore(tmp_path: Path) -> None:
@@ -594,6 +634,47 @@ def test_facts_honour_info_exclude_and_gitignore(tmp_path: Path) -> None:
     expected = _plain_status(box, box.repo)
     assert expected.untracked == 2  # .gitignore and c.untracked
     assert collect_git_status(box.repo) == expected
+
+
+def test_ceiling_directories_stop_the_search_upwards(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    box = _new_box(tmp_path)
+    inner = box.repo / "deeper" / "still"
+    inner.mkdir(parents=True)
+    assert collect_git_status(inner) is not None
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", f"relative:{box.repo}")
+    assert collect_git_status(inner) is None  # as git: never chdir up into a ceiling
+    assert collect_git_status(box.repo) is not None  # the ceiling itself is still searched
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(box.repo / "deeper"))
+    assert collect_git_status(inner) is None
+
+
+def test_the_scratch_directory_is_removed_every_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch_parent = tmp_path / "tmp"
+    scratch_parent.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch_parent))
+    box = _new_box(tmp_path / "ok")
+    assert collect_git_status(box.repo) is not None
+    hanging = _new_box(tmp_path / "hanging")
+    os.mkfifo(hanging.repo / ".git" / "packed-refs")
+    assert collect_git_status(hanging.repo, timeout=1.0) is None
+    assert list(scratch_parent.iterdir()) == []
+    assert (box.repo / ".git" / "objects").is_dir()  # links removed, never their targets
+
+
+@pytest.mark.parametrize("timeout", [0.0, -1.0, float("nan"), float("-inf")])
+def test_no_time_to_run_git_is_unknown(tmp_path: Path, timeout: float) -> None:
+    box = _new_box(tmp_path)
+    assert collect_git_status(box.repo, timeout=timeout) is None
+
+
+def test_an_infinite_timeout_is_bounded_and_works(tmp_path: Path) -> None:
+    box = _new_box(tmp_path)
+    status = collect_git_status(box.repo, timeout=float("inf"))
+    assert status == GitStatus("main", None, 0, 0, 0, 0, 0, 0, 0)
 
 
 def test_inside_the_git_directory_is_not_a_worktree(tmp_path: Path) -> None:

@@ -4,7 +4,8 @@ This machine is shared and noisy: absolute times mean little, ratios against
 a reference timed alongside (interleaved rounds, medians) mean more.
 
     python scripts/bench.py            # everything
-    python scripts/bench.py render     # one section: render, parse, scan, cli
+    python scripts/bench.py render     # one section (render, parse, parse-growth,
+                                       # manifest-growth, scan, tokens, counted, cli)
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ import yaml
 
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.errors import DefinitionError
-from a13n_harness.context.frontmatter import parse_skill_document
-from a13n_harness.context.render import reference_render, render_catalog
+from a13n_harness.context.frontmatter import FrontmatterLimits, parse_skill_document
+from a13n_harness.context.manifest import ContextManifest, decode_manifest, encode_manifest
+from a13n_harness.context.render import reference_render, render_catalog, verify_rendering
 from a13n_harness.context.tokens import (
     TokenCounter,
     Utf8ByteCounter,
@@ -234,6 +236,86 @@ def bench_parse() -> None:
         )
 
 
+def keys_document(count: int, layout: str) -> bytes:
+    """A SKILL.md with ``count`` extra keys, at the top level or one level down."""
+    keys = [f"key-{index}: value {index}" for index in range(count)]
+    if layout == "top-level block":
+        body = "".join(key + "\n" for key in keys)
+    elif layout == "top-level flow, one line":
+        body = "{" + ", ".join(keys) + ", k: v}\n"
+    else:
+        body = "m:\n" + "".join(f"  {key}\n" for key in keys)
+    if layout == "top-level flow, one line":
+        body = body[:-2] + ", name: wide-skill, description: Many keys}\n"
+    else:
+        body += "name: wide-skill\ndescription: Many keys\n"
+    return f"---\n{body}---\nbody\n".encode()
+
+
+def bench_parse_growth() -> None:
+    """Issue 9 defect 6(a): time per input byte at 1x, 4x and 16x must stay within 1.5x."""
+    limits = FrontmatterLimits(max_bytes=1 << 26, max_nodes=1 << 22)
+    base = 1_500  # keys at 1x: about 30 KiB, the default frontmatter limit
+    for layout in ("top-level block", "top-level flow, one line", "nested one level (reference)"):
+        documents = {scale: keys_document(base * scale, layout) for scale in (1, 4, 16)}
+
+        def parse(data: bytes) -> Callable[[], object]:
+            return lambda: parse_skill_document(data, limits)
+
+        medians = interleaved(
+            [
+                (f"{scale:>2}x ({len(data):>7} bytes)", parse(data), max(1, 16 // scale))
+                for scale, data in documents.items()
+            ]
+        )
+        per_byte = {
+            label: seconds / len(documents[scale])
+            for (label, seconds), scale in zip(medians.items(), documents, strict=True)
+        }
+        print(f"\n## parse growth: {layout}, time per input byte (reference: 1x)")
+        first = next(iter(per_byte.values()))
+        for label, seconds in per_byte.items():
+            print(f"  {label:<52} {seconds * 1e9:10.1f} ns/B   x{seconds / first:8.3f}")
+        worst = max(per_byte.values()) / min(per_byte.values())
+        print(f"  spread {worst:.2f}x (target <= 1.5x)")
+
+
+def bench_manifest_growth() -> None:
+    """An untrusted manifest: decode, render and certify, time per input byte at 1x, 4x, 16x."""
+    base = 256  # entries at 1x; 16x is 4,096, past what a manifest's 1 MiB limit holds
+    documents = {}
+    for scale in (1, 4, 16):
+        catalog = catalog_of(base * scale)
+        documents[scale] = encode_manifest(ContextManifest(None, catalog))
+
+    def certify(data: bytes) -> Callable[[], object]:
+        def run() -> object:
+            manifest = decode_manifest(data, max_bytes=len(data))
+            catalog = manifest.skill_catalog
+            rendered = render_catalog(catalog, 10**9 // 2)
+            verify_rendering(catalog, 10**9 // 2, rendered)
+            return rendered
+
+        return run
+
+    medians = interleaved(
+        [
+            (f"{scale:>2}x ({len(data):>8} bytes)", certify(data), max(1, 16 // scale))
+            for scale, data in documents.items()
+        ]
+    )
+    per_byte = {
+        label: seconds / len(documents[scale])
+        for (label, seconds), scale in zip(medians.items(), documents, strict=True)
+    }
+    print("\n## manifest growth: decode + render + verify, time per input byte (reference: 1x)")
+    first = next(iter(per_byte.values()))
+    for label, seconds in per_byte.items():
+        print(f"  {label:<52} {seconds * 1e9:10.1f} ns/B   x{seconds / first:8.3f}")
+    spread = max(per_byte.values()) / min(per_byte.values())
+    print(f"  spread {spread:.2f}x (target <= 1.5x)")
+
+
 def bench_scan_section() -> None:
     if scan_module is None:
         print("\n(scan benchmark unavailable: scripts/bench_scan.py not importable)")
@@ -297,17 +379,17 @@ def bench_tokens() -> None:
 def _per_byte_rows(
     title: str,
     sizes: Sequence[int],
-    run: Callable[[SkillCatalog], object],
+    prepare: Callable[[SkillCatalog], Callable[[], object]],
     calls: Callable[[int], int],
 ) -> None:
-    """Seconds per input byte at 1x, 4x and 16x entries: linear means equal within 1.5x."""
+    """Seconds per input byte at 1x, 4x and 16x entries: linear means equal within 1.5x.
+
+    ``prepare(catalog)`` does the untimed set-up and returns the timed call.
+    """
     catalogs = {size: catalog_of(size) for size in sizes}
     measured = {size: len(render_catalog(c, 10**9).text.encode()) for size, c in catalogs.items()}
     medians = interleaved(
-        [
-            (f"{size} entries", partial(run, catalog), calls(size))
-            for size, catalog in catalogs.items()
-        ]
+        [(f"{size} entries", prepare(catalog), calls(size)) for size, catalog in catalogs.items()]
     )
     per_byte = {
         label: medians[label] / measured[size] for size, label in zip(sizes, medians, strict=True)
@@ -325,28 +407,34 @@ def bench_counted_linear() -> None:
     """verify_rendering_counted and render_catalog_counted (not prefix-monotone) per byte."""
     sizes = (250, 1_000, 4_000)  # 1x, 4x, 16x input
 
-    def certify(counter: TokenCounter) -> Callable[[SkillCatalog], object]:
-        def run(catalog: SkillCatalog) -> None:
-            budget = counter.count(render_catalog(catalog, 10**9).text) // 2
-            verify_rendering_counted(
-                catalog, budget, render_catalog_counted(catalog, budget, counter), counter
-            )
+    def half(catalog: SkillCatalog, counter: TokenCounter) -> int:
+        return counter.count(render_catalog(catalog, 10**9).text) // 2
 
-        return run
+    def certify(counter: TokenCounter) -> Callable[[SkillCatalog], Callable[[], object]]:
+        def prepare(catalog: SkillCatalog) -> Callable[[], object]:
+            budget = half(catalog, counter)
+            rendered = render_catalog_counted(catalog, budget, counter)
+            return partial(verify_rendering_counted, catalog, budget, rendered, counter)
 
-    def render_half(counter: TokenCounter) -> Callable[[SkillCatalog], object]:
-        def run(catalog: SkillCatalog) -> object:
-            budget = counter.count(render_catalog(catalog, 10**9).text) // 2
-            copy = SkillCatalog(catalog.entries, catalog.unlisted, catalog.roots)
-            return render_catalog_counted(copy, budget, counter)
+        return prepare
 
-        return run
+    def render_cold(counter: TokenCounter) -> Callable[[SkillCatalog], Callable[[], object]]:
+        def prepare(catalog: SkillCatalog) -> Callable[[], object]:
+            budget = half(catalog, counter)
+
+            def run() -> object:
+                copy = SkillCatalog(catalog.entries, catalog.unlisted, catalog.roots)
+                return render_catalog_counted(copy, budget, counter)
+
+            return run
+
+        return prepare
 
     def few(size: int) -> int:
         return max(1, 2_000 // size)
 
     _per_byte_rows(
-        "counted: render + verify_rendering_counted, UTF-8 byte counter, half budget",
+        "counted: verify_rendering_counted, UTF-8 byte counter, half budget",
         sizes,
         certify(Utf8ByteCounter()),
         few,
@@ -358,11 +446,11 @@ def bench_counted_linear() -> None:
     _per_byte_rows(
         "counted: render_catalog_counted cold, cl100k (not prefix-monotone), half budget",
         sizes,
-        render_half(counter),
+        render_cold(counter),
         few,
     )
     _per_byte_rows(
-        "counted: render + verify_rendering_counted, cl100k, half budget",
+        "counted: verify_rendering_counted, cl100k, half budget",
         sizes,
         certify(counter),
         few,
@@ -402,6 +490,12 @@ def bench_cli() -> None:
         [
             ("python -c pass", run([sys.executable, "-c", "pass"]), 3),
             ("a13n-skills --version", run([*command, "--version"]), 3),
+            # The floor of any scan: discovery is asynchronous and frontmatter is YAML.
+            (
+                "floor: python -c 'import asyncio, yaml, argparse'",
+                run([sys.executable, "-c", "import asyncio, yaml, argparse"]),
+                3,
+            ),
             (
                 "a13n-skills catalog examples/demo-workspace",
                 run([*command, "catalog", "examples/demo-workspace"]),
@@ -413,6 +507,8 @@ def bench_cli() -> None:
     base = medians["python -c pass"]
     version = medians["a13n-skills --version"] / base
     catalog = medians["a13n-skills catalog examples/demo-workspace"] / base
+    floor = medians["floor: python -c 'import asyncio, yaml, argparse'"] / base
+    print(f"  catalog over the floor: x{catalog / floor:.2f}")
     print(
         f"  --version x{version:.2f} (bound x{CLI_VERSION_BOUND:g}: "
         f"{'met' if version <= CLI_VERSION_BOUND else 'MISSED'}); catalog x{catalog:.2f} "
@@ -423,6 +519,8 @@ def bench_cli() -> None:
 SECTIONS = {
     "render": bench_render,
     "parse": bench_parse,
+    "parse-growth": bench_parse_growth,
+    "manifest-growth": bench_manifest_growth,
     "scan": bench_scan_section,
     "tokens": bench_tokens,
     "counted": bench_counted_linear,

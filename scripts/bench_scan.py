@@ -22,6 +22,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import yaml
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
 
 from a13n_harness.capabilities import FileSkillSource, SkillManager
@@ -72,6 +74,8 @@ def bench_scan(rounds: int = ROUNDS) -> list[tuple[str, float]]:
 
     * ``floor``: ``open(path, "rb").read()`` of every SKILL.md;
     * ``parse_skill_document``: the guarded parse of every (already read) document;
+    * ``open + split + CSafeLoader, unguarded``: read, split on the fences and load
+      with libyaml, checking nothing (the issue's reference for the target);
     * ``scan, first in the process``: ``SkillManager.scan`` with the verdict memo cleared;
     * ``scan``: a rescan of the unchanged tree (the memo skips the parser; every
       listing, walk, read, precedence step and the final re-read still run).
@@ -99,6 +103,13 @@ def bench_scan(rounds: int = ROUNDS) -> list[tuple[str, float]]:
             for blob in blobs:
                 parse_skill_document(blob)
 
+        def split_and_load() -> None:
+            # The unguarded peer: read, split on the fences, libyaml's CSafeLoader.
+            for document in documents:
+                with open(document, "rb") as handle:
+                    text = handle.read().decode("utf-8")
+                yaml.load(text.split("---\n", 2)[1], Loader=yaml.CSafeLoader)
+
         def scan() -> None:
             items = asyncio.run(manager.scan(files=files))
             assert len(items) == len(packages)
@@ -110,6 +121,7 @@ def bench_scan(rounds: int = ROUNDS) -> list[tuple[str, float]]:
         cases: dict[str, Callable[[], object]] = {
             "floor": floor,
             "parse_skill_document": parse,
+            "open + split + CSafeLoader, unguarded": split_and_load,
             "scan, first in the process": first_scan,
             "scan": scan,
         }

@@ -38,14 +38,7 @@ class RunBindings:
     token_counter: TokenCounter | None = None
 
     def __post_init__(self) -> None:
-        selection: object = self.skill_selection
-        if selection is not None:
-            if not isinstance(selection, Set) or not all(isinstance(n, str) for n in selection):
-                raise DefinitionError(
-                    "skill_selection_unknown",
-                    f"skill_selection must be a set of names or None, got {selection!r}",
-                )
-            object.__setattr__(self, "skill_selection", frozenset(selection))
+        object.__setattr__(self, "skill_selection", _selection(self.skill_selection))
         catalog_allowance(self.context_tokens, self.response_reserve_tokens)
         _check_counter(self.token_counter)
 
@@ -60,12 +53,13 @@ class RunBindings:
         token_counter: TokenCounter | None = None,
     ) -> RunBindings:
         """Bindings for a run embedded in a Host that owns ``environment``."""
-        selection = None if skill_selection is None else frozenset(skill_selection)
-        if isinstance(skill_selection, str):
-            raise DefinitionError(
-                "skill_selection_unknown", "skill_selection must be a set of names, not a string"
-            )
-        return cls(environment, selection, context_tokens, response_reserve_tokens, token_counter)
+        return cls(
+            environment,
+            _selection(skill_selection),
+            context_tokens,
+            response_reserve_tokens,
+            token_counter,
+        )
 
     @property
     def allowance_bytes(self) -> int:
@@ -87,3 +81,20 @@ def _check_counter(counter: object) -> None:
             f"token_counter must be None or have a count(text) method, got {counter!r}",
             reason="counter",
         )
+
+
+def _selection(selection: object) -> frozenset[str] | None:
+    """``None``, or the selection frozen; anything but a set of ``str`` is refused.
+
+    Checked before anything iterates or hashes it: ``frozenset(5)`` and
+    ``frozenset([["a"]])`` raise ``TypeError``, and a list or a bare string is
+    not a set (``"code-review"`` would select nine one-letter names).
+    """
+    if selection is None:
+        return None
+    if not isinstance(selection, Set) or not all(isinstance(name, str) for name in selection):
+        raise DefinitionError(
+            "skill_selection_unknown",
+            f"skill_selection must be None or a set of names, got {type(selection).__name__}",
+        )
+    return frozenset(selection)

@@ -283,7 +283,7 @@ def _run_manifest(args: argparse.Namespace) -> int:
         found.entries(), found.scanned_roots, args.max_bytes, environment=facts
     )
     data = encode_manifest(ContextManifest(facts, catalog))
-    if args.output is None or args.output == "-":
+    if args.output is None or args.output in ("-", "/dev/stdout", "/dev/fd/1"):
         write_out_bytes(data)
     else:
         from a13n_harness.cli._files import replace_file

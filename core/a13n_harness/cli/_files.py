@@ -5,10 +5,12 @@
   is a regular file, and reads at most ``limit`` bytes.
 - :func:`replace_file` writes ``data`` to a fresh temporary file beside
   ``path`` (``O_CREAT | O_EXCL | O_NOFOLLOW``: never an existing file, never
-  through a link) and renames it over ``path``. A symbolic link at ``path``
-  is replaced, not followed; a directory at ``path`` is an error; on any
-  failure the temporary file is removed. Both steps use a descriptor of the
-  parent directory, so a parent swapped in between cannot redirect the rename.
+  through a link) and renames it over ``path``. A symbolic link, a FIFO or a
+  socket at ``path`` is replaced, not followed or opened; a character device
+  (``/dev/null``) is written in place; a directory or a block device at
+  ``path`` is an error; on any failure the temporary file is removed. Both
+  steps use a descriptor of the parent directory, so a parent swapped in
+  between cannot redirect the rename.
 """
 
 from __future__ import annotations
@@ -72,6 +74,20 @@ def _write_all(descriptor: int, data: bytes) -> None:
         view = view[written:]
 
 
+def _write_device(
+    directory: int, name: str, path: str, expected: os.stat_result, data: bytes
+) -> None:
+    flags = os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NOCTTY", 0)
+    descriptor = os.open(name, flags | getattr(os, "O_CLOEXEC", 0), dir_fd=directory)
+    try:
+        found = os.fstat(descriptor)
+        if not stat.S_ISCHR(found.st_mode) or found.st_rdev != expected.st_rdev:
+            raise OSError(errno.EAGAIN, "changed while being opened", path)
+        _write_all(descriptor, data)
+    finally:
+        os.close(descriptor)
+
+
 def replace_file(path: str, data: bytes) -> None:
     """Make ``path`` a regular file holding ``data``, never writing through a link."""
     parent, name = os.path.split(path)
@@ -87,12 +103,19 @@ def replace_file(path: str, data: bytes) -> None:
             existing = os.lstat(name, dir_fd=directory)
         except FileNotFoundError:
             existing = None
-        if existing is not None and stat.S_ISDIR(existing.st_mode):
+        if existing is not None and stat.S_ISCHR(existing.st_mode):
+            # /dev/null, a terminal: written in place (renaming over a device node
+            # would replace it for everyone when run as root).
+            _write_device(directory, name, path, existing, data)
+            return
+        if existing is not None and (
+            stat.S_ISDIR(existing.st_mode) or stat.S_ISBLK(existing.st_mode)
+        ):
             raise _not_regular(path, existing.st_mode)
         temporary = ""
         descriptor = -1
         for _ in range(_NAME_TRIES):
-            temporary = f".{name[:200]}.{secrets.token_hex(8)}.tmp"
+            temporary = f".a13n-skills.{secrets.token_hex(8)}.tmp"  # any name length
             try:
                 descriptor = os.open(temporary, _CREATE_FLAGS, mode, dir_fd=directory)
                 break

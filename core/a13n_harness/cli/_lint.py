@@ -46,6 +46,7 @@ from a13n_harness.environment import (
     FileNotFound,
     FileOperatorError,
     FilePermissionDenied,
+    FileUnsupported,
     LocalFileOperator,
     NotADirectory,
 )
@@ -72,6 +73,7 @@ JSON_FORMAT_VERSION = 1
 SKILL_FILE = "SKILL.md"
 # Entries a root may hold without being a skill: dot-folders (another layout's roots,
 # .git) and plain files (a README beside the skills).
+_NOT_A_FILE = f"{SKILL_FILE} is not a readable regular file"  # discovery's skip message
 _QUIET_SKIPS = ("hidden entry", "a file, not a package directory")
 
 
@@ -125,6 +127,9 @@ class _Linter:
         except FilePermissionDenied as error:
             self.findings.append(_finding(shown, 1, 1, "skill_permission_denied", error.message))
             return
+        except (FileUnsupported, NotADirectory, FileNotFound) as error:
+            self.findings.append(_finding(shown, 1, 1, "skill_document_unsupported", error.message))
+            return
         except DefinitionError as error:
             self.findings.append(_finding(shown, 1, 1, rule_for_error(error.code), error.message))
             return
@@ -135,27 +140,32 @@ class _Linter:
         )
         if not check.references:
             return
-        inside = LocalFileOperator(os.path.dirname(host))
-        for reference in check.references:
-            problem = await _resolve(inside, reference.target)
-            if problem is not None:
-                rule, message = problem
-                self.findings.append(
-                    _finding(shown, reference.line, reference.column, rule, message)
-                )
+        with LocalFileOperator(os.path.dirname(host)) as inside:
+            for reference in check.references:
+                problem = await _resolve(inside, reference.target)
+                if problem is not None:
+                    rule, message = problem
+                    self.findings.append(
+                        _finding(shown, reference.line, reference.column, rule, message)
+                    )
 
     async def skill_folder(self, path: str) -> None:
         """A PATH that is a skill folder (or its SKILL.md)."""
         folder = os.path.basename(os.path.abspath(path))
-        files = LocalFileOperator(path)
         shown = os.path.normpath(os.path.join(path, SKILL_FILE))
         self.progress.show(f"linting {shown}")
-        await self.skill(files, "/" + SKILL_FILE, shown, folder)
+        with LocalFileOperator(path) as files:
+            await self.skill(files, "/" + SKILL_FILE, shown, folder)
 
     # ------------------------------------------------------------- a workspace
 
     async def workspace(self, workspace: str, roots: Sequence[str]) -> None:
-        files = LocalFileOperator(workspace)
+        with LocalFileOperator(workspace) as files:
+            await self._workspace(files, workspace, roots)
+
+    async def _workspace(
+        self, files: LocalFileOperator, workspace: str, roots: Sequence[str]
+    ) -> None:
         explicit = bool(roots)
         configured = FileSkillSource(SOURCE_ID, tuple(roots) or LINT_ROOTS, required=explicit)
         policy = SkillsPolicy(invalid="skip")
@@ -176,6 +186,20 @@ class _Linter:
             for diagnostic in scan.diagnostics:
                 if diagnostic.code == "skill_frontmatter_skipped":
                     documents[diagnostic.path] = diagnostic.path
+                elif diagnostic.message.startswith(_NOT_A_FILE):
+                    # A folder whose SKILL.md is a directory, a FIFO, a device: a broken
+                    # skill, not a folder that is no skill.
+                    document = posixpath.join(diagnostic.path, SKILL_FILE)
+                    self.skills += 1
+                    self.findings.append(
+                        _finding(
+                            shown_in(workspace, document),
+                            1,
+                            1,
+                            "skill_document_unsupported",
+                            diagnostic.message,
+                        )
+                    )
                 elif diagnostic.code == "skill_entry_skipped" and _reported(diagnostic, scanned):
                     self.findings.append(
                         _finding(
@@ -330,7 +354,7 @@ def _text(result: LintResult) -> str:
 
 def _json(result: LintResult, version: str) -> str:
     document = {
-        "format_version": JSON_FORMAT_VERSION,
+        "version": JSON_FORMAT_VERSION,
         "tool": {"name": PROGRAM, "version": version},
         "findings": [
             {
@@ -355,7 +379,7 @@ def _json(result: LintResult, version: str) -> str:
 
 def format_findings(result: LintResult, form: str, version: str) -> str:
     """``result`` as ``text`` (``path:line:column: severity: rule: message`` lines and a
-    summary), ``json`` (with ``format_version``) or ``sarif`` (SARIF 2.1.0)."""
+    summary), ``json`` (with its format ``version``) or ``sarif`` (SARIF 2.1.0)."""
     if form == "json":
         return _json(result, version)
     if form == "sarif":

@@ -104,6 +104,15 @@ RULES: dict[str, Rule] = _rules(
         "a 5 MB SKILL.md",
     ),
     Rule(
+        "skill_document_unsupported",
+        "error",
+        "SKILL.md is not a regular file",
+        "SKILL.md must be a regular file (or a link to one inside the skill folder); a "
+        "directory, a FIFO or a device named SKILL.md is reported, never read.",
+        '"A skill is a directory containing, at minimum, a `SKILL.md` file".',
+        "mkfifo my-skill/SKILL.md",
+    ),
+    Rule(
         "skill_frontmatter_invalid",
         "error",
         "SKILL.md has no usable YAML frontmatter",
@@ -388,7 +397,12 @@ def rules_document() -> str:
         f"## {rule.id}\n\n{rule.title[0].upper()}{rule.title[1:]}.\n\n{rule_markdown(rule)}"
         for rule in RULES.values()
     ]
-    return _RULES_PREAMBLE + "\n".join(sections)
+    index = "| rule | severity | from the specification |\n|---|---|---|\n" + "".join(
+        f"| [`{rule.id}`](#{rule.id}) | {rule.severity} | "
+        f"{'no' if rule.source.startswith(_BEYOND) else 'yes'} |\n"
+        for rule in RULES.values()
+    )
+    return _RULES_PREAMBLE + index + "\n" + "\n".join(sections)
 
 
 def rule_for_error(code: str) -> str:

@@ -9,7 +9,9 @@ count, the width every consumer (JSON readers, Rust and Go hosts) can hold.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 
+from a13n_harness.context._checks import has_lone_surrogate
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import is_valid_name
 
@@ -19,20 +21,14 @@ __all__ = [
     "MAX_TOTAL",
     "CatalogEntry",
     "SkillCatalog",
+    "catalog_total",
+    "check_catalog",
     "checked_total",
 ]
 
 MAX_TOTAL = 2**64 - 1  # the largest count a u64 consumer of the manifest can represent
 MAX_DESCRIPTION_CHARS = 1_024  # what the frontmatter parser produces at most
 MAX_FILE_BYTES = 4_096  # PATH_MAX on Linux: no real SKILL.md path is longer
-
-
-def _has_lone_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def _invalid(reason: str, message: str) -> DefinitionError:
@@ -48,22 +44,28 @@ class CatalogEntry:
     file: str
 
     def __post_init__(self) -> None:
-        if not is_valid_name(self.name):
-            raise _invalid("name", f"invalid skill name {self.name!r}")
-        if not isinstance(self.description, str) or not self.description:
-            raise _invalid("description", f"{self.name}: description must be a non-empty str")
-        if len(self.description) > MAX_DESCRIPTION_CHARS:
-            raise _invalid(
-                "description", f"{self.name}: description longer than {MAX_DESCRIPTION_CHARS}"
-            )
-        if _has_lone_surrogate(self.description):
-            raise _invalid("description", f"{self.name}: description holds a lone surrogate")
-        if not isinstance(self.file, str) or not self.file:
-            raise _invalid("file", f"{self.name}: file must be a non-empty str")
-        if _has_lone_surrogate(self.file):
-            raise _invalid("file", f"{self.name}: file holds a lone surrogate")
-        if len(self.file.encode("utf-8")) > MAX_FILE_BYTES:
-            raise _invalid("file", f"{self.name}: file longer than {MAX_FILE_BYTES} bytes")
+        _check_entry_fields(self)
+
+
+def _check_entry_fields(entry: CatalogEntry) -> None:
+    """The construction checks of an entry, also run on entries forged past them."""
+    name = getattr(entry, "name", None)
+    description = getattr(entry, "description", None)
+    file = getattr(entry, "file", None)
+    if not is_valid_name(name):
+        raise _invalid("name", f"invalid skill name {name!r}")
+    if not isinstance(description, str) or not description:
+        raise _invalid("description", f"{name}: description must be a non-empty str")
+    if len(description) > MAX_DESCRIPTION_CHARS:
+        raise _invalid("description", f"{name}: description longer than {MAX_DESCRIPTION_CHARS}")
+    if has_lone_surrogate(description):
+        raise _invalid("description", f"{name}: description holds a lone surrogate")
+    if not isinstance(file, str) or not file:
+        raise _invalid("file", f"{name}: file must be a non-empty str")
+    if has_lone_surrogate(file):
+        raise _invalid("file", f"{name}: file holds a lone surrogate")
+    if len(file.encode("utf-8")) > MAX_FILE_BYTES:
+        raise _invalid("file", f"{name}: file longer than {MAX_FILE_BYTES} bytes")
 
 
 def checked_total(listed: object, unlisted: object) -> int:
@@ -103,25 +105,69 @@ class SkillCatalog:
     # Derived data the renderer computes once per catalog (the encoded entry
     # lines and their byte sizes), so each later render is arithmetic.
     _render_plan: object = field(default=None, init=False, repr=False, compare=False)
+    # The entries tuple these checks last passed for: a catalog forged past
+    # the constructor (object.__new__, object.__setattr__) lacks it, so
+    # check_catalog checks its entries again before any renderer reads them.
+    _checked_entries: object = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.entries, tuple) or not all(
-            isinstance(entry, CatalogEntry) for entry in self.entries
-        ):
-            raise _invalid("entries", "entries must be a tuple of CatalogEntry")
-        for before, after in zip(self.entries, self.entries[1:], strict=False):
-            if not before.name < after.name:
-                raise _invalid(
-                    "order",
-                    f"entries must be strictly sorted by name: {before.name!r} then {after.name!r}",
-                )
-        if not isinstance(self.roots, tuple) or not all(
-            isinstance(root, str) and root and not _has_lone_surrogate(root) for root in self.roots
-        ):
-            raise _invalid("roots", "roots must be a tuple of non-empty str")
+        _check_entries(self.entries)
+        _check_roots(self.roots)
         checked_total(len(self.entries), self.unlisted)
+        object.__setattr__(self, "_checked_entries", self.entries)
 
     @property
     def total(self) -> int:
         """The checked total ``len(entries) + unlisted``."""
         return checked_total(len(self.entries), self.unlisted)
+
+
+def _check_entries(entries: object) -> None:
+    if not isinstance(entries, tuple) or not all(
+        isinstance(entry, CatalogEntry) for entry in entries
+    ):
+        raise _invalid("entries", "entries must be a tuple of CatalogEntry")
+    for entry in entries:
+        _check_entry_fields(entry)
+    for before, after in pairwise(entries):
+        if not before.name < after.name:
+            raise _invalid(
+                "order",
+                f"entries must be strictly sorted by name: {before.name!r} then {after.name!r}",
+            )
+
+
+def _check_roots(roots: object) -> None:
+    if not isinstance(roots, tuple) or not all(
+        isinstance(root, str) and root and not has_lone_surrogate(root) for root in roots
+    ):
+        raise _invalid("roots", "roots must be a tuple of non-empty str")
+
+
+def check_catalog(catalog: object) -> SkillCatalog:
+    """``catalog``, once every construction check holds for it; else ``catalog_invalid``.
+
+    Renderers and encoders call this (or :func:`catalog_total`) on what a Host
+    hands them: a catalog forged past its constructor is refused here, not
+    met as an ``AttributeError`` halfway through a rendering. Entries already
+    checked (the same tuple object the constructor or an earlier call checked)
+    are not checked again, so a warm render stays O(log n); roots and the
+    total are checked every time (SPEC 3: the total guards rendering
+    independently of construction).
+    """
+    if not isinstance(catalog, SkillCatalog):
+        raise _invalid("type", f"expected a SkillCatalog, got {type(catalog).__name__}")
+    catalog_total(catalog)
+    return catalog
+
+
+def catalog_total(catalog: object) -> int:
+    """The checked total of ``catalog`` after :func:`check_catalog`'s checks."""
+    if not isinstance(catalog, SkillCatalog):
+        raise _invalid("type", f"expected a SkillCatalog, got {type(catalog).__name__}")
+    entries = getattr(catalog, "entries", None)
+    if entries is None or getattr(catalog, "_checked_entries", None) is not entries:
+        _check_entries(entries)
+        object.__setattr__(catalog, "_checked_entries", entries)
+    _check_roots(getattr(catalog, "roots", None))
+    return checked_total(len(catalog.entries), getattr(catalog, "unlisted", None))

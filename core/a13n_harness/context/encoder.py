@@ -2,8 +2,10 @@
 
 Every untrusted value that reaches model context goes through
 :func:`encode_value`. Its output cannot author a tag, an entity or a new
-line, and it shows the reader that a bidi control or a separator was there
-instead of silently dropping it.
+line, and it shows the reader that a bidi control, a separator or an
+invisible format character (zero-width characters, the soft hyphen,
+interlinear annotation, tag characters) was there instead of silently
+dropping it: text a person cannot see must not reach a model unseen.
 
 Grammar of the encoded form (what :func:`decode_value` accepts)::
 
@@ -23,18 +25,25 @@ __all__ = ["ESCAPED_RANGES", "decode_value", "encode_value", "is_escaped"]
 ESCAPED_RANGES: tuple[tuple[int, int], ...] = (
     (0x0000, 0x001F),  # C0 controls: new lines, tabs, escape sequences
     (0x007F, 0x009F),  # DEL and C1 controls, U+0085 NEXT LINE among them
-    (0x200E, 0x200F),  # LRM, RLM
+    (0x00AD, 0x00AD),  # SOFT HYPHEN: invisible unless a line breaks there
+    (0x061C, 0x061C),  # ARABIC LETTER MARK, a bidi control
+    (0x180E, 0x180E),  # MONGOLIAN VOWEL SEPARATOR, zero width
+    (0x200B, 0x200F),  # ZWSP, ZWNJ, ZWJ, LRM, RLM
     (0x2028, 0x2029),  # LINE SEPARATOR, PARAGRAPH SEPARATOR
     (0x202A, 0x202E),  # bidi embeddings and overrides
+    (0x2060, 0x2065),  # word joiner, invisible operators
     (0x2066, 0x2069),  # bidi isolates
+    (0x206A, 0x206F),  # deprecated format characters (symmetric swapping, digit shapes)
     (0xD800, 0xDFFF),  # surrogates: never valid UTF-8 on their own
     (0xFEFF, 0xFEFF),  # BOM / zero-width no-break space
+    (0xFFF9, 0xFFFB),  # interlinear annotation: text a renderer may hide
+    (0xE0000, 0xE007F),  # tag characters: "ASCII smuggling" a person cannot see
 )
 """Inclusive code point ranges that are written as ``&#xH;``."""
 
 _NAMED = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _ESCAPED_CLASS = "".join(
-    f"\\u{lo:04x}" if lo == hi else f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in ESCAPED_RANGES
+    f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ESCAPED_RANGES
 )
 _NEEDS_ENCODING = re.compile(f"[&<>{_ESCAPED_CLASS}]")
 _TOKEN = re.compile(r"&(?:(amp|lt|gt)|#x([0-9A-F]{1,6}));|[&<>]")
@@ -42,13 +51,15 @@ _ENTITY_CHAR = {"amp": "&", "lt": "<", "gt": ">"}
 
 
 def is_escaped(code_point: int) -> bool:
-    """Whether ``code_point`` is one the encoder writes as ``&#xH;``."""
-    return any(lo <= code_point <= hi for lo, hi in ESCAPED_RANGES)
+    """Whether ``code_point`` is one the encoder writes as ``&#xH;`` (``False`` for a non-int)."""
+    return type(code_point) is int and any(lo <= code_point <= hi for lo, hi in ESCAPED_RANGES)
 
 
 _ASCII_CHANGED = bytes([*range(0x20), 0x7F, *b"&<>"])
 _NUMERIC = {chr(cp): f"&#x{cp:X};" for lo, hi in ESCAPED_RANGES for cp in range(lo, hi + 1)}
 _NUMERIC_ONLY = re.compile(f"[{_ESCAPED_CLASS}]")
+# The escaped ASCII code points, spelled out: the C0 controls and DEL.
+_NUMERIC_ASCII = re.compile("[\x00-\x1f\x7f]")
 
 
 def _numeric(match: re.Match[str]) -> str:
@@ -72,12 +83,15 @@ def encode_value(s: str) -> str:
         # ASCII character the encoder would change; if none went, s is done.
         if len(s.encode("ascii").translate(None, _ASCII_CHANGED)) == len(s):
             return s
+        numeric = _NUMERIC_ASCII  # no need to test ASCII against the astral ranges
     elif _NEEDS_ENCODING.search(s) is None:
         return s
-    # str.replace runs in C; only the rare control and bidi code points pay
-    # for a Python callback.
+    else:
+        numeric = _NUMERIC_ONLY
+    # str.replace runs in C; only the rare control, bidi and format code
+    # points pay for a Python callback.
     named = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _NUMERIC_ONLY.sub(_numeric, named)
+    return numeric.sub(_numeric, named)
 
 
 def decode_value(t: str) -> str:

@@ -84,7 +84,7 @@ class DefinitionError(Exception):
         line: int | None = None,
         column: int | None = None,
     ) -> None:
-        if code not in ERROR_CODES:
+        if not isinstance(code, str) or code not in ERROR_CODES:
             raise ValueError(f"unknown error code {code!r}")
         self.code = code
         self.message = message or code
@@ -136,7 +136,7 @@ class FrontmatterError(DefinitionError):
         line: int | None = None,
         column: int | None = None,
     ) -> None:
-        if reason not in FRONTMATTER_REASONS:
+        if not isinstance(reason, str) or reason not in FRONTMATTER_REASONS:
             raise ValueError(f"unknown frontmatter reason {reason!r}")
         super().__init__(
             "skill_frontmatter_invalid",

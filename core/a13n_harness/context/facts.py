@@ -21,6 +21,7 @@ __all__ = [
     "EnvironmentFacts",
     "GitStatus",
     "civil_date",
+    "facts_problem",
     "parse_git_status",
     "render_environment",
 ]
@@ -337,6 +338,40 @@ def _git_line(git: GitStatus | None) -> str:
     return f"{', '.join(parts)}; {changes}"
 
 
+_FACT_FIELDS = ("cwd", "shell", "os", "current_date", "timezone")
+_GIT_COUNT_FIELDS = ("ahead", "behind", "staged", "unstaged", "untracked", "conflicted", "renamed")
+
+
+def facts_problem(facts: object) -> str | None:
+    """What makes ``facts`` unusable, or ``None``.
+
+    The dataclasses do not check their fields, so a Host can build (or forge)
+    ``EnvironmentFacts`` holding anything; every consumer (rendering, the
+    manifest) asks this first: five ``str`` facts, ``git`` a ``GitStatus`` or
+    ``None``, its names ``str`` or ``None`` and its counts non-negative
+    ``int`` (not ``bool``).
+    """
+    if not isinstance(facts, EnvironmentFacts):
+        return f"expected EnvironmentFacts, got {type(facts).__name__}"
+    for name in _FACT_FIELDS:
+        if not isinstance(getattr(facts, name, None), str):
+            return f"environment fact {name} must be a str"
+    git = getattr(facts, "git", None)
+    if git is None:
+        return None
+    if not isinstance(git, GitStatus):
+        return f"git must be a GitStatus or None, got {type(git).__name__}"
+    for name in ("branch", "upstream"):
+        value = getattr(git, name, None)
+        if value is not None and not isinstance(value, str):
+            return f"git {name} must be a str or None"
+    for name in _GIT_COUNT_FIELDS:
+        value = getattr(git, name, None)
+        if type(value) is not int or value < 0:
+            return f"git {name} must be a non-negative int"
+    return None
+
+
 def render_environment(facts: EnvironmentFacts) -> str:
     """The ``<environment_context>`` block (Codex framing), every value encoded.
 
@@ -356,9 +391,13 @@ def render_environment(facts: EnvironmentFacts) -> str:
     ``branch B[, upstream U], A ahead, B behind; S staged, N unstaged,
     T untracked, C conflicted, R renamed`` with ``B`` = ``(detached)`` for a
     detached head. Every field passes through :func:`encode_value`, so no value
-    can add a line or a tag. A value that is not a ``str`` raises
+    can add a line or a tag. A value that is not a ``str`` (a count that is
+    not a non-negative ``int``, a ``git`` that is not a ``GitStatus``) raises
     ``DefinitionError(code="context_value_invalid")``.
     """
+    problem = facts_problem(facts)
+    if problem is not None:
+        raise DefinitionError("context_value_invalid", problem)
     lines = (
         "<environment_context>",
         f"  <cwd>{encode_value(facts.cwd)}</cwd>",

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import yaml
 from yaml import events as _events
 
-from a13n_harness.context.errors import FrontmatterError
+from a13n_harness.context._checks import is_bytes_like
+from a13n_harness.context.errors import DefinitionError, FrontmatterError
 
 __all__ = [
     "NAME_MAX_CHARS",
@@ -71,10 +72,24 @@ class FrontmatterLimits:
     max_description_chars: int = 1_024
 
     def __post_init__(self) -> None:
-        for field in ("max_bytes", "max_depth", "max_nodes", "max_description_chars"):
-            value = getattr(self, field)
-            if type(value) is not int or value < 1:
-                raise ValueError(f"FrontmatterLimits.{field} must be a positive int")
+        problem = _limits_problem(self)
+        if problem is not None:
+            raise ValueError(problem)
+
+
+_LIMIT_FIELDS = ("max_bytes", "max_depth", "max_nodes", "max_description_chars")
+
+
+def _limits_problem(limits: object) -> str | None:
+    """What is wrong with ``limits``, or ``None``: also run on every parse, so limits
+    forged past the constructor (``object.__setattr__``) are refused there too."""
+    if not isinstance(limits, FrontmatterLimits):
+        return f"limits must be a FrontmatterLimits, got {type(limits).__name__}"
+    for field in _LIMIT_FIELDS:
+        value = getattr(limits, field, None)
+        if type(value) is not int or value < 1:
+            return f"FrontmatterLimits.{field} must be a positive int"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +112,16 @@ def normalize_description(text: str, max_chars: int = 1_024) -> tuple[str, bool]
     """Collapse every whitespace run to one space, strip, and cut to ``max_chars``.
 
     Returns the description and whether it was cut. A cut keeps
-    ``max_chars - 1`` code points and appends ``…``.
+    ``max_chars - 1`` code points and appends ``…``. A ``text`` that is not a
+    ``str`` is ``description_invalid``; a ``max_chars`` that is not a positive
+    ``int`` is ``skill_frontmatter_invalid`` with reason ``limits``.
     """
+    if not isinstance(text, str):
+        raise FrontmatterError("description_invalid", "a description must be a str")
+    if type(max_chars) is not int or max_chars < 1:
+        raise DefinitionError(
+            "skill_frontmatter_invalid", "max_chars must be a positive int", reason="limits"
+        )
     collapsed = " ".join(text.split())
     if len(collapsed) <= max_chars:
         return collapsed, False
@@ -113,45 +136,48 @@ def parse_skill_document(
     Raises :class:`FrontmatterError` (code ``skill_frontmatter_invalid``) with a
     ``reason`` and, where known, a 1-based ``line`` and ``column`` counted in
     the whole file (the opening fence is line 1).
+
+    ``data`` must be ``bytes``, ``bytearray`` or ``memoryview``; anything else
+    (a ``str``, whose encoding is unknown, ``None``, an ``int``) is refused with
+    reason ``encoding``. ``limits`` that are not a valid ``FrontmatterLimits``
+    (forged past its constructor) are ``skill_frontmatter_invalid`` with reason
+    ``limits``.
     """
+    if not is_bytes_like(data):
+        raise FrontmatterError(
+            "encoding", f"a SKILL.md must be bytes, got {type(data).__name__}", line=1, column=1
+        )
+    problem = _limits_problem(limits)
+    if problem is not None:
+        raise DefinitionError("skill_frontmatter_invalid", problem, reason="limits")
     text = _frontmatter_text(bytes(data), limits.max_bytes)
     name, description = _scan_events(text, limits)
+
+    def refuse(reason: str, message: str, field: _Field) -> FrontmatterError:
+        # Located only when refused: one O(index) count per parse, never one per value.
+        line, column = _locate(text, field.index)
+        return FrontmatterError(reason, message, line=line, column=column)
+
     if name is None:
         raise FrontmatterError("missing_name", "frontmatter has no name")
     if not isinstance(name.value, str) or not is_valid_name(name.value):
-        raise FrontmatterError(
+        raise refuse(
             "name_invalid",
             "name must be a scalar of lowercase ASCII letters, digits and single hyphens, "
             f"at most {NAME_MAX_CHARS} characters",
-            line=name.line,
-            column=name.column,
+            name,
         )
     if description is None:
         raise FrontmatterError("missing_description", "frontmatter has no description")
     if not isinstance(description.value, str):
-        raise FrontmatterError(
-            "description_invalid",
-            "description must be a scalar",
-            line=description.line,
-            column=description.column,
-        )
+        raise refuse("description_invalid", "description must be a scalar", description)
     if _has_surrogate(description.value):
         # A YAML escape such as "\ud800" yields one; libyaml refuses it, the
         # pure parser does not, and no catalog can hold it.
-        raise FrontmatterError(
-            "description_invalid",
-            "description holds a lone surrogate",
-            line=description.line,
-            column=description.column,
-        )
+        raise refuse("description_invalid", "description holds a lone surrogate", description)
     text_value, truncated = normalize_description(description.value, limits.max_description_chars)
     if not text_value:
-        raise FrontmatterError(
-            "description_invalid",
-            "description is empty",
-            line=description.line,
-            column=description.column,
-        )
+        raise refuse("description_invalid", "description is empty", description)
     return SkillFrontmatter(name.value, text_value, truncated)
 
 
@@ -199,8 +225,7 @@ def _frontmatter_text(data: bytes, max_bytes: int) -> str:
 @dataclass(slots=True)
 class _Field:
     value: str | None  # None: present but not a scalar
-    line: int
-    column: int
+    index: int  # code point offset of the value in the frontmatter (0 when unknown)
 
 
 def _locate(text: str, index: int) -> tuple[int, int]:
@@ -209,6 +234,9 @@ def _locate(text: str, index: int) -> tuple[int, int]:
     Lines are LF-separated, as the fences are (PyYAML's own marks also break
     lines at CR, U+0085, U+2028 and U+2029); the frontmatter starts on file
     line 2; columns count code points from 1.
+
+    O(index): call it once per refusal, never once per event (issue 9
+    defect 6(a): a count per top-level value made many keys quadratic).
     """
     line_start = text.rfind("\n", 0, index) + 1
     return text.count("\n", 0, index) + 2, index - line_start + 1
@@ -219,6 +247,7 @@ _MappingStart = _events.MappingStartEvent
 _SequenceStart = _events.SequenceStartEvent
 _Ends = (_events.MappingEndEvent, _events.SequenceEndEvent)
 _Skipped = (_events.StreamStartEvent, _events.DocumentEndEvent)
+_FIELDS = frozenset({"name", "description"})  # the top-level values the catalog keeps
 
 
 def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _Field | None]:
@@ -274,10 +303,10 @@ def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _
                     pending = key if len(stack) == 1 else None
                     continue
                 if pending is not None and len(stack) == 1:
-                    value = event.value if kind is _Scalar else None
-                    mark = event.start_mark
-                    where = _locate(text, mark.index) if mark is not None else (2, 1)
-                    fields[pending] = _Field(value, *where)
+                    if pending in _FIELDS:
+                        value = event.value if kind is _Scalar else None
+                        mark = event.start_mark
+                        fields[pending] = _Field(value, mark.index if mark is not None else 0)
                     pending = None
                 if kind is _Scalar:
                     expecting_key = keys is not None

@@ -23,9 +23,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog
+from a13n_harness.context._checks import has_lone_surrogate, is_bytes_like, is_count
+from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog, check_catalog
 from a13n_harness.context.errors import DefinitionError
-from a13n_harness.context.facts import EnvironmentFacts, GitStatus
+from a13n_harness.context.facts import EnvironmentFacts, GitStatus, facts_problem
 
 __all__ = [
     "MANIFEST_VERSION",
@@ -85,6 +86,9 @@ def environment_json(facts: EnvironmentFacts | None) -> dict[str, Any] | None:
     """The manifest's ``environment`` value for ``facts`` (JSON-ready, not yet encoded)."""
     if facts is None:
         return None
+    problem = facts_problem(facts)
+    if problem is not None:
+        raise _invalid("type", problem)
     git = facts.git
     return {
         "cwd": facts.cwd,
@@ -119,9 +123,33 @@ def encode_manifest(m: ContextManifest) -> bytes:
     """The canonical JSON bytes of ``m``."""
     if not isinstance(m, ContextManifest):
         raise _invalid("type", f"expected ContextManifest, got {type(m).__name__}")
-    if m.environment is not None:
-        _check_environment_values(m.environment)
+    # The same checks as construction, for a manifest forged past them.
+    version = getattr(m, "version", None)
+    if type(version) is not int or version != MANIFEST_VERSION:
+        raise _invalid("version", f"unsupported manifest version {version!r}")
+    catalog = getattr(m, "skill_catalog", None)
+    try:
+        check_catalog(catalog)
+    except DefinitionError as error:
+        if error.code != "catalog_invalid":
+            raise
+        # A string without a UTF-8 form is the manifest's own "surrogate" refusal.
+        reason = "surrogate" if _holds_lone_surrogate(catalog) else "catalog"
+        raise DefinitionError("manifest_invalid", error.message, reason=reason) from error
+    environment = getattr(m, "environment", None)
+    if environment is not None:
+        _check_environment_values(environment)
     return _dumps(_manifest_json(m))
+
+
+def _holds_lone_surrogate(catalog: object) -> bool:
+    """Whether a string of this (tampered) catalog's roots or entries has no UTF-8 form."""
+    roots = getattr(catalog, "roots", ())
+    entries = getattr(catalog, "entries", ())
+    texts = [*(roots if isinstance(roots, tuple) else ())]
+    for entry in entries if isinstance(entries, tuple) else ():
+        texts += [getattr(entry, name, None) for name in ("name", "description", "file")]
+    return any(isinstance(text, str) and has_lone_surrogate(text) for text in texts)
 
 
 def _check_environment_values(facts: EnvironmentFacts) -> None:
@@ -150,8 +178,10 @@ def decode_manifest(data: bytes, max_bytes: int = MAX_MANIFEST_BYTES) -> Context
     ``non_finite``, ``unknown_key``, ``missing_key``, ``type``, ``surrogate``,
     ``version``, ``catalog``) or ``catalog_total_unrepresentable``.
     """
-    if not isinstance(data, bytes | bytearray | memoryview):
+    if not is_bytes_like(data):
         raise _invalid("type", f"expected bytes, got {type(data).__name__}")
+    if not is_count(max_bytes):
+        raise _invalid("type", "max_bytes must be a non-negative int")
     if len(data) > max_bytes:
         raise _invalid("oversize", f"manifest exceeds {max_bytes} bytes")
     try:
@@ -286,6 +316,13 @@ def publish_catalog(
     """
     if type(max_manifest_bytes) is not int or max_manifest_bytes < 0:
         raise _invalid("type", "max_manifest_bytes must be a non-negative int")
+    given_items: object = items
+    given_roots: object = roots
+    if isinstance(given_items, str | bytes) or isinstance(given_roots, str | bytes):
+        # Iterable, but a string of roots is one root, not one per character.
+        raise DefinitionError(
+            "catalog_invalid", "items and roots must be collections, not strings", reason="roots"
+        )
     try:
         given, root_tuple = tuple(items), tuple(roots)
     except TypeError:

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Final
 
-from a13n_harness.context.catalog import SkillCatalog, checked_total
+from a13n_harness.context._checks import is_count, is_text
+from a13n_harness.context.catalog import SkillCatalog, catalog_total
 from a13n_harness.context.encoder import encode_value
 from a13n_harness.context.errors import DefinitionError
 
@@ -157,8 +158,7 @@ def render_catalog(catalog: SkillCatalog, budget_bytes: int) -> RenderedCatalog:
     render is a bisection and a short walk over their cumulative sizes.
     """
     budget = _check_budget(budget_bytes)
-    entries = catalog.entries
-    total = checked_total(len(entries), catalog.unlisted)
+    total = catalog_total(catalog)
     if total == 0:
         return RenderedCatalog("", "empty", 0, 0, 0, budget)
     phrase = _roots_phrase(catalog.roots)
@@ -196,7 +196,7 @@ def _framed_lines(catalog: SkillCatalog, listed: int, total: int) -> list[str]:
 
 def framed_candidate(catalog: SkillCatalog, listed: int) -> str:
     """The framed candidate listing ``catalog.entries[:listed]``, exactly as the rule defines it."""
-    total = checked_total(len(catalog.entries), catalog.unlisted)
+    total = catalog_total(catalog)
     if type(listed) is not int or not 0 <= listed <= len(catalog.entries):
         raise DefinitionError("catalog_invalid", f"no candidate lists {listed!r} entries")
     return "".join(_framed_lines(catalog, listed, total))
@@ -204,14 +204,14 @@ def framed_candidate(catalog: SkillCatalog, listed: int) -> str:
 
 def minimal_candidate(catalog: SkillCatalog) -> str:
     """The minimal candidate ``{R} has|have {T} skill(s)``."""
-    total = checked_total(len(catalog.entries), catalog.unlisted)
+    total = catalog_total(catalog)
     return _minimal_line(total, catalog.roots, _roots_phrase(catalog.roots))
 
 
 def reference_render(catalog: SkillCatalog, budget_bytes: int) -> RenderedCatalog:
     """The plain oracle: build every candidate in order and keep the first that fits. O(n^2)."""
     budget = _check_budget(budget_bytes)
-    total = checked_total(len(catalog.entries), catalog.unlisted)
+    total = catalog_total(catalog)
     if total == 0:
         return RenderedCatalog("", "empty", 0, 0, 0, budget)
     for listed in range(len(catalog.entries), -1, -1):
@@ -224,6 +224,19 @@ def reference_render(catalog: SkillCatalog, budget_bytes: int) -> RenderedCatalo
     return RenderedCatalog("", "empty", 0, total, total, budget)
 
 
+def _rendering_fields_typed(rendered: RenderedCatalog) -> bool:
+    """Every field of a rendering handed in for certification has its declared type."""
+    text = getattr(rendered, "text", None)
+    return (
+        is_text(text)
+        and isinstance(getattr(rendered, "form", None), str)
+        and all(
+            is_count(getattr(rendered, name, None))
+            for name in ("listed", "omitted", "total", "budget_bytes")
+        )
+    )
+
+
 def verify_rendering(catalog: SkillCatalog, budget_bytes: int, rendered: RenderedCatalog) -> None:
     """Certify ``rendered`` as the rendering of ``catalog`` at ``budget_bytes``.
 
@@ -234,13 +247,13 @@ def verify_rendering(catalog: SkillCatalog, budget_bytes: int, rendered: Rendere
     O(n) plus the size of the listing.
     """
     budget = _check_budget(budget_bytes)
-    total = checked_total(len(catalog.entries), catalog.unlisted)
+    total = catalog_total(catalog)
     n = len(catalog.entries)
 
     def refuse(why: str) -> DefinitionError:
         return DefinitionError("rendering_not_certified", why)
 
-    if not isinstance(rendered, RenderedCatalog):
+    if not isinstance(rendered, RenderedCatalog) or not _rendering_fields_typed(rendered):
         raise refuse("not a RenderedCatalog")
     if (rendered.budget_bytes, rendered.total) != (budget, total):
         raise refuse("budget or total differs")

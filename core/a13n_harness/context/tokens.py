@@ -30,10 +30,12 @@ A counter may declare three properties, as attributes set to ``True``:
 - ``byte_bounded``: ``count(text) <= len(text.encode("utf-8"))``; such a
   counter may stand in for the byte budget.
 
-Property tests check every declaration against every counter this project
-ships. A counter that declares nothing is measured exactly as the rule reads,
-one whole candidate per count: O(n) counts, each as long as a candidate, so
-quadratic in the catalog's bytes. No black-box count can do better; declare
+The renderer uses ``prefix_monotone`` when declared (fewest counts), else
+``line_additive``; the verifier uses ``line_additive`` only. Property tests
+check every declaration against every counter this project ships. A counter
+that declares nothing is measured exactly as the rule reads, one whole
+candidate per count: O(n) counts, each as long as a candidate, so quadratic
+in the catalog's bytes. No black-box count can do better; declare
 ``line_additive`` when it holds.
 """
 
@@ -44,7 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from a13n_harness.context.catalog import SkillCatalog, checked_total
+from a13n_harness.context.catalog import SkillCatalog, check_catalog, checked_total
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import (
     FOOTER,
@@ -83,8 +85,11 @@ class TokenCounter(Protocol):
 
 
 def declares(counter: object, declaration: str) -> bool:
-    """Whether ``counter`` declares ``declaration`` (an attribute that is exactly ``True``)."""
-    return getattr(counter, declaration, False) is True
+    """Whether ``counter`` declares ``declaration`` (an attribute that is exactly ``True``).
+
+    A ``declaration`` that is not a ``str`` names no attribute: ``False``.
+    """
+    return isinstance(declaration, str) and getattr(counter, declaration, False) is True
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,11 +140,8 @@ def _budget(budget_tokens: object) -> int:
 
 
 def _check_catalog(catalog: object) -> SkillCatalog:
-    if not isinstance(catalog, SkillCatalog):
-        raise DefinitionError(
-            "catalog_invalid", f"not a SkillCatalog: {type(catalog).__name__}", reason="type"
-        )
-    return catalog
+    # The shared check: also refuses a catalog forged past its constructor.
+    return check_catalog(catalog)
 
 
 def _check_counter(counter: object) -> None:
@@ -254,10 +256,11 @@ def render_catalog_counted(
     """The longest-prefix rendering of ``catalog`` within ``budget_tokens`` as ``counter`` counts.
 
     Same candidates and order as :func:`~a13n_harness.context.render.render_catalog`.
-    A ``line_additive`` counter is asked about each line at most once, up to
-    the first line past the budget: linear in bytes. Otherwise O(log n)
-    counts plus a short walk when ``counter.prefix_monotone`` is declared, at
-    most n + 2 whole-candidate counts when nothing is declared.
+    A ``prefix_monotone`` counter gets O(log n) counts (a bisection, each on a
+    prefix) plus a short walk: O(bytes log n) in all. Otherwise a
+    ``line_additive`` counter (BPE) is asked about each line at most once, up
+    to the first line past the budget: linear in bytes. A counter that declares
+    neither gets at most n + 2 whole-candidate counts.
     """
     budget = _budget(budget_tokens)
     _check_catalog(catalog)
@@ -268,15 +271,14 @@ def render_catalog_counted(
     n = len(catalog.entries)
     lines, _ = _entry_plan(catalog)
     phrase = _roots_phrase(catalog.roots)
-    if _additive_applies(counter, catalog, lines):
-        found = _additive_search(budget, counter, total, lines, phrase)
-        if found is not None:
-            listed, tokens = found
-            missing = total - listed
-            more = _more_line(missing) if missing else ""
-            text = "".join((HEADER, *lines[:listed], more, _pointer_line(total, phrase), FOOTER))
-            return CountedRendering(text, "listing", listed, missing, total, budget, tokens)
-        return _minimal_or_empty(catalog, budget, counter, total)
+    pointer = _pointer_line(total, phrase)
+
+    def candidate(listed: int) -> str:
+        missing = total - listed
+        return "".join(
+            (HEADER, *lines[:listed], _more_line(missing) if missing else "", pointer, FOOTER)
+        )
+
     highest = n
     if declares(counter, "prefix_monotone"):
         # Largest k whose header + k lines (a prefix of candidate k) still fits.
@@ -288,8 +290,16 @@ def render_catalog_counted(
             else:
                 high = middle - 1
         highest = low
+    elif _additive_applies(counter, catalog, lines):
+        found = _additive_search(budget, counter, total, lines, phrase)
+        if found is None:
+            return _minimal_or_empty(catalog, budget, counter, total)
+        listed, tokens = found
+        return CountedRendering(
+            candidate(listed), "listing", listed, total - listed, total, budget, tokens
+        )
     for listed in range(highest, -1, -1):
-        text = framed_candidate(catalog, listed)
+        text = candidate(listed)
         tokens = _counted(counter, text)
         if tokens <= budget:
             return CountedRendering(text, "listing", listed, total - listed, total, budget, tokens)

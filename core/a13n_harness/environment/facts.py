@@ -76,6 +76,22 @@ def _text(value: str | bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
+def _check_arguments(cwd: object, timeout: object) -> None:
+    """A Host's arguments, checked before any use (SPEC 0: only DefinitionError escapes)."""
+    if not isinstance(cwd, str | os.PathLike) or not isinstance(os.fspath(cwd), str):
+        raise DefinitionError(
+            "context_value_invalid",
+            f"cwd must be a str or os.PathLike[str], got {type(cwd).__name__}",
+            reason="cwd",
+        )
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise DefinitionError(
+            "git_status_invalid",
+            f"the git timeout must be a number of seconds, got {type(timeout).__name__}",
+            reason="timeout",
+        )
+
+
 def collect_git_status(
     cwd: str | os.PathLike[str], timeout: float = GIT_TIMEOUT_SECONDS
 ) -> GitStatus | None:
@@ -96,14 +112,18 @@ def collect_git_status(
     entries only), so no ``GIT_*`` variable, ``HOME`` or ``XDG_CONFIG_HOME`` of
     the caller reaches it. ``timeout`` bounds every git run together.
     """
-    deadline = time.monotonic() + timeout
+    _check_arguments(cwd, timeout)
+    if not timeout > 0:  # also NaN: no time at all to run git
+        return None
+    # An hour at most, the CLI's bound too: "no limit" would let git hold the turn.
+    deadline = time.monotonic() + min(timeout, _LONGEST_TIMEOUT_SECONDS)
     try:
         checkout = _find_checkout(os.path.abspath(os.fspath(cwd)))
     except (OSError, ValueError):
         return None
     if checkout is None:
         return None
-    search_path = _absolute_path_entries(os.environ.get("PATH", os.defpath))
+    search_path = _search_path(os.environ.get("PATH", os.defpath), checkout)
     git = _find_program("git", search_path)
     if git is None:
         return None
@@ -118,6 +138,8 @@ def collect_git_status(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
+
+_LONGEST_TIMEOUT_SECONDS = 3600.0
 
 # ------------------------------------------------- finding the checkout safely
 
@@ -203,11 +225,18 @@ def _find_checkout(start: str) -> _Checkout | None:
     (``gitdir: PATH``) naming a git directory makes this the work tree. A
     directory that is itself a git directory (a bare repository, or ``start``
     inside ``.git``) has no work tree: ``None``, as ``git status`` refuses it.
-    The walk stops where the file system changes, as git's does by default.
+    The walk stops where the file system changes, as git's does by default,
+    and before entering a directory named in ``GIT_CEILING_DIRECTORIES`` (the
+    one variable of the caller's honoured: it can only narrow the search).
     """
     if not _is_directory(start):
         return None
     device = os.stat(start).st_dev
+    ceilings = {
+        os.path.normpath(entry)
+        for entry in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep)
+        if os.path.isabs(entry)
+    }
     directory = start
     while True:
         marker = os.path.join(directory, ".git")
@@ -224,7 +253,7 @@ def _find_checkout(start: str) -> _Checkout | None:
         if _git_directory(directory) is not None:
             return None
         parent = os.path.dirname(directory)
-        if parent == directory or os.stat(parent).st_dev != device:
+        if parent == directory or parent in ceilings or os.stat(parent).st_dev != device:
             return None
         directory = parent
 
@@ -276,6 +305,25 @@ def _absolute_path_entries(path_value: str) -> list[str]:
     return [entry for entry in path_value.split(os.pathsep) if os.path.isabs(entry)]
 
 
+def _search_path(path_value: str, checkout: _Checkout) -> list[str]:
+    """The absolute ``PATH`` entries that lie outside the checkout and its git directories.
+
+    A CI job that puts ``$PWD/bin`` or ``$PWD/node_modules/.bin`` on ``PATH`` would
+    otherwise run a ``git`` that the pull request ships.
+    """
+    untrusted = [
+        os.path.realpath(place) for place in (checkout.top, checkout.gitdir, checkout.commondir)
+    ]
+    kept = []
+    for entry in _absolute_path_entries(path_value):
+        real = os.path.realpath(entry)
+        if not any(
+            real == place or real.startswith(place.rstrip(os.sep) + os.sep) for place in untrusted
+        ):
+            kept.append(entry)
+    return kept
+
+
 def _find_program(name: str, search_path: list[str]) -> str | None:
     for entry in search_path:
         candidate = os.path.join(entry, name)
@@ -306,6 +354,25 @@ def _clean_environment(scratch: str, search_path: list[str], top: str) -> dict[s
     if sys.platform == "win32" and system_root:  # pragma: no cover - Windows only
         environment["SYSTEMROOT"] = system_root
     return environment
+
+
+# A split index names one shared index (``sharedindex.<hex>``); a few stale ones
+# may linger until git expires them. More than this is not a git directory git made.
+_MAX_SHARED_INDEXES = 64
+
+
+def _shared_index_names(gitdir: str) -> list[str]:
+    names = []
+    try:
+        with os.scandir(gitdir) as entries:
+            for entry in entries:
+                if entry.name.startswith("sharedindex."):
+                    names.append(entry.name)
+                    if len(names) > _MAX_SHARED_INDEXES:
+                        return []
+    except OSError:
+        return []
+    return names
 
 
 def _link(target: str, link: str) -> None:
@@ -391,6 +458,8 @@ def _status_in_scratch(
     _link(os.path.join(checkout.commondir, "packed-refs"), os.path.join(scratch, "packed-refs"))
     _link(os.path.join(checkout.commondir, "shallow"), os.path.join(scratch, "shallow"))
     _link(os.path.join(checkout.gitdir, "index"), os.path.join(scratch, "index"))
+    for name in _shared_index_names(checkout.gitdir):  # a split index reads these by name
+        _link(os.path.join(checkout.gitdir, name), os.path.join(scratch, name))
     os.mkdir(os.path.join(scratch, "info"))
     exclude = os.path.join(checkout.commondir, "info", "exclude")
     _link(exclude, os.path.join(scratch, "info", "exclude"))
@@ -540,6 +609,7 @@ def collect_environment_facts(
     ``DefinitionError(code="date_out_of_range")`` only if the host clock is
     outside years 1..9999.
     """
+    _check_arguments(cwd, git_timeout)
     now = int(time.time())
     offset = time.localtime(now).tm_gmtoff
     return EnvironmentFacts(

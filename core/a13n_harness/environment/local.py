@@ -5,21 +5,30 @@ path or a symbolic link reach outside it. How:
 
 * Paths must be canonical (:mod:`a13n_harness.environment.paths`); nothing is
   normalized.
-* Every path is walked one segment at a time from a descriptor of the root,
-  opening each directory relative to its parent with ``O_NOFOLLOW``; a
-  symbolic link met on the way is read with ``readlinkat`` and its target is
-  resolved by the same walk. A relative target that climbs above the root, or
-  an absolute target outside the root's real path, is refused with
-  :class:`FilePermissionDenied` before anything behind it is touched, so
-  whether an outside path exists never shows through an error. A link that
-  stays inside is followed. More than :data:`MAX_LINK_HOPS` links in one walk
-  is a loop: :class:`FileUnsupported`, never a hang.
+* The root is opened once, when the operator is built, and pinned: every call
+  walks from that descriptor, so renaming the root's path or replacing it by
+  a link afterwards changes nothing the operator reads (SPEC 7).
+* Every path is walked one segment at a time from the pinned root, opening
+  each directory relative to its parent with ``O_NOFOLLOW``; a symbolic link
+  met on the way is read with ``readlinkat`` and its target resolved
+  *lexically* (:func:`~a13n_harness.environment.paths.resolve_link_target`:
+  ``//x``, ``/./x``, ``a/../b`` and trailing slashes are spellings, not
+  escapes), then walked the same way. A target that leaves the root is
+  refused with :class:`FilePermissionDenied` before anything behind it is
+  touched, so whether an outside path exists never shows through an error.
+  More than :data:`MAX_LINK_HOPS` links in one walk is a loop:
+  :class:`FileUnsupported`, never a hang.
 * Because each step opens relative to a descriptor already checked, a
   directory swapped for a link between two calls cannot redirect the walk.
 * A file is ``lstat``-ed before it is opened: a FIFO, socket or device is
   :class:`FileUnsupported` and never opened; regular files are opened with
-  ``O_NONBLOCK | O_NOFOLLOW`` and checked again with ``fstat``.
-* Reads stop at ``limit`` bytes, whatever the file's size.
+  ``O_NONBLOCK | O_NOFOLLOW`` and checked again with ``fstat``. On Linux 5.6+
+  a link-free read takes one ``openat2`` (``RESOLVE_BENEATH |
+  RESOLVE_NO_SYMLINKS``) to an ``O_PATH`` handle instead, reopened through
+  ``/proc/self/fd`` only when ``fstat`` says it is a regular file.
+* Reads stop at ``limit`` bytes and allocate for what the file holds (its
+  measured size, then doubling), never for ``limit``; no method recurses with
+  the depth of a tree.
 
 Blocking work runs in one shared pool of :data:`EXECUTOR_THREADS` threads. A
 cancelled call waits for its thread to finish before it re-raises, so no read outlives the task (and
@@ -92,6 +101,10 @@ class _OpenHow(ctypes.Structure):
     _fields_ = (("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64))
 
 
+# An O_PATH handle opens nothing a driver sees; the reopen through /proc/self/fd
+# follows that magic link by design, to the inode the handle already holds.
+_HANDLE_FLAGS = (_O_PATH or os.O_RDONLY) | _O_NOFOLLOW | _O_CLOEXEC
+_REOPEN_FLAGS = os.O_RDONLY | _O_NONBLOCK | _O_NOCTTY | _O_CLOEXEC
 _SYS_OPENAT2 = 437  # the same number on every architecture using the generic syscall table
 # RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH: no link of any kind is
 # followed and nothing outside the starting directory is reached.
@@ -100,12 +113,14 @@ _openat2_state: list[Callable[[int, bytes], int] | None] = []
 
 
 def _probe_openat2() -> Callable[[int, bytes], int] | None:
-    """``openat2(dir_fd, path)`` with read flags and a confined resolution, when the kernel has it.
+    """``openat2(dir_fd, path)`` for an ``O_PATH`` handle with a confined resolution, when the
+    kernel has it and ``/proc/self/fd`` can reopen such a handle.
 
     The fast path of a read: one call resolves a whole link-free path below
-    the root, refusing (``ELOOP``) any link on the way, so the common case
-    costs neither a descriptor per directory nor a Python step per segment.
-    Any failure sends the read down the general walk, which decides the error.
+    the root, refusing (``ELOOP``/``EXDEV``) any link and anything outside, and
+    opens nothing a driver sees; ``fstat`` on the handle says what it is, and
+    only a regular file is reopened (the same inode) for reading. Any failure
+    sends the read down the general walk, which decides the error.
     """
     if sys.platform != "linux":
         return None
@@ -113,25 +128,29 @@ def _probe_openat2() -> Callable[[int, bytes], int] | None:
         syscall = ctypes.CDLL(None, use_errno=True).syscall
     except (OSError, AttributeError):
         return None
-    how = _OpenHow(_READ_FLAGS, 0, _RESOLVE_CONFINED)
+    how = _OpenHow(_HANDLE_FLAGS, 0, _RESOLVE_CONFINED)
     reference = ctypes.byref(how)
     size = ctypes.sizeof(how)
-    probe = _OpenHow(_WALK_FLAGS, 0, _RESOLVE_CONFINED)
-    try:
-        directory = os.open("/", _WALK_FLAGS)
-    except OSError:
-        return None
-    try:
-        fd = syscall(_SYS_OPENAT2, directory, b".", ctypes.byref(probe), ctypes.sizeof(probe))
-    finally:
-        os.close(directory)
-    if fd < 0:
-        return None  # ENOSYS (before Linux 5.6) or refused by a sandbox
-    os.close(fd)
 
     def openat2(dir_fd: int, path: bytes) -> int:
         return int(syscall(_SYS_OPENAT2, dir_fd, path, reference, size))
 
+    try:
+        directory = os.open("/", _WALK_FLAGS)
+    except OSError:
+        return None
+    handle = -1
+    try:
+        handle = openat2(directory, b".")
+        if handle < 0:
+            return None  # ENOSYS (before Linux 5.6) or refused by a sandbox
+        os.close(os.open(f"/proc/self/fd/{handle}", _REOPEN_FLAGS | _O_DIRECTORY))
+    except OSError:
+        return None  # no /proc to reopen through
+    finally:
+        if handle >= 0:
+            os.close(handle)
+        os.close(directory)
     return openat2
 
 
@@ -431,28 +450,29 @@ class _Walker:
     def _read_confined(self, path: str, limit: int) -> bytes | None:
         """The read when ``path`` is a regular file reached without any link, else ``None``.
 
-        ``lstat`` first (through the kernel's walk: it only decides whether to
-        try), so a FIFO or device is never opened; then ``openat2`` refuses any
-        link and anything outside the root, and ``fstat`` checks what opened.
+        Nothing outside the root and nothing that is not a regular file is
+        touched: ``openat2`` resolves the path to an ``O_PATH`` handle refusing
+        any link and anything outside, ``fstat`` on the handle says what it is,
+        and only a regular file is reopened, through ``/proc/self/fd``, as the
+        very inode the handle holds (so it cannot have been swapped meanwhile).
         """
         openat2 = _openat2()
         if openat2 is None or path == "/":
             return None
-        relative = path[1:]
-        try:
-            if not stat_module.S_ISREG(
-                os.stat(relative, dir_fd=self._root_fd, follow_symlinks=False).st_mode
-            ):
-                return None
-        except (OSError, ValueError):
-            return None
-        fd = openat2(self._root_fd, os.fsencode(relative))
-        if fd < 0:
+        handle = openat2(self._root_fd, os.fsencode(path[1:]))
+        if handle < 0:
             return None
         try:
-            measured = os.fstat(fd)
+            measured = os.fstat(handle)
             if not stat_module.S_ISREG(measured.st_mode):
                 return None
+            try:
+                fd = os.open(f"/proc/self/fd/{handle}", _REOPEN_FLAGS)
+            except OSError:
+                return None
+        finally:
+            os.close(handle)
+        try:
             return _read_file(fd, limit, measured.st_size)
         except OSError as error:
             raise _os_error(error, path) from None
@@ -724,6 +744,17 @@ class LocalFileOperator:
 
     def __enter__(self) -> LocalFileOperator:
         return self
+
+    def __copy__(self) -> LocalFileOperator:
+        return self  # a handle: a copy would share (and could close) the one descriptor
+
+    def __deepcopy__(self, memo: object) -> LocalFileOperator:
+        return self
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Rebuilding from the path in another process would re-open the root by
+        # path, which is exactly what pinning rules out: build one there instead.
+        raise FileProviderError("a pinned LocalFileOperator cannot be pickled", path="/")
 
     def __exit__(self, *_: object) -> None:
         self.close()
