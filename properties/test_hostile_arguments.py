@@ -454,8 +454,6 @@ KNOWN_ESCAPES = {
     "a13n_harness.capabilities.skills.PreparedSkills": "skill_paths=None: TypeError",
     "a13n_harness.capabilities.skills.SkillsCapability.prepare": "bindings=None (skills)",
     "a13n_harness.context.tokens.declares": "declaration=None: TypeError (tokens)",
-    "a13n_harness.environment.facts.collect_environment_facts": "cwd=None, timeout=None (git)",
-    "a13n_harness.environment.facts.collect_git_status": "cwd=None, timeout=None (git)",
 }
 
 

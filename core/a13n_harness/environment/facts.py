@@ -76,6 +76,36 @@ def _text(value: str | bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
+def _checked_directory(cwd: object) -> str:
+    """``cwd`` as a ``str`` path; a caller's wrong type is ``context_value_invalid``.
+
+    ``cwd`` becomes the ``<cwd>`` fact, so the code is the one for facts; the
+    reason names the argument. Bytes paths are refused too: the fact is text.
+    """
+    path: object = None
+    if isinstance(cwd, (str, os.PathLike)):
+        try:
+            path = os.fspath(cwd)
+        except TypeError:  # a __fspath__ that returns neither str nor bytes
+            path = None
+    if not isinstance(path, str):
+        raise DefinitionError(
+            "context_value_invalid",
+            f"cwd must be a str or os.PathLike[str] path, not {type(cwd).__name__}",
+            reason="cwd",
+        )
+    return path
+
+
+def _check_timeout(timeout: object) -> None:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise DefinitionError(
+            "context_value_invalid",
+            f"the git timeout must be a number of seconds, not {type(timeout).__name__}",
+            reason="timeout",
+        )
+
+
 def collect_git_status(
     cwd: str | os.PathLike[str], timeout: float = GIT_TIMEOUT_SECONDS
 ) -> GitStatus | None:
@@ -96,12 +126,14 @@ def collect_git_status(
     entries only), so no ``GIT_*`` variable, ``HOME`` or ``XDG_CONFIG_HOME`` of
     the caller reaches it. ``timeout`` bounds every git run together.
     """
+    start = _checked_directory(cwd)
+    _check_timeout(timeout)
     if not timeout > 0:  # also NaN: no time at all to run git
         return None
     # An hour at most, the CLI's bound too: "no limit" would let git hold the turn.
     deadline = time.monotonic() + min(timeout, _LONGEST_TIMEOUT_SECONDS)
     try:
-        checkout = _find_checkout(os.path.abspath(os.fspath(cwd)))
+        checkout = _find_checkout(os.path.abspath(start))
     except (OSError, ValueError):
         return None
     if checkout is None:
@@ -590,12 +622,16 @@ def collect_environment_facts(
 
     Never raises because of git (see the module docstring); the date raises
     ``DefinitionError(code="date_out_of_range")`` only if the host clock is
-    outside years 1..9999.
+    outside years 1..9999. A ``cwd`` that is not a ``str`` path or a
+    ``git_timeout`` that is not a number is ``context_value_invalid`` (reason
+    ``cwd`` or ``timeout``).
     """
+    start = _checked_directory(cwd)
+    _check_timeout(git_timeout)
     now = int(time.time())
     offset = time.localtime(now).tm_gmtoff
     return EnvironmentFacts(
-        cwd=_text(os.path.abspath(os.fspath(cwd))),
+        cwd=_text(os.path.abspath(start)),
         shell=_shell(),
         os=platform.system().lower() or "unknown",
         current_date=civil_date(now, offset),
