@@ -41,6 +41,7 @@ from a13n_harness import DefinitionError
 from a13n_harness.capabilities import (
     BoundSkillCatalog,
     FileSkillSource,
+    PreparedSkills,
     RunBindings,
     SkillCatalogItem,
     SkillManager,
@@ -53,14 +54,21 @@ from a13n_harness.context.facts import EnvironmentFacts, GitStatus
 from a13n_harness.context.frontmatter import FrontmatterLimits, parse_skill_document
 from a13n_harness.context.manifest import ContextManifest
 from a13n_harness.context.render import RenderedCatalog, render_catalog
-from a13n_harness.context.tokens import CodePointCounter, CountedRendering, Utf8ByteCounter
+from a13n_harness.context.tokens import (
+    CodePointCounter,
+    CountedRendering,
+    Utf8ByteCounter,
+    declares,
+)
 from a13n_harness.environment import (
     Environment,
     EnvironmentPath,
     LocalDirectoryProvider,
     LocalFileOperator,
     MemoryFileOperator,
+    collect_environment_facts,
 )
+from a13n_harness.environment.facts import collect_git_status
 from a13n_harness.testing.controls import FIND_ONLY, control_settings, property_fails
 
 # ------------------------------------------------------------------ what is public
@@ -355,6 +363,9 @@ def instances(root: Path) -> dict[str, Callable[[], object]]:
         ),
         "a13n_harness.capabilities.items.BoundSkillCatalog": lambda: BoundSkillCatalog((), (), ()),
         "a13n_harness.capabilities.bindings.RunBindings": lambda: RunBindings(Environment()),
+        "a13n_harness.capabilities.skills.PreparedSkills": lambda: PreparedSkills(
+            "", (), BoundSkillCatalog((), (), ()), render_catalog(valid_catalog(), 0)
+        ),
     }
 
 
@@ -450,11 +461,7 @@ HOSTILE_SETTINGS = settings(
 # Escapes the property found in modules other helpers own, open when this
 # property landed (issue 9 defect 4). Each is listed, never skipped: the test
 # still runs and is reported as xfail with the escape it shows.
-KNOWN_ESCAPES = {
-    "a13n_harness.capabilities.skills.PreparedSkills": "skill_paths=None: TypeError",
-    "a13n_harness.capabilities.skills.SkillsCapability.prepare": "bindings=None (skills)",
-    "a13n_harness.context.tokens.declares": "declaration=None: TypeError (tokens)",
-}
+KNOWN_ESCAPES: dict[str, str] = {}
 
 
 # Not run at all, because a bad argument also leaks something a later test
@@ -527,7 +534,6 @@ UNREACHED_CLASSES = {
     # PreparedSkills by SkillsCapability.prepare); their methods are reached
     # through the scopes and runs that test_environment and test_capabilities drive.
     "a13n_harness.environment.environment.PinnedFiles": "built by Environment.open_scope",
-    "a13n_harness.capabilities.skills.PreparedSkills": "built by SkillsCapability.prepare",
     "a13n_harness.capabilities.items.SkillCatalogItem": "a record; directory is derived",
     "a13n_harness.environment.environment.EnvironmentPath": "a record; route is derived",
     "a13n_harness.tokenizers.TiktokenCounter": "built by token_counter(name)",
@@ -689,3 +695,33 @@ def test_renderers_refuse_a_catalog_forged_past_its_constructor(forgery: SkillCa
         with pytest.raises(DefinitionError) as caught:
             call()
         assert caught.value.code in {"catalog_invalid", "catalog_total_unrepresentable"}
+
+
+@pytest.mark.parametrize(
+    ("cwd", "timeout"), [(None, 1.0), (5, 1.0), (b"/", 1.0), (".", None), (".", "5"), (".", True)]
+)
+def test_fact_collectors_refuse_what_is_not_a_path_or_a_timeout(
+    cwd: object, timeout: object
+) -> None:
+    """collect_environment_facts / collect_git_status: a DefinitionError, not a TypeError."""
+    collectors: tuple[Callable[[], object], ...] = (
+        lambda: collect_environment_facts(cwd, git_timeout=timeout),  # type: ignore[arg-type]
+        lambda: collect_git_status(cwd, timeout),  # type: ignore[arg-type]
+    )
+    for collect in collectors:
+        with pytest.raises(DefinitionError):
+            collect()
+
+
+def test_capability_arguments_are_checked(workspace: Path) -> None:
+    """prepare(None), PreparedSkills(None, ...), a non-str read path: DefinitionError or False."""
+    with pytest.raises(DefinitionError):
+        asyncio.run(SkillsCapability(SkillManager.default()).prepare(None))  # type: ignore[arg-type]
+    with pytest.raises(DefinitionError):
+        PreparedSkills(None, None, None, None)  # type: ignore[arg-type]
+    with pytest.raises(DefinitionError):
+        SkillsCapability(None)  # type: ignore[arg-type]
+    prepared = instances(workspace)["a13n_harness.capabilities.skills.PreparedSkills"]()
+    assert isinstance(prepared, PreparedSkills)
+    assert prepared.observe_read([["x"]]) is False  # type: ignore[arg-type]
+    assert declares(Utf8ByteCounter(), None) is False  # type: ignore[arg-type]

@@ -678,7 +678,14 @@ def test_an_infinite_timeout_is_bounded_and_works(tmp_path: Path) -> None:
     assert status == GitStatus("main", None, 0, 0, 0, 0, 0, 0, 0)
 
 
-@pytest.mark.parametrize("cwd", [None, 5, b"/tmp", ["/tmp"], 3.5])
+class _BadPath:
+    """A PathLike whose ``__fspath__`` returns neither str nor bytes."""
+
+    def __fspath__(self) -> object:
+        return 5
+
+
+@pytest.mark.parametrize("cwd", [None, 5, b"/tmp", ["/tmp"], 3.5, _BadPath()])
 def test_a_cwd_that_is_not_a_str_path_is_context_value_invalid(cwd: object) -> None:
     for call in (
         lambda: collect_git_status(cwd),  # type: ignore[arg-type]
@@ -690,7 +697,7 @@ def test_a_cwd_that_is_not_a_str_path_is_context_value_invalid(cwd: object) -> N
 
 
 @pytest.mark.parametrize("timeout", [None, True, "5", [5]])
-def test_a_timeout_that_is_not_a_number_is_context_value_invalid(
+def test_a_timeout_that_is_not_a_number_is_git_status_invalid(
     tmp_path: Path, timeout: object
 ) -> None:
     for call in (
@@ -699,7 +706,7 @@ def test_a_timeout_that_is_not_a_number_is_context_value_invalid(
     ):
         with pytest.raises(DefinitionError) as raised:
             call()
-        assert (raised.value.code, raised.value.reason) == ("context_value_invalid", "timeout")
+        assert (raised.value.code, raised.value.reason) == ("git_status_invalid", "timeout")
 
 
 def test_inside_the_git_directory_is_not_a_worktree(tmp_path: Path) -> None:

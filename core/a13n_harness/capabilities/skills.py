@@ -56,6 +56,19 @@ class PreparedSkills:
         catalog: BoundSkillCatalog,
         rendering: RenderedCatalog | CountedRendering,
     ) -> None:
+        if (
+            not isinstance(instructions, str)
+            or not isinstance(skill_paths, tuple)
+            or not all(isinstance(path, SkillPath) for path in skill_paths)
+            or not isinstance(catalog, BoundSkillCatalog)
+            or not isinstance(rendering, RenderedCatalog | CountedRendering)
+        ):
+            raise DefinitionError(
+                "catalog_invalid",
+                "PreparedSkills needs instructions (str), a tuple of SkillPath, "
+                "a BoundSkillCatalog and a rendering",
+                reason="prepared",
+            )
         self.instructions = instructions
         self.skill_paths = skill_paths
         self.catalog = catalog
@@ -65,7 +78,9 @@ class PreparedSkills:
 
     def observe_read(self, path: str | EnvironmentPath) -> bool:
         """Record a read of a selected SKILL.md; returns whether ``path`` was one."""
-        text = path.path if isinstance(path, EnvironmentPath) else path
+        text: object = path.path if isinstance(path, EnvironmentPath) else path
+        if not isinstance(text, str):  # no selected SKILL.md has such a path
+            return False
         name = self._documents.get(text)
         if name is None:
             return False
@@ -103,6 +118,10 @@ class SkillsCapability:
     __slots__ = ("_manager",)
 
     def __init__(self, manager: SkillManager) -> None:
+        if not isinstance(manager, SkillManager):
+            raise DefinitionError(
+                "catalog_invalid", "SkillsCapability needs a SkillManager", reason="manager"
+            )
         self._manager = manager
 
     @property
@@ -111,6 +130,12 @@ class SkillsCapability:
 
     async def prepare(self, bindings: RunBindings) -> PreparedSkills:
         """Scan, select, render and certify; see the module docstring."""
+        if not isinstance(bindings, RunBindings):
+            raise DefinitionError(
+                "catalog_invalid",
+                f"prepare needs RunBindings, got {type(bindings).__name__}",
+                reason="bindings",
+            )
         catalog = await self._manager.scan_environment(environment=bindings.environment)
         selection = bindings.skill_selection
         if selection is not None:

@@ -85,8 +85,11 @@ class TokenCounter(Protocol):
 
 
 def declares(counter: object, declaration: str) -> bool:
-    """Whether ``counter`` declares ``declaration`` (an attribute that is exactly ``True``)."""
-    return getattr(counter, declaration, False) is True
+    """Whether ``counter`` declares ``declaration`` (an attribute that is exactly ``True``).
+
+    A ``declaration`` that is not a ``str`` names no attribute: ``False``.
+    """
+    return isinstance(declaration, str) and getattr(counter, declaration, False) is True
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,7 +100,7 @@ def _checked_directory(cwd: object) -> str:
 def _check_timeout(timeout: object) -> None:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
         raise DefinitionError(
-            "context_value_invalid",
+            "git_status_invalid",
             f"the git timeout must be a number of seconds, not {type(timeout).__name__}",
             reason="timeout",
         )
@@ -622,9 +622,9 @@ def collect_environment_facts(
 
     Never raises because of git (see the module docstring); the date raises
     ``DefinitionError(code="date_out_of_range")`` only if the host clock is
-    outside years 1..9999. A ``cwd`` that is not a ``str`` path or a
-    ``git_timeout`` that is not a number is ``context_value_invalid`` (reason
-    ``cwd`` or ``timeout``).
+    outside years 1..9999. A ``cwd`` that is not a ``str`` path is
+    ``context_value_invalid`` (reason ``cwd``), a ``git_timeout`` that is not a
+    number ``git_status_invalid`` (reason ``timeout``).
     """
     start = _checked_directory(cwd)
     _check_timeout(git_timeout)

@@ -5,21 +5,30 @@ path or a symbolic link reach outside it. How:
 
 * Paths must be canonical (:mod:`a13n_harness.environment.paths`); nothing is
   normalized.
-* Every path is walked one segment at a time from a descriptor of the root,
-  opening each directory relative to its parent with ``O_NOFOLLOW``; a
-  symbolic link met on the way is read with ``readlinkat`` and its target is
-  resolved by the same walk. A relative target that climbs above the root, or
-  an absolute target outside the root's real path, is refused with
-  :class:`FilePermissionDenied` before anything behind it is touched, so
-  whether an outside path exists never shows through an error. A link that
-  stays inside is followed. More than :data:`MAX_LINK_HOPS` links in one walk
-  is a loop: :class:`FileUnsupported`, never a hang.
+* The root is opened once, when the operator is built, and pinned: every call
+  walks from that descriptor, so renaming the root's path or replacing it by
+  a link afterwards changes nothing the operator reads (SPEC 7).
+* Every path is walked one segment at a time from the pinned root, opening
+  each directory relative to its parent with ``O_NOFOLLOW``; a symbolic link
+  met on the way is read with ``readlinkat`` and its target resolved
+  *lexically* (:func:`~a13n_harness.environment.paths.resolve_link_target`:
+  ``//x``, ``/./x``, ``a/../b`` and trailing slashes are spellings, not
+  escapes), then walked the same way. A target that leaves the root is
+  refused with :class:`FilePermissionDenied` before anything behind it is
+  touched, so whether an outside path exists never shows through an error.
+  More than :data:`MAX_LINK_HOPS` links in one walk is a loop:
+  :class:`FileUnsupported`, never a hang.
 * Because each step opens relative to a descriptor already checked, a
   directory swapped for a link between two calls cannot redirect the walk.
 * A file is ``lstat``-ed before it is opened: a FIFO, socket or device is
   :class:`FileUnsupported` and never opened; regular files are opened with
-  ``O_NONBLOCK | O_NOFOLLOW`` and checked again with ``fstat``.
-* Reads stop at ``limit`` bytes, whatever the file's size.
+  ``O_NONBLOCK | O_NOFOLLOW`` and checked again with ``fstat``. On Linux 5.6+
+  a link-free read takes one ``openat2`` (``RESOLVE_BENEATH |
+  RESOLVE_NO_SYMLINKS``) to an ``O_PATH`` handle instead, reopened through
+  ``/proc/self/fd`` only when ``fstat`` says it is a regular file.
+* Reads stop at ``limit`` bytes and allocate for what the file holds (its
+  measured size, then doubling), never for ``limit``; no method recurses with
+  the depth of a tree.
 
 Blocking work runs in one shared pool of :data:`EXECUTOR_THREADS` threads. A
 cancelled call waits for its thread to finish before it re-raises, so no read outlives the task (and
