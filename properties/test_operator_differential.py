@@ -33,7 +33,7 @@ from a13n_harness.environment import (
     MemorySpecial,
     MemorySymlink,
 )
-from a13n_harness.environment import local as local_module
+from a13n_harness.environment import confinement as confinement_module
 from a13n_harness.environment import paths as paths_module
 from a13n_harness.testing.controls import control_settings, property_fails
 
@@ -224,7 +224,7 @@ def _not_lexical(
 def test_negative_control_a_disk_walk_that_differs_fails_the_property(
     monkeypatch: pytest.MonkeyPatch, broken: object
 ) -> None:
-    monkeypatch.setattr(local_module, "resolve_link_target", broken)
+    monkeypatch.setattr(confinement_module, "resolve_link_target", broken)
     property_fails(control_settings(given(trees())(check_agreement)))
 
 
@@ -232,9 +232,9 @@ def test_negative_control_a_disk_walk_that_differs_fails_the_property(
 @given(trees())
 def test_the_general_walk_alone_agrees_too(tree: Tree) -> None:
     """With the ``openat2`` fast path switched off, every read takes the general walk."""
-    saved = list(local_module._openat2_state)
-    local_module._openat2_state[:] = [None]
+    saved = list(confinement_module._openat2_state)
+    confinement_module._openat2_state[:] = [None]
     try:
         check_agreement(tree)
     finally:
-        local_module._openat2_state[:] = saved
+        confinement_module._openat2_state[:] = saved
