@@ -1,4 +1,4 @@
-"""Hostile arguments from a Host: only ``DefinitionError`` leaves a public entry point (SPEC 0).
+"""Hostile arguments from a Host: only ``DefinitionError`` leaves a public entry point (§0).
 
 One property over every public callable: every name in the ``__all__`` of every
 public module under ``a13n_harness`` (found by walking the package, so a new
@@ -80,7 +80,7 @@ EXCLUDED_MODULES = {
 }
 EXCLUDED_CALLABLES = {
     # The command line runs as a process: its contract is exit codes and one
-    # line on stderr (SPEC 8), pinned by properties/test_cli.py; main(None)
+    # line on stderr (docs/contract.md §8), pinned by properties/test_cli.py; main(None)
     # would parse pytest's own argv.
     "a13n_harness.cli.main": "a process entry point; exit codes are its contract",
 }
@@ -658,7 +658,7 @@ def test_parse_skill_document_refuses_what_is_not_limits(limits: object) -> None
     ids=repr,
 )
 def test_run_bindings_refuse_a_selection_that_is_not_a_set_of_names(selection: object) -> None:
-    """skill_selection must be None or a set of str (SPEC 7): anything else is a DefinitionError."""
+    """skill_selection must be None or a set of str (§7): anything else is a DefinitionError."""
     embedded: Callable[..., object] = RunBindings.embedded
     direct: Callable[..., object] = RunBindings
     builds: tuple[Callable[[], object], ...] = (

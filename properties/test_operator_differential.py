@@ -1,4 +1,4 @@
-"""The on-disk and in-memory operators give the same answers (SPEC section 7).
+"""The on-disk and in-memory operators give the same answers (docs/contract.md §7).
 
 A security boundary has an oracle: :class:`MemoryFileOperator` is the model the
 fuzzer runs, :class:`LocalFileOperator` what users run. For a drawn tree of
@@ -46,7 +46,7 @@ _segment = st.sampled_from(("a", "b", ".h", "SKILL.md", "..", ".", "", "zz"))
 
 @st.composite
 def link_targets(draw: st.DrawFn) -> tuple[str, bool]:
-    """(target spelled below the root, absolute?) with every spelling the SPEC names."""
+    """(target spelled below the root, absolute?) with every spelling docs/contract.md §7 names."""
     parts = draw(st.lists(_segment, min_size=1, max_size=4))
     absolute = draw(st.booleans())
     text = "/".join(parts)

@@ -1,4 +1,4 @@
-"""Rendering by a token counter (SPEC section 9)."""
+"""Rendering by a token counter (docs/contract.md §9)."""
 
 from __future__ import annotations
 
@@ -331,7 +331,7 @@ def test_something_that_is_not_a_counter_is_refused(counter: object) -> None:
 
 
 def test_a_failing_counter_and_bad_arguments_raise_only_definition_errors() -> None:
-    """SPEC 0: a host counter that raises, a non-str text, a non-catalog: DefinitionError."""
+    """contract §0: a host counter that raises, a non-str text, a non-catalog: DefinitionError."""
 
     class Failing:
         def count(self, text: str) -> int:

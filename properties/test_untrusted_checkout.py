@@ -1,4 +1,4 @@
-"""The checkout is untrusted (SPEC section 6; issue 9, defect 1).
+"""The checkout is untrusted (docs/contract.md §6; issue 9, defect 1).
 
 Every way a checkout, its ``.git`` directory or the caller's environment can
 make ``git status`` run a program is built for real here, against the git on

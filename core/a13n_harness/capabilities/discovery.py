@@ -16,7 +16,7 @@ For each source in order, for each of its roots in order:
 Then precedence resolves names across roots and sources, and every final
 SKILL.md is read again through the same operator and compared byte for byte.
 
-Decisions the SPEC leaves open:
+Decisions the contract leaves open:
 
 * Read bound: ``frontmatter.max_bytes + FENCE_SLACK`` bytes first; a prefix
   that long holds the opening fence, the largest accepted frontmatter and the

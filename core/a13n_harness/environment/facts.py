@@ -1,4 +1,4 @@
-"""Collecting checkout facts from the host (SPEC section 6).
+"""Collecting checkout facts from the host (docs/contract.md §6).
 
 This is the I/O half of :mod:`a13n_harness.context.facts`: it runs git, reads
 ``$SHELL``, the platform, the clock and the time zone, and hands the values to
@@ -7,7 +7,7 @@ directory that is not a repository, a git that hangs past its timeout or
 prints something the parser refuses all give ``git=None`` (rendered as
 ``not a git repository``).
 
-The checkout is untrusted (SPEC section 6): git never reads its configuration
+The checkout is untrusted (docs/contract.md §6): git never reads its configuration
 and nothing of the caller's environment but ``PATH`` reaches git (see
 :func:`collect_git_status`); a checkout git could not be asked about safely
 gives ``git=None`` too.
@@ -111,7 +111,7 @@ def collect_git_status(
 ) -> GitStatus | None:
     """The git status of the checkout holding ``cwd``; ``None`` when it cannot be had safely.
 
-    The checkout is untrusted (SPEC section 6), so git never reads its
+    The checkout is untrusted (docs/contract.md §6), so git never reads its
     configuration: the checkout is found here (``.git`` directory or gitdir
     file, up to a file-system boundary), and git runs with ``GIT_DIR`` set to a
     private scratch directory whose ``config`` this function writes. The
