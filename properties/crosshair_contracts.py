@@ -2,7 +2,7 @@
 
 Run: ``crosshair check --analysis_kind=PEP316 --per_condition_timeout=12 <this file>``.
 
-Each function wraps one core entry point and states its SPEC rule as ``pre:``
+Each function wraps one core entry point and states its docs/contract.md rule as ``pre:``
 and ``post:`` lines. CrossHair reads the *source lines* of these docstrings, so
 they use ``chr(10)`` rather than a backslash escape, to mean the same in the
 source as in ``__doc__``. A counterexample CrossHair finds is replayed as a
@@ -17,7 +17,7 @@ from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import RenderedCatalog, reference_render, render_catalog
 
 _LARGE = 1 << 40
-# SPEC section 1's list, written out independently of the encoder's own table.
+# docs/contract.md §1's list, written out independently of the encoder's own table.
 _SPEC_ESCAPED = (
     (0x0000, 0x001F),
     (0x007F, 0x009F),
@@ -40,7 +40,7 @@ def no_surrogate(text: str) -> bool:
 
 
 def inert(text: str) -> bool:
-    """Whether ``text`` holds no raw ``<``, ``>`` nor any code point SPEC section 1 escapes."""
+    """Whether ``text`` holds no raw ``<``, ``>`` nor any code point docs/contract.md §1 escapes."""
     return all(
         char not in "<>" and not any(lo <= ord(char) <= hi for lo, hi in _SPEC_ESCAPED)
         for char in text

@@ -1,4 +1,4 @@
-"""SkillsCapability and RunBindings (SPEC section 7, seed "Use Skills in a Harness Run")."""
+"""SkillsCapability and RunBindings (docs/contract.md §7, "Running with skills")."""
 
 from __future__ import annotations
 
@@ -136,7 +136,7 @@ def test_observe_read_and_boundary_fence(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
-# ------------------------------------------------ routing (SPEC 7, issue 12)
+# ------------------------------------------------ routing (contract §7, issue 12)
 
 
 def _pointer(instructions: str) -> str:
@@ -187,7 +187,7 @@ def prepare_full(base: Path) -> PreparedSkills:
     return asyncio.run(run())
 
 
-# ------------------------------------------- token-counted budgets (SPEC 9)
+# ------------------------------------------- token-counted budgets (contract §9)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Catalog construction and the checked total (SPEC section 3)."""
+"""Catalog construction and the checked total (docs/contract.md §3)."""
 
 from __future__ import annotations
 

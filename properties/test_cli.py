@@ -1,4 +1,4 @@
-"""The ``a13n-skills`` command end to end (SPEC section 8), run as a subprocess.
+"""The ``a13n-skills`` command end to end (docs/contract.md §8), run as a subprocess.
 
 Every command, its ``--help``, and bad input: a manifest that is not JSON, an
 unreadable workspace, a git that hangs, no git at all, thousands of changes,
@@ -638,7 +638,7 @@ def test_lint_shows_progress_only_on_a_terminal(tmp_path: Path) -> None:
 
 
 def test_catalog_and_manifest_pointer_names_only_scanned_roots(tmp_path: Path) -> None:
-    """A default root that does not exist is skipped, so the pointer does not name it (SPEC 7)."""
+    """A default root that does not exist is skipped, so the pointer does not name it (§7)."""
     skill(tmp_path / ".agents/skills", "only", "---\nname: only\ndescription: The one.\n---\n")
     result = run("catalog", tmp_path, "--budget-bytes", "60")
     assert result.stdout == b".agents/skills/ has 1 skill\n"

@@ -2,8 +2,8 @@
 
 Each ``corpus/<target>/`` folder pairs with ``fuzz/<target>.py``. Every seed
 file runs through the target's ``check`` (the contract holds) and its
-``outcome`` must equal the one recorded in ``expected.json`` (HARNESS.md,
-"corpus/"). The replay refuses to pass vacuously: a seed without an
+``outcome`` must equal the one recorded in ``expected.json`` (docs/harness-conventions.md,
+"Corpus"). The replay refuses to pass vacuously: a seed without an
 expectation, an expectation without a seed, a corpus folder without a target,
 a target without a corpus folder, and a target whose ``check`` swallows the
 core's exceptions each fail.

@@ -1,5 +1,7 @@
 """Exact examples that kill injected defects the family properties let survive.
 
+Sections cited as ``§N`` are those of ``docs/contract.md``.
+
 Each test here exists because a mutant in ``mutants/0NN_*.toml`` survived (or
 was caught only after minutes of shrinking) under the family modules; the
 mutant names the test that now kills it. They are deterministic and fast so the
@@ -22,7 +24,7 @@ from a13n_harness.context.render import render_catalog, verify_rendering
 
 @pytest.mark.parametrize("name", ["PDF", "Pdf-tools", "pdf-Tools", "PDF-TOOLS"])
 def test_uppercase_names_are_refused(name: str) -> None:
-    """SPEC 2: the name matches ``^[a-z0-9]+(-[a-z0-9]+)*$``; ASCII lowercase only (mutant 003)."""
+    """§2: the name matches ``^[a-z0-9]+(-[a-z0-9]+)*$``; ASCII lowercase only (mutant 003)."""
     with pytest.raises(FrontmatterError) as caught:
         parse_skill_document(f"---\nname: {name}\ndescription: d\n---\n".encode())
     assert caught.value.reason == "name_invalid"
@@ -37,14 +39,14 @@ def test_uppercase_names_are_refused(name: str) -> None:
     ],
 )
 def test_alias_without_anchor_is_refused_as_alias(body: str) -> None:
-    """SPEC 2: anchors *or aliases* anywhere are refused with ``alias`` (mutant 005)."""
+    """contract §2: anchors *or aliases* anywhere are refused with ``alias`` (mutant 005)."""
     with pytest.raises(FrontmatterError) as caught:
         parse_skill_document(f"---\n{body}---\n".encode())
     assert caught.value.reason == "alias"
 
 
 def test_bom_is_skipped_once() -> None:
-    """SPEC 2: one leading UTF-8 BOM is skipped (mutant 023); a second one is not."""
+    """contract §2: one leading UTF-8 BOM is skipped (mutant 023); a second one is not."""
     document = b"---\r\nname: a\r\ndescription: d\r\n---\r\n"
     assert parse_skill_document(b"\xef\xbb\xbf" + document).name == "a"
     with pytest.raises(FrontmatterError) as caught:
@@ -53,7 +55,7 @@ def test_bom_is_skipped_once() -> None:
 
 
 def test_multibyte_listing_is_budgeted_in_bytes() -> None:
-    """SPEC 4: candidates are measured in UTF-8 bytes, not code points (mutant 009)."""
+    """contract §4: candidates are measured in UTF-8 bytes, not code points (mutant 009)."""
     entries = tuple(CatalogEntry(name, "€" * 40 + "😀" * 10, f"/s/{name}") for name in "abc")
     catalog = SkillCatalog(entries, roots=("/s",))
     full = render_catalog(catalog, 1 << 40)
@@ -68,7 +70,7 @@ def test_multibyte_listing_is_budgeted_in_bytes() -> None:
 
 
 def test_publish_catalog_is_exact_at_every_manifest_size() -> None:
-    """SPEC 5: the longest prefix whose whole manifest fits, by exact JSON sizes (mutant 025)."""
+    """§5: the longest prefix whose whole manifest fits, by exact JSON sizes (mutant 025)."""
     items = [CatalogEntry(f"skill-{i}", f"does thing {i} ✓", f"/s/skill-{i}") for i in range(6)]
     roots = ("/s",)
 
@@ -89,7 +91,7 @@ def test_publish_catalog_is_exact_at_every_manifest_size() -> None:
 def test_non_str_values_are_refused_with_a_message_naming_the_type(
     function: Callable[[str], str], bad: object
 ) -> None:
-    """SPEC 1 errors: a stable code and a message a human can act on (mutmut encoder survivors)."""
+    """§1 errors: a stable code and a message a human can act on (mutmut encoder survivors)."""
     with pytest.raises(DefinitionError) as caught:
         function(bad)  # type: ignore[arg-type]
     assert caught.value.code == "context_value_invalid"

@@ -1,4 +1,4 @@
-"""Discovery rules of SPEC section 7, pinned by examples and properties."""
+"""Discovery rules of docs/contract.md §7, pinned by examples and properties."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Read concurrency: bounded, and invisible in the result (SPEC section 7)."""
+"""Read concurrency: bounded, and invisible in the result (docs/contract.md §7)."""
 
 from __future__ import annotations
 

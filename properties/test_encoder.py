@@ -1,4 +1,4 @@
-"""The context-value encoder (SPEC section 1)."""
+"""The context-value encoder (docs/contract.md §1)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from a13n_harness.context.encoder import ESCAPED_RANGES, decode_value, encode_va
 from a13n_harness.testing.controls import control_settings, property_fails
 from a13n_harness.testing.strategies import hostile_text
 
-# SPEC section 1, written out here independently of the encoder's own table,
+# docs/contract.md §1, written out here independently of the encoder's own table,
 # so a range dropped from ESCAPED_RANGES cannot drop out of the tests with it.
 SPEC_ESCAPED = (
     (0x0000, 0x001F),
@@ -84,7 +84,7 @@ def test_every_listed_code_point_is_escaped_in_uppercase_hex() -> None:
 
 
 def test_escaped_table_is_the_spec_list() -> None:
-    """The encoder's published table holds exactly the SPEC's code points."""
+    """The encoder's published table holds exactly the code points of docs/contract.md §1."""
     table = {cp for lo, hi in ESCAPED_RANGES for cp in range(lo, hi + 1)}
     assert table == ALL_ESCAPED_SET
 

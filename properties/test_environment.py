@@ -1,4 +1,4 @@
-"""Environment routing, pinned scopes and the staleness rule (SPEC section 7)."""
+"""Environment routing, pinned scopes and the staleness rule (docs/contract.md §7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Checkout facts (SPEC section 6): civil dates, git status parsing, the environment block.
+"""Checkout facts (docs/contract.md §6): civil dates, git status parsing, the environment block.
 
 Git status is checked against real ``git`` output from repositories built in
 ``tmp_path``; dates against :mod:`datetime`; the block against hostile values.
@@ -76,7 +76,7 @@ def check_dates_against_datetime(date: Callable[[int, int], str], days: range) -
 
 @given(local_instants())
 def test_civil_date_equals_datetime_for_every_instant(instant: tuple[int, int]) -> None:
-    """SPEC 6: ``civil_date`` gives the proleptic Gregorian date, years 1..9999."""
+    """contract §6: ``civil_date`` gives the proleptic Gregorian date, years 1..9999."""
     epoch_seconds, offset = instant
     assert civil_date(epoch_seconds, offset) == _datetime_date(epoch_seconds, offset)
 
@@ -195,7 +195,7 @@ def test_negative_control_a_wrong_leap_rule_fails_the_datetime_property() -> Non
 
 @given(porcelain_outputs())
 def test_well_formed_porcelain_parses_to_its_counts(case: tuple[bytes, GitStatus]) -> None:
-    """SPEC 6 counting rules over generated records with hostile paths."""
+    """contract §6 counting rules over generated records with hostile paths."""
     data, expected = case
     assert parse_git_status(data) == expected
 
@@ -713,7 +713,7 @@ def check_environment_block(
     )
 )
 def test_environment_block_has_exactly_its_lines(facts: EnvironmentFacts) -> None:
-    """SPEC 6: every value encoded; whatever the values, the framing holds."""
+    """contract §6: every value encoded; whatever the values, the framing holds."""
     check_environment_block(facts, render_environment)
 
 

@@ -1,4 +1,4 @@
-"""SKILL.md frontmatter parsing (SPEC section 2)."""
+"""SKILL.md frontmatter parsing (docs/contract.md §2)."""
 
 from __future__ import annotations
 
@@ -488,7 +488,7 @@ def best_seconds(data: bytes, rounds: int = 3) -> float:
     ("layout", "peer"), [("top_block", "nested_block"), ("top_flow", "nested_flow")]
 )
 def test_top_level_keys_cost_what_nested_keys_cost(layout: str, peer: str) -> None:
-    """No input causes quadratic time (SPEC 2): a top-level value is located in O(1).
+    """No input causes quadratic time (contract §2): a top-level value is located in O(1).
 
     Issue 9 defect 6(a): each top-level value's line was found by counting
     newlines from the start, so 20,000 top-level keys took 0.9 s against

@@ -2,7 +2,7 @@
 
 A harness that cannot fail proves nothing. Each test builds a small tree in a
 temporary directory with one deliberately broken piece and runs the real
-replay, verifier or gate against it (HARNESS.md "Bad input"):
+replay, verifier or gate against it (docs/harness-conventions.md):
 
 - a fuzz target whose ``check`` catches every exception,
 - a corpus folder whose fuzz target is missing, and a seed with no expectation,

@@ -1,4 +1,4 @@
-"""``a13n-skills lint`` (SPEC section 8): every MUST of the Agent Skills specification is an
+"""``a13n-skills lint`` (docs/contract.md §8): every MUST of the Agent Skills specification is an
 error, with a real position; what the specification recommends is a warning; zero skills is
 never a silent pass; SARIF validates against the SARIF 2.1.0 schema.
 
@@ -99,7 +99,7 @@ def test_a_valid_skill_has_no_issue() -> None:
     ],
 )
 def test_name_rule_violations_are_errors_at_the_value(name: str, why: str) -> None:
-    """SPEC 8: name 1..64 of [a-z0-9-], no leading, trailing or doubled hyphen."""
+    """contract §8: name 1..64 of [a-z0-9-], no leading, trailing or doubled hyphen."""
     text = f'---\nname: "{name}"\ndescription: d\n---\n'
     found = check_document(text.encode(), name).issues
     assert [(i.rule, i.line, i.column) for i in found] == [("skill_name_invalid", 2, 7)]
@@ -154,7 +154,7 @@ def test_missing_name_and_description_are_errors() -> None:
     [(1024, []), (1025, ["skill_description_too_long"])],
 )
 def test_description_limit_is_1024_characters(length: int, rules: list[str]) -> None:
-    """SPEC 8: description 1..1024 characters (code points, not bytes)."""
+    """contract §8: description 1..1024 characters (code points, not bytes)."""
     text = "---\nname: a\ndescription: " + "\u00e9" * length + "\n---\n"
     assert rules_of(text) == rules
 

@@ -1,4 +1,4 @@
-"""LocalFileOperator and MemoryFileOperator against a hostile file system (SPEC section 7).
+"""LocalFileOperator and MemoryFileOperator against a hostile file system (docs/contract.md §7).
 
 The root is pinned when the operator is built; link targets are resolved
 lexically inside the root however they are spelled; reads allocate for what a

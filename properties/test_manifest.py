@@ -1,4 +1,4 @@
-"""The context manifest: canonical JSON, strict decoding, publication (SPEC section 5)."""
+"""The context manifest: canonical JSON, strict decoding, publication (docs/contract.md §5)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Exact examples that kill the mutants ``scripts/mutmut.py`` found surviving.
 
-Each test pins one rule of SPEC.md at a boundary the property tests reach
+Each test pins one rule of docs/contract.md at a boundary the property tests reach
 only by chance; its docstring names the rule. They are fast and exact: no
 Hypothesis, no timing.
 """
@@ -57,20 +57,20 @@ def _frontmatter_error(data: bytes) -> FrontmatterError:
 
 @pytest.mark.parametrize("field", ["max_bytes", "max_depth", "max_nodes", "max_description_chars"])
 def test_frontmatter_limits_accept_one_and_refuse_zero(field: str) -> None:
-    """SPEC 2: every FrontmatterLimits field is a positive int, so 1 is the smallest allowed."""
+    """§2: every FrontmatterLimits field is a positive int, so 1 is the smallest allowed."""
     assert getattr(FrontmatterLimits(**{field: 1}), field) == 1
     with pytest.raises(ValueError, match=field):
         FrontmatterLimits(**{field: 0})
 
 
 def test_normalize_description_default_limit_is_1024() -> None:
-    """SPEC 2: the default description limit is 1,024 code points; 1,025 are cut."""
+    """contract §2: the default description limit is 1,024 code points; 1,025 are cut."""
     assert normalize_description("a" * 1024) == ("a" * 1024, False)
     assert normalize_description("a" * 1025) == ("a" * 1023 + "\N{HORIZONTAL ELLIPSIS}", True)
 
 
 def test_private_use_code_point_after_the_surrogates_is_a_valid_description() -> None:
-    """SPEC 2/3: only lone surrogates (U+D800..U+DFFF) are refused; U+E000 is ordinary."""
+    """contract §2, §3: only lone surrogates (U+D800..U+DFFF) are refused; U+E000 is ordinary."""
     data = "---\nname: a\ndescription: x\ue000 \ud7ff\n---\n".encode()
     assert parse_skill_document(data).description == "x\ue000 \ud7ff"
 
@@ -79,7 +79,7 @@ def test_private_use_code_point_after_the_surrogates_is_a_valid_description() ->
 def test_pure_parser_surrogate_escapes_are_description_invalid(
     monkeypatch: pytest.MonkeyPatch, escape: str
 ) -> None:
-    """SPEC 0/2: without libyaml the pure parser is used; a lone surrogate in a
+    """contract §0, §2: without libyaml the pure parser is used; a lone surrogate in a
     description (first and last of U+D800..U+DFFF) is ``description_invalid``."""
     monkeypatch.setattr(fm, "_EventSource", yaml.BaseLoader)
     data = f'---\nname: a\ndescription: "x{escape}"\n---\n'.encode()
@@ -88,7 +88,7 @@ def test_pure_parser_surrogate_escapes_are_description_invalid(
 
 
 def test_error_position_after_an_empty_first_frontmatter_line() -> None:
-    """SPEC 2: line/column are 1-based in the file; after an empty line 2 a tag is on line 3."""
+    """§2: line/column are 1-based in the file; after an empty line 2 a tag is on line 3."""
     error = _frontmatter_error(b"---\n\n!!str x: 1\n---\n")
     assert (error.reason, error.line, error.column) == ("tag", 3, 1)
     error = _frontmatter_error(b"---\n\nname: !!str x\n---\n")
@@ -105,7 +105,7 @@ def test_error_position_after_an_empty_first_frontmatter_line() -> None:
     ],
 )
 def test_yaml_syntax_errors_carry_the_problem_position(data: bytes, line: int, column: int) -> None:
-    """SPEC 2: a PyYAML error is ``yaml_syntax``, located (1-based, whole file) at its problem."""
+    """§2: a PyYAML error is ``yaml_syntax``, located (1-based, whole file) at its problem."""
     error = _frontmatter_error(data)
     assert (error.reason, error.line, error.column) == ("yaml_syntax", line, column)
 
@@ -125,13 +125,13 @@ def test_yaml_syntax_errors_carry_the_problem_position(data: bytes, line: int, c
     ],
 )
 def test_frontmatter_errors_are_located(data: bytes, reason: str, line: int, column: int) -> None:
-    """SPEC 2: each refusal carries its reason and a 1-based line/column in the whole file."""
+    """contract §2: each refusal carries its reason and a 1-based line/column in the whole file."""
     error = _frontmatter_error(data)
     assert (error.reason, error.line, error.column) == (reason, line, column)
 
 
 def test_description_limit_comes_from_the_limits() -> None:
-    """SPEC 2: a description longer than ``max_description_chars`` is cut to that many."""
+    """contract §2: a description longer than ``max_description_chars`` is cut to that many."""
     data = b"---\nname: a\ndescription: abcdefgh\n---\n"
     parsed = parse_skill_document(data, FrontmatterLimits(max_description_chars=5))
     assert (parsed.description, parsed.description_truncated) == (
@@ -159,7 +159,7 @@ def test_description_limit_comes_from_the_limits() -> None:
     ],
 )
 def test_unterminated_versus_too_large_boundary(data: bytes, max_bytes: int, reason: str) -> None:
-    """SPEC 2: no closing fence is ``too_large`` if the text after the opening fence already
+    """contract §2: no closing fence is ``too_large`` if the text after the opening fence already
     exceeds ``max_bytes``, else ``unterminated``; both are located at line 2, column 1."""
     with pytest.raises(FrontmatterError) as caught:
         parse_skill_document(data, FrontmatterLimits(max_bytes=max_bytes))
@@ -167,7 +167,7 @@ def test_unterminated_versus_too_large_boundary(data: bytes, max_bytes: int, rea
 
 
 def test_frontmatter_of_exactly_max_bytes_is_parsed() -> None:
-    """SPEC 2: frontmatter of exactly ``max_bytes`` bytes (newlines included) is not too large."""
+    """§2: frontmatter of exactly ``max_bytes`` bytes (newlines included) is not too large."""
     data = b"---\nname: a\ndescription: b\n---\n"
     assert parse_skill_document(data, FrontmatterLimits(max_bytes=23)).name == "a"
     with pytest.raises(FrontmatterError) as caught:
@@ -187,25 +187,25 @@ def _code_reason(call: object, *args: object) -> tuple[str, str | None]:
 
 @pytest.mark.parametrize("bad", [-1, True, "5", 5.0, None])
 def test_publish_catalog_refuses_a_bad_byte_limit(bad: object) -> None:
-    """SPEC 5: ``max_manifest_bytes`` is a non-negative int, else ``manifest_invalid``/``type``."""
+    """§5: ``max_manifest_bytes`` is a non-negative int, else ``manifest_invalid``/``type``."""
     assert _code_reason(publish_catalog, [], [], bad) == ("manifest_invalid", "type")
 
 
 def test_publish_catalog_refuses_items_that_are_not_entries() -> None:
-    """SPEC 3/5: published items are ``CatalogEntry``, else ``catalog_invalid``/``entries``."""
+    """§3, §5: published items are ``CatalogEntry``, else ``catalog_invalid``/``entries``."""
     good = CatalogEntry("a", "d", "f")
     item = SimpleNamespace(name="b", description="d", file="f")
     assert _code_reason(publish_catalog, [good, item], [], 10_000) == ("catalog_invalid", "entries")
 
 
 def test_publish_catalog_keeps_the_roots() -> None:
-    """SPEC 5: the published catalog carries the configured roots."""
+    """contract §5: the published catalog carries the configured roots."""
     published = publish_catalog([CatalogEntry("a", "d", "f")], ["r/", "s"], 10_000)
     assert published == SkillCatalog((CatalogEntry("a", "d", "f"),), 0, ("r/", "s"))
 
 
 def test_manifest_construction_refusals_have_their_reasons() -> None:
-    """SPEC 5: a bad version is reason ``version``; a wrong catalog or facts type is ``type``."""
+    """§5: a bad version is reason ``version``; a wrong catalog or facts type is ``type``."""
     catalog = SkillCatalog(())
     assert _code_reason(ContextManifest, None, catalog, 2) == ("manifest_invalid", "version")
     assert _code_reason(ContextManifest, None, "catalog") == ("manifest_invalid", "type")
@@ -219,7 +219,7 @@ def _facts(git: GitStatus | None) -> EnvironmentFacts:
 
 @pytest.mark.parametrize("ahead", [2**64, True])
 def test_encoding_refuses_git_counts_decoding_would_refuse(ahead: int) -> None:
-    """SPEC 5: ``encode_manifest`` never emits what ``decode_manifest`` refuses: a git count is a
+    """§5: ``encode_manifest`` never emits what ``decode_manifest`` refuses: a git count is a
     non-bool int up to 2**64 - 1 (``manifest_invalid``, reason ``type``)."""
     manifest = ContextManifest(
         _facts(GitStatus(None, None, ahead, 0, 0, 0, 0, 0, 0)), SkillCatalog(())
@@ -232,7 +232,7 @@ def test_encoding_refuses_git_counts_decoding_would_refuse(ahead: int) -> None:
 
 
 def test_encoding_refuses_a_lone_surrogate_in_a_tampered_catalog() -> None:
-    """SPEC 5: a lone surrogate never reaches the manifest bytes, even in a catalog altered behind
+    """§5: a lone surrogate never reaches the manifest bytes, even in a catalog altered behind
     the frozen dataclass's back: ``manifest_invalid``, reason ``surrogate``."""
     catalog = SkillCatalog(())
     object.__setattr__(catalog, "roots", ("\ud800",))
@@ -244,7 +244,7 @@ def test_encoding_refuses_a_lone_surrogate_in_a_tampered_catalog() -> None:
 
 
 def test_empty_form_is_refused_when_the_minimal_candidate_fits_exactly() -> None:
-    """SPEC 4: the minimal candidate comes before ``""``, and it fits at ``len == budget_bytes``,
+    """§4: the minimal candidate comes before ``""``, and it fits at ``len == budget_bytes``,
     so certifying ``""`` there is ``rendering_not_certified``."""
     catalog = SkillCatalog((), unlisted=1)
     budget = len(minimal_candidate(catalog).encode("utf-8"))
@@ -257,7 +257,7 @@ def test_empty_form_is_refused_when_the_minimal_candidate_fits_exactly() -> None
 
 
 def test_counted_minimal_form_fits_at_exactly_the_budget() -> None:
-    """SPEC 9: as in section 4, a candidate fits when its count is ``<=`` the budget; the counted
+    """§9: as in section 4, a candidate fits when its count is ``<=`` the budget; the counted
     verifier certifies the minimal form at exactly its count."""
     catalog = SkillCatalog((), unlisted=2, roots=("r",))
     counter = Utf8ByteCounter()
@@ -275,7 +275,7 @@ def test_counted_minimal_form_fits_at_exactly_the_budget() -> None:
     "claimed", ["r/ has 2 skills\n", None, RenderedCatalog("", "empty", 0, 2, 2, 0)]
 )
 def test_counted_verifier_refuses_what_is_not_a_counted_rendering(claimed: object) -> None:
-    """SPEC 9: the counted ``verify_rendering`` variant refuses anything but a ``CountedRendering``
+    """§9: the counted ``verify_rendering`` variant refuses anything but a ``CountedRendering``
     with ``rendering_not_certified`` (never another exception type)."""
     catalog = SkillCatalog((), unlisted=2, roots=("r",))
     code, _ = _code_reason(verify_rendering_counted, catalog, 0, claimed, Utf8ByteCounter())
@@ -284,7 +284,7 @@ def test_counted_verifier_refuses_what_is_not_a_counted_rendering(claimed: objec
 
 @pytest.mark.parametrize("listed", [-1, 2, True, 1.0])
 def test_framed_candidate_refuses_a_count_outside_the_entries(listed: object) -> None:
-    """SPEC 4: framed candidates exist for ``0 <= k <= n`` only; others are ``catalog_invalid``."""
+    """§4: framed candidates exist for ``0 <= k <= n`` only; others are ``catalog_invalid``."""
     catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
     assert framed_candidate(catalog, 1).count("- a: d (file: f)") == 1
     assert _code_reason(framed_candidate, catalog, listed)[0] == "catalog_invalid"
@@ -298,7 +298,7 @@ class _ZeroCounter:
 
 
 def test_a_counter_may_return_zero() -> None:
-    """SPEC 9: a count is a non-negative int, so 0 is accepted and everything fits."""
+    """contract §9: a count is a non-negative int, so 0 is accepted and everything fits."""
     catalog = SkillCatalog((CatalogEntry("a", "d", "f"),), unlisted=1)
     rendered = render_catalog_counted(catalog, 0, _ZeroCounter())
     assert (rendered.form, rendered.listed, rendered.tokens) == ("listing", 1, 0)
@@ -306,7 +306,7 @@ def test_a_counter_may_return_zero() -> None:
 
 @pytest.mark.parametrize("budget", [-1, True, 1.5, None])
 def test_counted_renderer_refuses_a_bad_budget_with_reason_budget(budget: object) -> None:
-    """SPEC 9: a budget that is not a non-negative int is ``allowance_invalid`` with reason
+    """contract §9: a budget that is not a non-negative int is ``allowance_invalid`` with reason
     ``budget`` (``counter`` is kept for a counter that misbehaves), from the renderer and the
     verifier alike."""
     catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
@@ -351,7 +351,7 @@ def _sweep_catalogs() -> list[SkillCatalog]:
     ids=lambda counter: type(counter).__name__,
 )
 def test_counted_renderer_is_certified_at_every_budget(counter: TokenCounter) -> None:
-    """SPEC 9: at every budget from 0 to one past the full listing, the prefix-monotone search
+    """contract §9: at every budget from 0 to one past the full listing, the prefix-monotone search
     returns exactly what the linear rule gives: the bisection's bounds (a header that fits when
     no entry line does, a prefix costing exactly the budget, 30 entries whose separators would
     add up) never cost a candidate."""
@@ -385,7 +385,7 @@ class _NestingRefusal:
 
 
 def test_a_parser_nesting_refusal_is_too_deep(monkeypatch: pytest.MonkeyPatch) -> None:
-    """SPEC 2: nesting past the limit is ``too_deep`` whichever guard sees it first: ours, or the
+    """§2: nesting past the limit is ``too_deep`` whichever guard sees it first: ours, or the
     refusal newer libyaml raises in its scanner (located at its problem mark)."""
     data = b"---\nname: [[[[\n---\n"
     monkeypatch.setattr(fm, "_EventSource", _NestingRefusal)
@@ -401,14 +401,14 @@ def test_a_parser_nesting_refusal_is_too_deep(monkeypatch: pytest.MonkeyPatch) -
 
 @pytest.mark.parametrize("depth", [40, 1_200])
 def test_deep_flow_nesting_is_too_deep_with_the_installed_parser(depth: int) -> None:
-    """SPEC 2: deep flow nesting is ``too_deep`` with whatever libyaml PyYAML ships."""
+    """contract §2: deep flow nesting is ``too_deep`` with whatever libyaml PyYAML ships."""
     data = b"---\nname: a\ndescription: " + b"[" * depth + b"]" * depth + b"\n---\n"
     assert _frontmatter_error(data).reason == "too_deep"
 
 
 @pytest.mark.parametrize("budget", [-1, True, 1.5, None])
 def test_byte_renderers_refuse_a_bad_budget_with_reason_budget(budget: object) -> None:
-    """SPEC 4: ``budget_bytes`` that is not a non-negative int is ``allowance_invalid`` with
+    """contract §4: ``budget_bytes`` that is not a non-negative int is ``allowance_invalid`` with
     reason ``budget``, from the renderer, the oracle and the certifier alike."""
     catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
     expected = ("allowance_invalid", "budget")
@@ -419,7 +419,7 @@ def test_byte_renderers_refuse_a_bad_budget_with_reason_budget(budget: object) -
 
 
 def test_the_walk_below_the_bisection_point_is_short(monkeypatch: pytest.MonkeyPatch) -> None:
-    """SPEC 4 (O(n) rendering): the bisection bounds the listed count by header, pointer and
+    """contract §4 (O(n) rendering): the bisection bounds the listed count by header, pointer and
     footer plus the entry lines, so the walk down only crosses the few candidates a longer
     "more not listed" line can push out; it never starts past that bound."""
     entries = tuple(CatalogEntry(f"s{i:04d}", "word word", "f") for i in range(400))
@@ -441,7 +441,7 @@ def test_the_walk_below_the_bisection_point_is_short(monkeypatch: pytest.MonkeyP
 
 
 def test_entry_lines_are_encoded_once_per_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
-    """SPEC 4 (O(n) rendering): a catalog's entry lines are encoded on its first render only;
+    """contract §4 (O(n) rendering): a catalog's entry lines are encoded on its first render only;
     later renders at other budgets reuse them, and a catalog whose entries were swapped behind
     the frozen dataclass's back is encoded afresh."""
     catalog = SkillCatalog(tuple(CatalogEntry(f"s{i}", "d", "f") for i in range(5)), 1, ("/r",))
@@ -470,7 +470,7 @@ def test_entry_lines_are_encoded_once_per_catalog(monkeypatch: pytest.MonkeyPatc
     ids=["str-in-tuple", "list", "none-after-entry"],
 )
 def test_catalog_entries_must_be_a_tuple_of_entries(entries: object) -> None:
-    """SPEC 3: ``entries`` is a tuple of ``CatalogEntry``; a list, or a tuple holding anything
+    """contract §3: ``entries`` is a tuple of ``CatalogEntry``; a list, or a tuple holding anything
     else (even a single item, where no order check would look at it), is ``catalog_invalid``
     with reason ``entries``."""
     assert _code_reason(SkillCatalog, entries) == ("catalog_invalid", "entries")
@@ -481,6 +481,6 @@ def test_catalog_entries_must_be_a_tuple_of_entries(entries: object) -> None:
     [(True, 0, "listed"), (-1, 0, "listed"), (0, 1.0, "unlisted"), (0, -1, "unlisted")],
 )
 def test_checked_total_names_the_bad_count(listed: object, unlisted: object, reason: str) -> None:
-    """SPEC 3: a count that is not a non-negative int is ``catalog_invalid`` with the reason
+    """contract §3: a count that is not a non-negative int is ``catalog_invalid`` with the reason
     naming which count it was, ``listed`` or ``unlisted``."""
     assert _code_reason(checked_total, listed, unlisted) == ("catalog_invalid", reason)

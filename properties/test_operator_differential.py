@@ -1,13 +1,18 @@
-"""The on-disk and in-memory operators give the same answers (SPEC section 7).
+"""The on-disk and in-memory operators give the same answers (docs/contract.md §7).
 
 A security boundary has an oracle: :class:`MemoryFileOperator` is the model the
 fuzzer runs, :class:`LocalFileOperator` what users run. For a drawn tree of
 directories, files, FIFOs and symbolic links (relative, absolute, escaping,
 looping, hidden, spelled with ``//``, ``.`` and ``..``), built once on disk
 and once in memory, every operation on every probe path gives the same result
-or the same error class. Negative controls: a disk walk that follows one
-escaping link instead of refusing it, and one that stops resolving spelling
-lexically, each make the property fail.
+or the same error class; a drawn sequence of writes, new directories and
+removals gives the same outcomes and leaves the same tree, and never touches
+the directory beside the disk root. The two walks are separate implementations
+on purpose (:mod:`a13n_harness.environment.confinement`): this property is the
+oracle of both. Negative controls: a disk walk that follows one escaping link
+instead of refusing it (through reads, and through changes), one that stops
+resolving spelling lexically, and a ``remove`` that follows its last link, each
+make the property fail.
 """
 
 from __future__ import annotations
@@ -15,16 +20,19 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import cast
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from a13n_harness.environment import (
+    FileNotFound,
     FileOperator,
     FileOperatorError,
     LocalFileOperator,
@@ -33,6 +41,7 @@ from a13n_harness.environment import (
     MemorySpecial,
     MemorySymlink,
 )
+from a13n_harness.environment import confinement as confinement_module
 from a13n_harness.environment import local as local_module
 from a13n_harness.environment import paths as paths_module
 from a13n_harness.testing.controls import control_settings, property_fails
@@ -46,7 +55,7 @@ _segment = st.sampled_from(("a", "b", ".h", "SKILL.md", "..", ".", "", "zz"))
 
 @st.composite
 def link_targets(draw: st.DrawFn) -> tuple[str, bool]:
-    """(target spelled below the root, absolute?) with every spelling the SPEC names."""
+    """(target spelled below the root, absolute?) with every spelling docs/contract.md §7 names."""
     parts = draw(st.lists(_segment, min_size=1, max_size=4))
     absolute = draw(st.booleans())
     text = "/".join(parts)
@@ -224,7 +233,7 @@ def _not_lexical(
 def test_negative_control_a_disk_walk_that_differs_fails_the_property(
     monkeypatch: pytest.MonkeyPatch, broken: object
 ) -> None:
-    monkeypatch.setattr(local_module, "resolve_link_target", broken)
+    monkeypatch.setattr(confinement_module, "resolve_link_target", broken)
     property_fails(control_settings(given(trees())(check_agreement)))
 
 
@@ -232,9 +241,95 @@ def test_negative_control_a_disk_walk_that_differs_fails_the_property(
 @given(trees())
 def test_the_general_walk_alone_agrees_too(tree: Tree) -> None:
     """With the ``openat2`` fast path switched off, every read takes the general walk."""
-    saved = list(local_module._openat2_state)
-    local_module._openat2_state[:] = [None]
+    saved = list(confinement_module._openat2_state)
+    confinement_module._openat2_state[:] = [None]
     try:
         check_agreement(tree)
     finally:
-        local_module._openat2_state[:] = saved
+        confinement_module._openat2_state[:] = saved
+
+
+# The operations that change a tree, drawn as a short sequence of steps on the probe paths.
+_MUTATIONS = st.lists(
+    st.tuples(st.sampled_from(("write", "mkdir", "remove")), st.sampled_from(PROBES)), max_size=4
+)
+
+
+async def mutated(files: FileOperator, steps: list[tuple[str, str]]) -> list[object]:
+    """Each step's outcome (``ok`` or the error class), then every answer on the tree left."""
+    out: list[object] = []
+    for operation, path in steps:
+        try:
+            if operation == "write":
+                await files.write_bytes(path, b"written")
+            elif operation == "mkdir":
+                await files.make_directory(path)
+            else:
+                await files.remove(path)
+            outcome = "ok"
+        except FileOperatorError as error:
+            outcome = type(error).__name__
+        out.append((operation, path, outcome))
+    out.extend(await answers(files))
+    return out
+
+
+def check_mutations_agree(tree: Tree, steps: list[tuple[str, str]]) -> None:
+    """Writes, new directories, removals: the same outcomes and tree; nothing outside touched."""
+    with on_disk(tree) as root, LocalFileOperator(root) as local:
+        disk = asyncio.run(mutated(local, steps))
+        outside = root.parent / "a"
+        assert sorted(p.name for p in outside.iterdir()) == ["SKILL.md"]
+        assert (outside / "SKILL.md").read_bytes() == b"outside"
+    memory = asyncio.run(mutated(MemoryFileOperator(memory_tree(tree)), steps))
+    for disk_answer, memory_answer in zip(disk, memory, strict=True):
+        assert disk_answer == memory_answer, (disk_answer, memory_answer)
+
+
+@settings(max_examples=25)
+@given(trees(), _MUTATIONS)
+def test_disk_and_memory_operators_agree_on_every_change(
+    tree: Tree, steps: list[tuple[str, str]]
+) -> None:
+    check_mutations_agree(tree, steps)
+
+
+@pytest.mark.parametrize(
+    ("tree", "steps"),
+    [
+        ({"a": ("link", "../a", False)}, [("write", "/a/SKILL.md"), ("remove", "/a/SKILL.md")]),
+        ({"b": ("link", "a", False), "a": {"SKILL.md": b"x"}}, [("remove", "/b")]),
+        ({"b": ("link", "a/b", False), "a": {}}, [("mkdir", "/b"), ("write", "/b/a")]),
+        ({"a": "fifo"}, [("write", "/a"), ("mkdir", "/a/b"), ("remove", "/a")]),
+        ({"a": {"b": {"SKILL.md": b"x"}}}, [("remove", "/a"), ("mkdir", "/a/b/a")]),
+    ],
+)
+def test_disk_and_memory_agree_on_chosen_changes(tree: Tree, steps: list[tuple[str, str]]) -> None:
+    check_mutations_agree(tree, steps)
+
+
+def _remove_following_the_last_link(self: object, path: str) -> None:
+    """Broken: ``remove`` resolves its last segment through a link, deleting the target."""
+    walker = cast("confinement_module.Walker", self)
+    found = walker.locate(path, follow_last=True)
+    if found.name is None or found.mode is None:
+        raise FileNotFound("no such file or directory", path=path)
+    if stat.S_ISDIR(found.mode):
+        shutil.rmtree(f"/proc/self/fd/{found.parent}/{found.name}")
+    else:
+        os.unlink(found.name, dir_fd=found.parent)
+
+
+def test_negative_control_a_remove_that_follows_its_last_link_fails_the_property(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(local_module._Operations, "remove", _remove_following_the_last_link)
+    property_fails(control_settings(given(trees(), _MUTATIONS)(check_mutations_agree)))
+
+
+def test_negative_control_an_escaping_write_fails_the_property(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The escaping-link walk of the first control, seen through writes and removals."""
+    monkeypatch.setattr(confinement_module, "resolve_link_target", _follows_escaping_links)
+    property_fails(control_settings(given(trees(), _MUTATIONS.filter(bool))(check_mutations_agree)))

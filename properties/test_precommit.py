@@ -1,4 +1,5 @@
-"""The pre-commit hook, run by the real ``pre-commit`` (SPEC 8: pre-commit passes file names).
+"""The pre-commit hook, run by the real ``pre-commit`` (docs/contract.md §8: pre-commit
+passes file names).
 
 A temporary git repository holds a snapshot of this checkout (what ``pip install``
 needs: ``pyproject.toml``, ``README.md``, ``LICENSE``, ``core/`` and

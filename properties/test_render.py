@@ -1,4 +1,4 @@
-"""The longest-prefix renderer and its certificate (SPEC section 4)."""
+"""The longest-prefix renderer and its certificate (docs/contract.md §4)."""
 
 from __future__ import annotations
 

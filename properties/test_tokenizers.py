@@ -1,4 +1,4 @@
-"""The counter backed by a real tokenizer (SPEC section 9, issue 12).
+"""The counter backed by a real tokenizer (docs/contract.md §9, issue 12).
 
 Every declaration of :class:`a13n_harness.TiktokenCounter` is
 checked against the real ``cl100k_base`` over hostile, catalog-shaped and

@@ -1,4 +1,4 @@
-"""The checkout is untrusted (SPEC section 6; issue 9, defect 1).
+"""The checkout is untrusted (docs/contract.md §6; issue 9, defect 1).
 
 Every way a checkout, its ``.git`` directory or the caller's environment can
 make ``git status`` run a program is built for real here, against the git on
@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.facts import GitStatus, parse_git_status
 from a13n_harness.context.manifest import decode_manifest
 from a13n_harness.environment.facts import collect_environment_facts, collect_git_status
@@ -675,6 +676,37 @@ def test_an_infinite_timeout_is_bounded_and_works(tmp_path: Path) -> None:
     box = _new_box(tmp_path)
     status = collect_git_status(box.repo, timeout=float("inf"))
     assert status == GitStatus("main", None, 0, 0, 0, 0, 0, 0, 0)
+
+
+class _BadPath:
+    """A PathLike whose ``__fspath__`` returns neither str nor bytes."""
+
+    def __fspath__(self) -> object:
+        return 5
+
+
+@pytest.mark.parametrize("cwd", [None, 5, b"/tmp", ["/tmp"], 3.5, _BadPath()])
+def test_a_cwd_that_is_not_a_str_path_is_context_value_invalid(cwd: object) -> None:
+    for call in (
+        lambda: collect_git_status(cwd),  # type: ignore[arg-type]
+        lambda: collect_environment_facts(cwd),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(DefinitionError) as raised:
+            call()
+        assert (raised.value.code, raised.value.reason) == ("context_value_invalid", "cwd")
+
+
+@pytest.mark.parametrize("timeout", [None, True, "5", [5]])
+def test_a_timeout_that_is_not_a_number_is_git_status_invalid(
+    tmp_path: Path, timeout: object
+) -> None:
+    for call in (
+        lambda: collect_git_status(tmp_path, timeout),  # type: ignore[arg-type]
+        lambda: collect_environment_facts(tmp_path, git_timeout=timeout),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(DefinitionError) as raised:
+            call()
+        assert (raised.value.code, raised.value.reason) == ("git_status_invalid", "timeout")
 
 
 def test_inside_the_git_directory_is_not_a_worktree(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Token counters backed by real tokenizers (SPEC section 9), outside the pure core.
+"""Token counters backed by real tokenizers (docs/contract.md §9), outside the pure core.
 
 The pure core (:mod:`a13n_harness.context.tokens`) defines the
 :class:`~a13n_harness.context.tokens.TokenCounter` protocol and renders with

@@ -1,4 +1,4 @@
-"""Skills: sources, discovery, the bound catalog and the run capability (SPEC section 7)."""
+"""Skills: sources, discovery, the bound catalog and the run capability (docs/contract.md §7)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ For each source in order, for each of its roots in order:
 Then precedence resolves names across roots and sources, and every final
 SKILL.md is read again through the same operator and compared byte for byte.
 
-Decisions the SPEC leaves open:
+Decisions the contract leaves open:
 
 * Read bound: ``frontmatter.max_bytes + FENCE_SLACK`` bytes first; a prefix
   that long holds the opening fence, the largest accepted frontmatter and the
@@ -370,8 +370,7 @@ class _Run:
         self.access = access
         self.limit = read_limit(policy.frontmatter)
         self.diagnostics: list[SkillDiagnostic] = []
-        self.final: dict[str, tuple[DiscoveredSkill, int]] = {}  # name -> (skill, root serial)
-        self.root_serial = 0
+        self.final: dict[str, DiscoveredSkill] = {}  # name -> the skill that wins so far
 
     def note(
         self,
@@ -560,13 +559,11 @@ class _Run:
         return DiscoveredSkill(item, outcome, limit)
 
     def resolve(self, source: SkillSource, skills: list[DiscoveredSkill]) -> None:
-        serial = self.root_serial
-        self.root_serial += 1
         for skill in skills:
             name = skill.item.name
             earlier = self.final.get(name)
             if earlier is not None:
-                beaten = earlier[0].item
+                beaten = earlier.item
                 if self.policy.conflict == "error":
                     raise DefinitionError(
                         "skill_name_conflict",
@@ -580,7 +577,7 @@ class _Run:
                     beaten.path,
                     source,
                 )
-            self.final[name] = (skill, serial)
+            self.final[name] = skill
         if len(self.final) > self.policy.max_skills:
             raise DefinitionError(
                 "skill_catalog_overflow",
@@ -649,7 +646,7 @@ async def discover(
                     path=root,
                 )
             run.resolve(source, skills)
-    resolved = tuple(run.final[name][0] for name in sorted(run.final))
+    resolved = tuple(run.final[name] for name in sorted(run.final))
     return Discovery(resolved, tuple(run.diagnostics))
 
 

@@ -1,4 +1,4 @@
-"""What a scan returns: items, diagnostics and the bound catalog (SPEC section 7)."""
+"""What a scan returns: items, diagnostics and the bound catalog (docs/contract.md §7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``SkillManager``: materialize, discover, resolve and bind skills (SPEC section 7).
+"""``SkillManager``: materialize, discover, resolve and bind skills (docs/contract.md §7).
 
 Two modes with one engine (:mod:`a13n_harness.capabilities.discovery`):
 

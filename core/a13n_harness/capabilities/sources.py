@@ -1,4 +1,4 @@
-"""Skill sources, the skills policy and the materializer protocol (SPEC section 7)."""
+"""Skill sources, the skills policy and the materializer protocol (docs/contract.md §7)."""
 
 from __future__ import annotations
 
@@ -179,7 +179,7 @@ class SkillsPolicy:
     one, a later source beats an earlier one, each override a diagnostic) or
     ``"error"`` (any duplicate name is ``skill_name_conflict``). ``invalid``:
     ``"error"`` (bad frontmatter fails the scan) or ``"skip"`` (a diagnostic).
-    A bad policy value is ``catalog_invalid`` (reason ``policy``): the SPEC has
+    A bad policy value is ``catalog_invalid`` (reason ``policy``): the contract has
     no policy code and this is the closest stable one.
     """
 

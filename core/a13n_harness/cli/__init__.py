@@ -1,4 +1,4 @@
-"""The ``a13n-skills`` command (SPEC section 8).
+"""The ``a13n-skills`` command (docs/contract.md §8).
 
 ::
 
@@ -60,7 +60,7 @@ __all__ = ["DEFAULT_CONTEXT_TOKENS", "DEFAULT_RESERVE_TOKENS", "build_parser", "
 DEFAULT_CONTEXT_TOKENS = 200_000
 """A common large-model window; the default when no budget option is given."""
 DEFAULT_RESERVE_TOKENS = 16_000
-"""Room kept for the model's answer (the seed's 200K/16K example)."""
+"""Room kept for the model's answer (the 200K/16K example of docs/contract.md §7)."""
 
 
 class _UsageError(Exception):

@@ -1,5 +1,7 @@
 """Scanning a workspace directory for the commands: roots, display paths, catalog entries.
 
+Sections cited as ``§N`` are those of ``docs/contract.md``.
+
 The workspace is the operator's ``/`` (:class:`LocalFileOperator`); what the
 commands show is relative to it: the root ``/.agents/skills`` is displayed as
 ``.agents/skills`` and a package's file as ``.agents/skills/name/SKILL.md``,
@@ -64,7 +66,7 @@ class WorkspaceScan:
 
     @property
     def scanned_roots(self) -> tuple[str, ...]:
-        """The display roots that were scanned: a skipped optional root is not named (SPEC 7)."""
+        """The display roots that were scanned: a skipped optional root is not named (§7)."""
         skipped = {d.path for d in self.scan.diagnostics if d.code == "skill_root_skipped"}
         return tuple(display_path(root) for root in self.roots if root not in skipped)
 

@@ -1,4 +1,4 @@
-"""Files: operators, mounts, routes and pinned scopes (SPEC section 7).
+"""Files: operators, mounts, routes and pinned scopes (docs/contract.md §7).
 
 Everything here does I/O through an async :class:`FileOperator`. The pure
 core (:mod:`a13n_harness.context`) never imports this package.

@@ -1,4 +1,4 @@
-"""Named mounts, routes and mount-incarnation-pinned file scopes (SPEC section 7).
+"""Named mounts, routes and mount-incarnation-pinned file scopes (docs/contract.md §7).
 
 An :class:`Environment` maps names to :class:`FileProvider` values. Once
 entered (``async with environment:``) it routes environment paths:
@@ -18,7 +18,7 @@ bound to one incarnation and generation: every call checks both before and
 after it runs and raises ``skill_catalog_stale`` if either moved, so a pinned
 scope never silently reads through a different mount or target.
 
-Decisions the SPEC leaves open: routing and mount changes outside
+Decisions the contract leaves open: routing and mount changes outside
 ``async with`` raise ``skill_root_unroutable`` (reason ``not_entered``);
 unmounting an unknown name raises ``skill_root_unroutable`` (reason
 ``unknown_mount``); a mount name must be one canonical path segment

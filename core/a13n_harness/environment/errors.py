@@ -1,6 +1,6 @@
 """The errors a :class:`~a13n_harness.environment.FileOperator` raises.
 
-Decision (SPEC section 7 names the classes, not their base): every file
+Decision (docs/contract.md §7 names the classes, not their base): every file
 operator error is a :class:`~a13n_harness.context.errors.DefinitionError`,
 so nothing but a ``DefinitionError`` ever leaves a public entry point, and
 each class carries the discovery code it stands for when it reaches a skill

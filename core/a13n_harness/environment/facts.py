@@ -1,4 +1,4 @@
-"""Collecting checkout facts from the host (SPEC section 6).
+"""Collecting checkout facts from the host (docs/contract.md §6).
 
 This is the I/O half of :mod:`a13n_harness.context.facts`: it runs git, reads
 ``$SHELL``, the platform, the clock and the time zone, and hands the values to
@@ -7,7 +7,7 @@ directory that is not a repository, a git that hangs past its timeout or
 prints something the parser refuses all give ``git=None`` (rendered as
 ``not a git repository``).
 
-The checkout is untrusted (SPEC section 6): git never reads its configuration
+The checkout is untrusted (docs/contract.md §6): git never reads its configuration
 and nothing of the caller's environment but ``PATH`` reaches git (see
 :func:`collect_git_status`); a checkout git could not be asked about safely
 gives ``git=None`` too.
@@ -76,18 +76,32 @@ def _text(value: str | bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
-def _check_arguments(cwd: object, timeout: object) -> None:
-    """A Host's arguments, checked before any use (SPEC 0: only DefinitionError escapes)."""
-    if not isinstance(cwd, str | os.PathLike) or not isinstance(os.fspath(cwd), str):
+def _checked_directory(cwd: object) -> str:
+    """``cwd`` as a ``str`` path; a caller's wrong type is ``context_value_invalid``.
+
+    ``cwd`` becomes the ``<cwd>`` fact, so the code is the one for facts; the
+    reason names the argument. Bytes paths are refused too: the fact is text.
+    """
+    path: object = None
+    if isinstance(cwd, (str, os.PathLike)):
+        try:
+            path = os.fspath(cwd)
+        except TypeError:  # a __fspath__ that returns neither str nor bytes
+            path = None
+    if not isinstance(path, str):
         raise DefinitionError(
             "context_value_invalid",
-            f"cwd must be a str or os.PathLike[str], got {type(cwd).__name__}",
+            f"cwd must be a str or os.PathLike[str] path, not {type(cwd).__name__}",
             reason="cwd",
         )
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+    return path
+
+
+def _check_timeout(timeout: object) -> None:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
         raise DefinitionError(
             "git_status_invalid",
-            f"the git timeout must be a number of seconds, got {type(timeout).__name__}",
+            f"the git timeout must be a number of seconds, not {type(timeout).__name__}",
             reason="timeout",
         )
 
@@ -97,7 +111,7 @@ def collect_git_status(
 ) -> GitStatus | None:
     """The git status of the checkout holding ``cwd``; ``None`` when it cannot be had safely.
 
-    The checkout is untrusted (SPEC section 6), so git never reads its
+    The checkout is untrusted (docs/contract.md §6), so git never reads its
     configuration: the checkout is found here (``.git`` directory or gitdir
     file, up to a file-system boundary), and git runs with ``GIT_DIR`` set to a
     private scratch directory whose ``config`` this function writes. The
@@ -112,13 +126,14 @@ def collect_git_status(
     entries only), so no ``GIT_*`` variable, ``HOME`` or ``XDG_CONFIG_HOME`` of
     the caller reaches it. ``timeout`` bounds every git run together.
     """
-    _check_arguments(cwd, timeout)
+    start = _checked_directory(cwd)
+    _check_timeout(timeout)
     if not timeout > 0:  # also NaN: no time at all to run git
         return None
     # An hour at most, the CLI's bound too: "no limit" would let git hold the turn.
     deadline = time.monotonic() + min(timeout, _LONGEST_TIMEOUT_SECONDS)
     try:
-        checkout = _find_checkout(os.path.abspath(os.fspath(cwd)))
+        checkout = _find_checkout(os.path.abspath(start))
     except (OSError, ValueError):
         return None
     if checkout is None:
@@ -607,13 +622,16 @@ def collect_environment_facts(
 
     Never raises because of git (see the module docstring); the date raises
     ``DefinitionError(code="date_out_of_range")`` only if the host clock is
-    outside years 1..9999.
+    outside years 1..9999. A ``cwd`` that is not a ``str`` path is
+    ``context_value_invalid`` (reason ``cwd``), a ``git_timeout`` that is not a
+    number ``git_status_invalid`` (reason ``timeout``).
     """
-    _check_arguments(cwd, git_timeout)
+    start = _checked_directory(cwd)
+    _check_timeout(git_timeout)
     now = int(time.time())
     offset = time.localtime(now).tm_gmtoff
     return EnvironmentFacts(
-        cwd=_text(os.path.abspath(os.fspath(cwd))),
+        cwd=_text(os.path.abspath(start)),
         shell=_shell(),
         os=platform.system().lower() or "unknown",
         current_date=civil_date(now, offset),

@@ -1,34 +1,18 @@
 """A root-confined file operator over a host directory.
 
 :class:`LocalFileOperator` maps its ``/`` to a host directory and never lets a
-path or a symbolic link reach outside it. How:
+path or a symbolic link reach outside it. *How* a path is resolved without
+escaping (the pinned root, the ``O_NOFOLLOW`` walk, lexical links, the link
+bound, the ``openat2`` fast path) is :mod:`a13n_harness.environment.confinement`,
+whose docstring is the confinement argument. This module holds the operations
+on what that walk finds and the async facade:
 
-* Paths must be canonical (:mod:`a13n_harness.environment.paths`); nothing is
-  normalized.
-* The root is opened once, when the operator is built, and pinned: every call
-  walks from that descriptor, so renaming the root's path or replacing it by
-  a link afterwards changes nothing the operator reads (SPEC 7).
-* Every path is walked one segment at a time from the pinned root, opening
-  each directory relative to its parent with ``O_NOFOLLOW``; a symbolic link
-  met on the way is read with ``readlinkat`` and its target resolved
-  *lexically* (:func:`~a13n_harness.environment.paths.resolve_link_target`:
-  ``//x``, ``/./x``, ``a/../b`` and trailing slashes are spellings, not
-  escapes), then walked the same way. A target that leaves the root is
-  refused with :class:`FilePermissionDenied` before anything behind it is
-  touched, so whether an outside path exists never shows through an error.
-  More than :data:`MAX_LINK_HOPS` links in one walk is a loop:
-  :class:`FileUnsupported`, never a hang.
-* Because each step opens relative to a descriptor already checked, a
-  directory swapped for a link between two calls cannot redirect the walk.
 * A file is ``lstat``-ed before it is opened: a FIFO, socket or device is
   :class:`FileUnsupported` and never opened; regular files are opened with
-  ``O_NONBLOCK | O_NOFOLLOW`` and checked again with ``fstat``. On Linux 5.6+
-  a link-free read takes one ``openat2`` (``RESOLVE_BENEATH |
-  RESOLVE_NO_SYMLINKS``) to an ``O_PATH`` handle instead, reopened through
-  ``/proc/self/fd`` only when ``fstat`` says it is a regular file.
+  ``O_NONBLOCK | O_NOFOLLOW`` and checked again with ``fstat``.
 * Reads stop at ``limit`` bytes and allocate for what the file holds (its
   measured size, then doubling), never for ``limit``; no method recurses with
-  the depth of a tree.
+  the depth of a tree (``remove`` empties a deep tree iteratively).
 
 Blocking work runs in one shared pool of :data:`EXECUTOR_THREADS` threads. A
 cancelled call waits for its thread to finish before it re-raises, so no read outlives the task (and
@@ -42,20 +26,26 @@ Requires POSIX ``dir_fd`` support (Linux, macOS, the BSDs).
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import errno
 import os
 import stat as stat_module
-import sys
 import threading
 import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import TypeVar
 
 from a13n_harness.context.errors import DefinitionError
+from a13n_harness.environment.confinement import (
+    LIST_FLAGS,
+    MAX_LINK_HOPS,
+    READ_FLAGS,
+    WRITE_FLAGS,
+    Walker,
+    host_segments,
+    os_error,
+    pin_root,
+)
 from a13n_harness.environment.errors import (
     FileNotFound,
     FileOperatorError,
@@ -65,101 +55,11 @@ from a13n_harness.environment.errors import (
     NotADirectory,
 )
 from a13n_harness.environment.operator import DirectoryEntry, EntryKind, FileStat
-from a13n_harness.environment.paths import (
-    is_canonical_path,
-    path_segments,
-    resolve_link_target,
-)
+from a13n_harness.environment.paths import is_canonical_path, path_segments
 
 __all__ = ["EXECUTOR_THREADS", "MAX_LINK_HOPS", "LocalFileOperator", "check_host_directory"]
 
-# 40: Linux's MAXSYMLINKS; a walk that follows more links than the kernel
-# would is a loop (or an attack), and ends as an error instead of a hang.
-MAX_LINK_HOPS = 40
-
-_O_PATH = getattr(os, "O_PATH", 0)
-_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_O_NOCTTY = getattr(os, "O_NOCTTY", 0)
-# O_PATH: walk through directories without needing read permission on them
-# and without "opening" them in any way a driver could observe.
-_WALK_FLAGS = (_O_PATH or os.O_RDONLY) | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC
-_LIST_FLAGS = os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC
-_READ_FLAGS = os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_NOCTTY | _O_CLOEXEC
-# The root alone is opened following links: its path is the caller's, trusted once, here.
-_ROOT_FLAGS = (_O_PATH or os.O_RDONLY) | _O_DIRECTORY | _O_CLOEXEC
-_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC
-
 _T = TypeVar("_T")
-
-
-class _OpenHow(ctypes.Structure):
-    """Linux's ``struct open_how`` for ``openat2(2)``."""
-
-    _fields_ = (("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64))
-
-
-# An O_PATH handle opens nothing a driver sees; the reopen through /proc/self/fd
-# follows that magic link by design, to the inode the handle already holds.
-_HANDLE_FLAGS = (_O_PATH or os.O_RDONLY) | _O_NOFOLLOW | _O_CLOEXEC
-_REOPEN_FLAGS = os.O_RDONLY | _O_NONBLOCK | _O_NOCTTY | _O_CLOEXEC
-_SYS_OPENAT2 = 437  # the same number on every architecture using the generic syscall table
-# RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH: no link of any kind is
-# followed and nothing outside the starting directory is reached.
-_RESOLVE_CONFINED = 0x02 | 0x04 | 0x08
-_openat2_state: list[Callable[[int, bytes], int] | None] = []
-
-
-def _probe_openat2() -> Callable[[int, bytes], int] | None:
-    """``openat2(dir_fd, path)`` for an ``O_PATH`` handle with a confined resolution, when the
-    kernel has it and ``/proc/self/fd`` can reopen such a handle.
-
-    The fast path of a read: one call resolves a whole link-free path below
-    the root, refusing (``ELOOP``/``EXDEV``) any link and anything outside, and
-    opens nothing a driver sees; ``fstat`` on the handle says what it is, and
-    only a regular file is reopened (the same inode) for reading. Any failure
-    sends the read down the general walk, which decides the error.
-    """
-    if sys.platform != "linux":
-        return None
-    try:
-        syscall = ctypes.CDLL(None, use_errno=True).syscall
-    except (OSError, AttributeError):
-        return None
-    how = _OpenHow(_HANDLE_FLAGS, 0, _RESOLVE_CONFINED)
-    reference = ctypes.byref(how)
-    size = ctypes.sizeof(how)
-
-    def openat2(dir_fd: int, path: bytes) -> int:
-        return int(syscall(_SYS_OPENAT2, dir_fd, path, reference, size))
-
-    try:
-        directory = os.open("/", _WALK_FLAGS)
-    except OSError:
-        return None
-    handle = -1
-    try:
-        handle = openat2(directory, b".")
-        if handle < 0:
-            return None  # ENOSYS (before Linux 5.6) or refused by a sandbox
-        os.close(os.open(f"/proc/self/fd/{handle}", _REOPEN_FLAGS | _O_DIRECTORY))
-    except OSError:
-        return None  # no /proc to reopen through
-    finally:
-        if handle >= 0:
-            os.close(handle)
-        os.close(directory)
-    return openat2
-
-
-def _openat2() -> Callable[[int, bytes], int] | None:
-    if not _openat2_state:
-        with _executor_lock:
-            if not _openat2_state:
-                _openat2_state.append(_probe_openat2())
-    return _openat2_state[0]
 
 
 # 8 threads: the same bound as discovery's read workers, shared by every
@@ -176,19 +76,6 @@ def _shared_executor() -> ThreadPoolExecutor:
         if _executor is None:
             _executor = ThreadPoolExecutor(EXECUTOR_THREADS, thread_name_prefix="a13n-files")
         return _executor
-
-
-def _os_error(error: OSError, path: str) -> FileOperatorError:
-    code = error.errno
-    if code == errno.ENOENT:
-        return FileNotFound("no such file or directory", path=path)
-    if code in (errno.EACCES, errno.EPERM):
-        return FilePermissionDenied("permission denied", path=path)
-    if code == errno.ENOTDIR:
-        return NotADirectory("not a directory", path=path)
-    if code in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.ENODEV):
-        return FileUnsupported(error.strerror or "unsupported file", path=path)
-    return FileProviderError(f"{error.strerror or 'I/O error'} (errno {code})", path=path)
 
 
 def _kind(mode: int) -> EntryKind:
@@ -280,202 +167,35 @@ def _read_file(fd: int, limit: int, size: int) -> bytes:
     return b"".join(parts)
 
 
-@dataclass(slots=True)
-class _Located:
-    """``name`` inside the directory ``parent`` (``name is None``: ``parent`` itself)."""
-
-    parent: int
-    name: str | None
-    mode: int | None  # lstat mode of name; None when it does not exist
-
-
-class _Walker:
-    """Resolves paths below the pinned root for the length of one blocking call.
-
-    ``root_fd`` is borrowed from the operator and never closed here. Keeps the
-    descriptors of the last link-free directory chain, so paths that share
-    directories (every SKILL.md of one root) open only what differs.
-    """
-
-    def __init__(self, root_fd: int, root_segments: Sequence[str]) -> None:
-        self._root_fd = root_fd
-        self._root_segments = root_segments
-        self._chain_fds: list[int] = []  # fds of _chain_names, below the root
-        self._chain_names: list[str] = []
-        self._scratch: list[int] = []  # descriptors owned by the last slow walk
-
-    def close(self) -> None:
-        self._release_scratch()
-        for fd in self._chain_fds:
-            os.close(fd)
-        self._chain_fds = []
-        self._chain_names = []
-
-    def __enter__(self) -> _Walker:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
-
-    def _release_scratch(self) -> None:
-        for fd in self._scratch:
-            os.close(fd)
-        self._scratch = []
-
-    def locate(self, path: str, *, follow_last: bool) -> _Located:
-        """Find what ``path`` names; a missing last segment gives ``mode=None``."""
-        self._release_scratch()
-        segments = path_segments(path)
-        if not segments:
-            return _Located(self._root_fd, None, stat_module.S_IFDIR)
-        directories = segments[:-1]
-        names = self._chain_names
-        fds = self._chain_fds
-        shared = 0
-        for have, want in zip(names, directories, strict=False):
-            if have != want:
-                break
-            shared += 1
-        while len(names) > shared:
-            names.pop()
-            os.close(fds.pop())
-        for segment in directories[shared:]:
-            try:
-                fd = os.open(segment, _WALK_FLAGS, dir_fd=fds[-1] if fds else self._root_fd)
-            except OSError:
-                return self._slow(path, segments, follow_last=follow_last)
-            fds.append(fd)
-            names.append(segment)
-        parent = fds[-1] if fds else self._root_fd
-        last = segments[-1]
-        try:
-            mode = os.stat(last, dir_fd=parent, follow_symlinks=False).st_mode
-        except FileNotFoundError:
-            return _Located(parent, last, None)
-        except OSError as error:
-            raise _os_error(error, path) from None
-        if follow_last and stat_module.S_ISLNK(mode):
-            return self._slow(path, segments, follow_last=follow_last)
-        return _Located(parent, last, mode)
-
-    def _slow(self, path: str, segments: list[str], *, follow_last: bool) -> _Located:
-        """The general walk: follows links lexically, refusing any that leave the root.
-
-        ``resolved`` is the link-free chain walked so far (``fds`` holds its
-        descriptors); a link replaces it with the segments its target names
-        (:func:`~a13n_harness.environment.paths.resolve_link_target`), keeping
-        the descriptors of the prefix both share.
-        """
-        fds = self._scratch
-        resolved: list[str] = []
-        pending = deque(segments)
-        hops = 0
-        try:
-            while pending:
-                segment = pending.popleft()
-                current = fds[-1] if fds else self._root_fd
-                last = not pending
-                try:
-                    mode = os.stat(segment, dir_fd=current, follow_symlinks=False).st_mode
-                except FileNotFoundError:
-                    if last:
-                        return _Located(current, segment, None)
-                    raise FileNotFound("no such file or directory", path=path) from None
-                except OSError as error:
-                    raise _os_error(error, path) from None
-                if stat_module.S_ISLNK(mode) and (follow_last or not last):
-                    hops += 1
-                    if hops > MAX_LINK_HOPS:
-                        raise FileUnsupported("symbolic link loop", path=path)
-                    try:
-                        target = os.readlink(segment, dir_fd=current)
-                    except OSError as error:
-                        raise _os_error(error, path) from None
-                    if not target:
-                        raise FileNotFound("empty symbolic link", path=path)
-                    leads = resolve_link_target(resolved, target, self._root_segments)
-                    if leads is None:
-                        raise FilePermissionDenied(
-                            "symbolic link leads outside the root", path=path
-                        )
-                    shared = 0
-                    for have, want in zip(resolved, leads, strict=False):
-                        if have != want:
-                            break
-                        shared += 1
-                    while len(resolved) > shared:
-                        resolved.pop()
-                        os.close(fds.pop())
-                    pending.extendleft(reversed(leads[shared:]))
-                    continue
-                if last:
-                    return _Located(current, segment, mode)
-                if not stat_module.S_ISDIR(mode):
-                    raise NotADirectory("not a directory", path=path)
-                try:
-                    fds.append(os.open(segment, _WALK_FLAGS, dir_fd=current))
-                except OSError as error:
-                    raise _os_error(error, path) from None
-                resolved.append(segment)
-            return _Located(fds[-1] if fds else self._root_fd, None, stat_module.S_IFDIR)
-        except BaseException:
-            self._release_scratch()
-            raise
-
-    # --- operations -------------------------------------------------------
+class _Operations(Walker):
+    """The file operations of one blocking call, each on what the confinement walk found."""
 
     def read(self, path: str, limit: int) -> bytes:
-        fast = self._read_confined(path, limit)
+        fast = self.open_beneath(path)
         if fast is not None:
-            return fast
+            fd, size = fast
+            try:
+                return _read_file(fd, limit, size)
+            except OSError as error:
+                raise os_error(error, path) from None
+            finally:
+                os.close(fd)
         found = self.locate(path, follow_last=True)
         if found.mode is None:
             raise FileNotFound("no such file or directory", path=path)
         if found.name is None or not stat_module.S_ISREG(found.mode):
             raise FileUnsupported(f"not a regular file ({_kind(found.mode)})", path=path)
         try:
-            fd = os.open(found.name, _READ_FLAGS, dir_fd=found.parent)
+            fd = os.open(found.name, READ_FLAGS, dir_fd=found.parent)
         except OSError as error:
-            raise _os_error(error, path) from None
+            raise os_error(error, path) from None
         try:
             measured = os.fstat(fd)
             if not stat_module.S_ISREG(measured.st_mode):
                 raise FileUnsupported("not a regular file", path=path)
             return _read_file(fd, limit, measured.st_size)
         except OSError as error:
-            raise _os_error(error, path) from None
-        finally:
-            os.close(fd)
-
-    def _read_confined(self, path: str, limit: int) -> bytes | None:
-        """The read when ``path`` is a regular file reached without any link, else ``None``.
-
-        Nothing outside the root and nothing that is not a regular file is
-        touched: ``openat2`` resolves the path to an ``O_PATH`` handle refusing
-        any link and anything outside, ``fstat`` on the handle says what it is,
-        and only a regular file is reopened, through ``/proc/self/fd``, as the
-        very inode the handle holds (so it cannot have been swapped meanwhile).
-        """
-        openat2 = _openat2()
-        if openat2 is None or path == "/":
-            return None
-        handle = openat2(self._root_fd, os.fsencode(path[1:]))
-        if handle < 0:
-            return None
-        try:
-            measured = os.fstat(handle)
-            if not stat_module.S_ISREG(measured.st_mode):
-                return None
-            try:
-                fd = os.open(f"/proc/self/fd/{handle}", _REOPEN_FLAGS)
-            except OSError:
-                return None
-        finally:
-            os.close(handle)
-        try:
-            return _read_file(fd, limit, measured.st_size)
-        except OSError as error:
-            raise _os_error(error, path) from None
+            raise os_error(error, path) from None
         finally:
             os.close(fd)
 
@@ -486,9 +206,9 @@ class _Walker:
         if not stat_module.S_ISDIR(found.mode):
             raise NotADirectory("not a directory", path=path)
         try:
-            fd = os.open(found.name or ".", _LIST_FLAGS, dir_fd=found.parent)
+            fd = os.open(found.name or ".", LIST_FLAGS, dir_fd=found.parent)
         except OSError as error:
-            raise _os_error(error, path) from None
+            raise os_error(error, path) from None
         entries: list[DirectoryEntry] = []
         try:
             with os.scandir(fd) as listing:
@@ -504,7 +224,7 @@ class _Walker:
                         kind = "other"
                     entries.append(DirectoryEntry(entry.name, kind))
         except OSError as error:
-            raise _os_error(error, path) from None
+            raise os_error(error, path) from None
         finally:
             os.close(fd)
         return entries
@@ -519,7 +239,7 @@ class _Walker:
             else:
                 result = os.stat(found.name, dir_fd=found.parent, follow_symlinks=False)
         except OSError as error:
-            raise _os_error(error, path) from None
+            raise os_error(error, path) from None
         return FileStat(_kind(result.st_mode), result.st_size)
 
     def write(self, path: str, data: bytes) -> None:
@@ -527,16 +247,16 @@ class _Walker:
         if found.name is None or (found.mode is not None and not stat_module.S_ISREG(found.mode)):
             raise FileUnsupported("not a regular file", path=path)
         try:
-            fd = os.open(found.name, _WRITE_FLAGS, 0o644, dir_fd=found.parent)
+            fd = os.open(found.name, WRITE_FLAGS, 0o644, dir_fd=found.parent)
         except OSError as error:
-            raise _os_error(error, path) from None
+            raise os_error(error, path) from None
         try:
             view = memoryview(data)
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
         except OSError as error:
-            raise _os_error(error, path) from None
+            raise os_error(error, path) from None
         finally:
             os.close(fd)
 
@@ -552,7 +272,7 @@ class _Walker:
                 except FileExistsError:
                     continue
                 except OSError as error:
-                    raise _os_error(error, prefix) from None
+                    raise os_error(error, prefix) from None
             elif not stat_module.S_ISDIR(found.mode):
                 raise NotADirectory("not a directory", path=prefix)
 
@@ -568,7 +288,7 @@ class _Walker:
             else:
                 os.unlink(found.name, dir_fd=found.parent)
         except OSError as error:
-            raise _os_error(error, path) from None
+            raise os_error(error, path) from None
 
 
 def _list_kinds(fd: int) -> list[tuple[str, bool]]:
@@ -604,7 +324,7 @@ def _remove_tree(top_parent: int, top_name: str) -> None:
         # Every level above a closed one is closed too (the window keeps the deepest).
         for index in range(level + 1):
             if fds[index] < 0:
-                fds[index] = os.open(names[index], _LIST_FLAGS, dir_fd=parent_of(index))
+                fds[index] = os.open(names[index], LIST_FLAGS, dir_fd=parent_of(index))
                 opened.append(index)
         ordered = sorted(opened)
         opened.clear()
@@ -612,7 +332,7 @@ def _remove_tree(top_parent: int, top_name: str) -> None:
         keep_window()
 
     def descend(name: str, parent: int) -> None:
-        fd = os.open(name, _LIST_FLAGS, dir_fd=parent)
+        fd = os.open(name, LIST_FLAGS, dir_fd=parent)
         names.append(name)
         fds.append(fd)
         opened.append(len(fds) - 1)
@@ -645,30 +365,6 @@ def _remove_tree(top_parent: int, top_name: str) -> None:
         for fd in fds:
             if fd >= 0:
                 os.close(fd)
-
-
-def _host_segments(real: str) -> list[str]:
-    return [segment for segment in real.split("/") if segment]
-
-
-def _pin(path: str) -> tuple[int, str]:
-    """Open the host directory ``path`` once; its descriptor and its real path.
-
-    The real path is only used to recognise absolute link targets that name
-    the root; it is checked to name the very directory opened (same device
-    and inode), so a swap between the two steps is refused, not half-pinned.
-    """
-    fd = os.open(path, _ROOT_FLAGS)
-    try:
-        real = os.path.realpath(path)
-        opened = os.fstat(fd)
-        named = os.stat(real)
-        if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
-            raise FileProviderError("the root changed while the operator was built", path="/")
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd, real
 
 
 class LocalFileOperator:
@@ -709,14 +405,14 @@ class LocalFileOperator:
         self._fd = -1
         self._error: FileOperatorError | None = None
         try:
-            self._fd, self._root = _pin(path)
+            self._fd, self._root = pin_root(path)
         except OSError as error:
             self._root = os.path.abspath(path)
-            self._error = _os_error(error, "/")
+            self._error = os_error(error, "/")
         except FileOperatorError as error:
             self._root = os.path.abspath(path)
             self._error = error
-        self._segments = _host_segments(self._root)
+        self._segments = host_segments(self._root)
         self._finalizer = weakref.finalize(self, os.close, self._fd) if self._fd >= 0 else None
 
     @property
@@ -779,15 +475,15 @@ class LocalFileOperator:
             if self._closed:
                 self._release_if_idle()
 
-    def _call(self, operation: Callable[[_Walker], _T]) -> _T:
+    def _call(self, operation: Callable[[_Operations], _T]) -> _T:
         fd = self._acquire()
         try:
-            with _Walker(fd, self._segments) as walker:
+            with _Operations(fd, self._segments) as walker:
                 return operation(walker)
         finally:
             self._release()
 
-    async def _run(self, operation: Callable[[_Walker], _T]) -> _T:
+    async def _run(self, operation: Callable[[_Operations], _T]) -> _T:
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(_shared_executor(), self._call, operation)
         try:
@@ -819,7 +515,7 @@ class LocalFileOperator:
         bound = _check_limit(limit)
         checked = _check_paths(paths)
 
-        def chunk(walker: _Walker) -> list[bytes | FileOperatorError]:
+        def chunk(walker: _Operations) -> list[bytes | FileOperatorError]:
             results: list[bytes | FileOperatorError] = []
             for path in checked:
                 try:

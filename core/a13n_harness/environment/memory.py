@@ -7,8 +7,15 @@ that must never be opened, :class:`MemoryDenied` an entry whose access is
 refused, :class:`MemoryBroken` one whose provider fails. Links obey the same
 confinement as :class:`~a13n_harness.environment.LocalFileOperator`: a target
 climbing above ``/`` is :class:`FilePermissionDenied`, more than
-:data:`~a13n_harness.environment.local.MAX_LINK_HOPS` links a
+:data:`~a13n_harness.environment.confinement.MAX_LINK_HOPS` links a
 :class:`FileUnsupported` loop. ``opened`` records every file read, in order.
+
+Its link walk (:meth:`MemoryFileOperator._resolve`) is a second, independent
+implementation of :mod:`a13n_harness.environment.confinement`, kept separate on
+purpose: ``properties/test_operator_differential.py`` compares the two on drawn
+trees of escaping, looping, hidden and oddly spelled links, and is the oracle
+for both. Only the lexical spelling of a link target
+(:func:`~a13n_harness.environment.paths.resolve_link_target`) is shared.
 """
 
 from __future__ import annotations
@@ -17,15 +24,14 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from a13n_harness.environment.confinement import MAX_LINK_HOPS
 from a13n_harness.environment.errors import (
     FileNotFound,
-    FileOperatorError,
     FilePermissionDenied,
     FileProviderError,
     FileUnsupported,
     NotADirectory,
 )
-from a13n_harness.environment.local import MAX_LINK_HOPS
 from a13n_harness.environment.operator import DirectoryEntry, EntryKind, FileStat
 from a13n_harness.environment.paths import (
     is_canonical_path,
@@ -244,8 +250,3 @@ class MemoryFileOperator:
         if name not in parent:
             raise FileNotFound("no such file or directory", path=path)
         del parent[name]
-
-
-def memory_error_types() -> tuple[type[FileOperatorError], ...]:
-    """Every error class this operator can raise (for exhaustive tests)."""
-    return (FileNotFound, FilePermissionDenied, FileProviderError, FileUnsupported, NotADirectory)

@@ -1,4 +1,4 @@
-"""The async file-operator protocol every scan goes through (SPEC section 7)."""
+"""The async file-operator protocol every scan goes through (docs/contract.md §7)."""
 
 from __future__ import annotations
 

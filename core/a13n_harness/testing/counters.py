@@ -1,4 +1,4 @@
-"""Checks of a token counter's declarations (SPEC section 9), importable by hosts.
+"""Checks of a token counter's declarations (docs/contract.md §9), importable by hosts.
 
 A :class:`~a13n_harness.context.tokens.TokenCounter` may declare
 ``byte_bounded``, ``prefix_monotone`` and ``line_additive``; the renderer

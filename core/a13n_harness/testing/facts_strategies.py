@@ -1,4 +1,4 @@
-"""Hypothesis strategies for checkout facts (SPEC section 6).
+"""Hypothesis strategies for checkout facts (docs/contract.md §6).
 
 Importable by library users who want to test their own collectors or
 renderers against the same generators the project uses:
