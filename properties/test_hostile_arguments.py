@@ -461,7 +461,13 @@ HOSTILE_SETTINGS = settings(
 # Escapes the property found in modules other helpers own, open when this
 # property landed (issue 9 defect 4). Each is listed, never skipped: the test
 # still runs and is reported as xfail with the escape it shows.
-KNOWN_ESCAPES: dict[str, str] = {}
+KNOWN_ESCAPES = {
+    # environment/confinement.py (new on main): the walk's building blocks are in
+    # its __all__ and take their arguments unchecked.
+    "a13n_harness.environment.confinement.host_segments": "path=None: AttributeError",
+    "a13n_harness.environment.confinement.os_error": "error=None: AttributeError",
+    "a13n_harness.environment.confinement.pin_root": "root=None: TypeError",
+}
 
 
 # Not run at all, because a bad argument also leaks something a later test
@@ -530,13 +536,14 @@ def test_every_class_with_methods_has_an_instance(workspace: Path) -> None:
 
 
 UNREACHED_CLASSES = {
-    # Built only by the library (PinnedFiles by Environment.open_scope,
-    # PreparedSkills by SkillsCapability.prepare); their methods are reached
-    # through the scopes and runs that test_environment and test_capabilities drive.
+    # Built only by the library (PinnedFiles by Environment.open_scope, Walker
+    # by LocalFileOperator) or plain records; their methods are reached through
+    # the scopes and operators that test_environment and test_local_operator drive.
     "a13n_harness.environment.environment.PinnedFiles": "built by Environment.open_scope",
     "a13n_harness.capabilities.items.SkillCatalogItem": "a record; directory is derived",
     "a13n_harness.environment.environment.EnvironmentPath": "a record; route is derived",
     "a13n_harness.tokenizers.TiktokenCounter": "built by token_counter(name)",
+    "a13n_harness.environment.confinement.Walker": "built on a pinned root by the operator",
 }
 
 

@@ -347,7 +347,7 @@ def test_a_failing_counter_and_bad_arguments_raise_only_definition_errors() -> N
         assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "text")
     with pytest.raises(DefinitionError) as caught:
         render_catalog_counted("catalog", 100, Utf8ByteCounter())  # type: ignore[arg-type]
-    assert caught.value.code == "catalog_invalid"
+    assert (caught.value.code, caught.value.reason) == ("catalog_invalid", "type")
 
 
 def _plain_rule(catalog: SkillCatalog, budget: int, counter: TokenCounter) -> tuple[str, int]:
@@ -384,3 +384,38 @@ def test_line_sums_give_the_plain_rule(catalog: SkillCatalog, budget: int, make:
     rendered = render_catalog_counted(catalog, budget, counter)
     assert (rendered.text, rendered.tokens) == _plain_rule(catalog, budget, counter)
     verify_rendering_counted(catalog, budget, rendered, counter)
+
+
+@dataclass(frozen=True)
+class XCounter:
+    """Line-additive: counts the letter x only, so most lines count 0 tokens."""
+
+    line_additive: bool = True
+
+    def count(self, text: str) -> int:
+        return text.count("x")
+
+
+def test_lines_of_zero_tokens_still_fit_a_budget_already_reached() -> None:
+    """Counting goes on while the running sum equals the budget (a 0-token line still fits)."""
+    entries = (
+        CatalogEntry("a", "d", "f"),
+        CatalogEntry("b", "d", "f"),
+        CatalogEntry("c", "x", "f"),
+    )
+    catalog = SkillCatalog(entries, 0, ("/r",))
+    rendered = render_catalog_counted(catalog, 0, XCounter())
+    assert (rendered.listed, rendered.tokens) == (2, 0)
+    verify_rendering_counted(catalog, 0, rendered, XCounter())
+
+
+@pytest.mark.parametrize(
+    "make", [QuarterLineCounter, LineModCounter, ModularCounter, WordCounter, XCounter]
+)
+def test_a_candidate_that_fits_exactly_is_chosen(make: type) -> None:
+    """``<=``, not ``<``: a budget equal to the full listing's count lists everything."""
+    catalog = SkillCatalog(tuple(CatalogEntry(n, f"do {n}x", "f") for n in "abcd"), 0, ("/r",))
+    exact = make().count(framed_candidate(catalog, 4))
+    rendered = render_catalog_counted(catalog, exact, make())
+    assert (rendered.listed, rendered.tokens) == (4, exact)
+    verify_rendering_counted(catalog, exact, rendered, make())

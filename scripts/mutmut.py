@@ -99,7 +99,9 @@ def prepare(scratch: Path, modules: list[str], tests: Iterable[str] = TESTS) -> 
     shutil.copytree(REPO / "core", scratch / "src", ignore=ignore)
     for name in ("properties", "fuzz"):
         shutil.copytree(REPO / name, scratch / name, ignore=ignore)
-    (scratch / "corpus").symlink_to(REPO / "corpus", target_is_directory=True)
+    # A copy, not a link: mutmut copies it again when it reruns (the timeout recheck), and
+    # the tree may have moved on by then (new seeds for newer code fail the old core).
+    shutil.copytree(REPO / "corpus", scratch / "corpus")
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     pyproject = re.sub(r"(?ms)^\[tool\.mutmut\].*?(?=^\[|\Z)", "", pyproject)
     paths = [f"src/a13n_harness/context/{module}.py" for module in modules]
@@ -504,6 +506,11 @@ def as_mutmut(arguments: list[str]) -> None:
                 data.exit_code_by_key[name] = 34  # mutmut's "skipped"
                 data.save()
                 continue
+            if result == 34:
+                # Skipped by an earlier run, no longer equivalent (a listing removed): run it.
+                data.exit_code_by_key[name] = None
+                data.save()
+                result = None
             kept.append((data, name, result))
         return kept, by_path
 
@@ -608,6 +615,23 @@ def judge(
     }
 
 
+def prune_listings(stale: set[str]) -> None:
+    """Rewrite the equivalents file without the stale entries (and their diff lines)."""
+    kept: list[str] = []
+    dropping = False
+    for line in EQUIVALENT.read_text(encoding="utf-8").splitlines():
+        if line.startswith(" ") and dropping:
+            continue
+        dropping = False
+        if line.strip() and not line.startswith(("#", " ")):
+            function, key, _ = line.split(maxsplit=2)
+            if f"{function} {key}" in stale:
+                dropping = True
+                continue
+        kept.append(line)
+    EQUIVALENT.write_text("\n".join(kept) + "\n", encoding="utf-8")
+
+
 def markdown_table(summary: dict[str, Any]) -> str:
     """The per-module results as the Markdown table docs/mutation.md keeps."""
     columns = ("mutants", "killed", "timeout", "message_only", "equivalent", "survived")
@@ -650,6 +674,9 @@ def main(argv: list[str] | None = None) -> int:
         "--check-equivalents", action="store_true", help="run listed equivalents too"
     )
     parser.add_argument("--table", type=Path, help="write the per-module Markdown table here")
+    parser.add_argument(
+        "--prune", action="store_true", help="remove stale listings from the equivalents file"
+    )
     args = parser.parse_args(arguments)
     started = time.monotonic()
     modules: list[str] = list(args.modules)
@@ -777,6 +804,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"survived: {name} ({key}): {' | '.join(changed_lines)[:300]}")
     for entry in stale:
         print(f"stale listing: {entry}")
+    if args.prune and stale:
+        prune_listings(set(stale))
+        print(f"pruned {len(stale)} stale listings from {EQUIVALENT.name}")
     for module, row in sorted(verdict["per_module"].items()):
         print(
             f"{module}: {row['mutants']} mutants, {row['killed']} killed "

@@ -130,6 +130,14 @@ def junit_counts(path: Path | None) -> dict[str, int]:
     return totals
 
 
+def _json_count(path: Path, key: str) -> int:
+    """A count from the JSON summary a step wrote (0 when it wrote none)."""
+    if not path.is_file():
+        return 0
+    value = json.loads(path.read_text(encoding="utf-8")).get(key, 0)
+    return value if isinstance(value, int) else 0
+
+
 def _pytest_ran(outcome: Outcome) -> int:
     """Tests that ran (not skipped), from the step's JUnit file."""
     counts = junit_counts(outcome.junit)
@@ -405,6 +413,22 @@ def fuzz_step(root: Path, target: str, seconds: int, build: Path) -> Step:
     )
 
 
+def property_halves(root: Path) -> list[list[str]]:
+    """The property modules (all but the corpus replay) in two groups of about equal size, the
+    largest modules first (file size stands for run time); one group when there are few."""
+    files = sorted(
+        (path for path in (root / "properties").glob("test_*.py") if path.name != "test_corpus.py"),
+        key=lambda path: (-path.stat().st_size, path.name),
+    )
+    groups: list[list[str]] = [[], []]
+    sizes = [0, 0]
+    for path in files:
+        smaller = sizes.index(min(sizes))
+        groups[smaller].append(_relative(str(path), root))
+        sizes[smaller] += path.stat().st_size
+    return [sorted(group) for group in groups if group]
+
+
 def build_steps(
     root: Path,
     *,
@@ -417,7 +441,6 @@ def build_steps(
     python = sys.executable
     logs = build / "logs"
     pytest = [python, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
-    properties_junit = logs / "properties-ci.junit.xml"
     corpus_junit = logs / "corpus-replay.junit.xml"
     workflows = sorted((root / ".github" / "workflows").glob("*.yml"))
     steps = [
@@ -467,22 +490,6 @@ def build_steps(
             estimate=4,
         ),
         Step(
-            "properties (ci)",
-            # The corpus replay is its own step (run beside this one), not run twice.
-            [
-                *pytest,
-                "properties",
-                "--ignore=properties/test_corpus.py",
-                f"--junitxml={_relative(str(properties_junit), root)}",
-            ],
-            600,
-            _pytest_ran,
-            "module:hypothesis",
-            env={"HYPOTHESIS_PROFILE": "ci"},
-            junit=properties_junit,
-            estimate=110,
-        ),
-        Step(
             "corpus replay",
             [
                 *pytest,
@@ -505,12 +512,30 @@ def build_steps(
                 "--json",
                 _relative(str(build / "mutants.json"), root),
             ],
-            600,
-            lambda out: _last_int(r"(\d+) mutants?:", out.output),
+            900,  # about 4 minutes of CPU on an idle box; room for a busy shared one
+            lambda out: _json_count(build / "mutants.json", "total"),
             "module:pytest",
             estimate=100,
         ),
     ]
+    # The properties run as two halves, one per core; the corpus replay is its own step
+    # (run beside them), not run twice.
+    halves = property_halves(root)
+    for index, files in enumerate(halves, start=1):
+        name = "properties (ci)" if len(halves) == 1 else f"properties (ci) {index}/{len(halves)}"
+        junit = logs / f"{slug(name)}.junit.xml"
+        steps.append(
+            Step(
+                name,
+                [*pytest, *files, f"--junitxml={_relative(str(junit), root)}"],
+                900,  # about 3 minutes of CPU each on an idle box; room for a busy shared one
+                _pytest_ran,
+                "module:hypothesis",
+                env={"HYPOTHESIS_PROFILE": "ci"},
+                junit=junit,
+                estimate=150,
+            )
+        )
     if fuzz_seconds is None:
         fuzz_seconds = 300 if full else 10
     steps += [fuzz_step(root, target, fuzz_seconds, build) for target in _fuzz_targets(root)]
@@ -563,7 +588,7 @@ def build_steps(
                 ],
                 1800,
                 lambda out: (
-                    _last_int(r"(\d+) mutants? in total", out.output)
+                    _json_count(build / "mutmut-changed.json", "total")
                     or int("no function of the pure core changed" in out.output)
                 ),
                 "module:mutmut",
@@ -598,7 +623,7 @@ def build_steps(
                     _relative(str(build / "mutmut.json"), root),
                 ],
                 3600,  # the full run takes under 30 minutes on two cores (docs/mutation.md)
-                lambda out: _last_int(r"(\d+) mutants? in total", out.output),
+                lambda out: _json_count(build / "mutmut.json", "total"),
                 "module:mutmut",
                 estimate=1800,
                 cores=2,
