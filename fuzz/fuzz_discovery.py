@@ -8,7 +8,7 @@ configured root; every diagnostic has a documented code; only ``SKILL.md``
 files were ever opened (never a FIFO, never a hidden entry, never anything
 deeper than one level); and a second scan whose reads complete in an order
 drawn from the input gives exactly the same items and diagnostics. When it
-is refused, the error is a ``DefinitionError`` with a SPEC code, and the
+is refused, the error is a ``DefinitionError`` with a code of docs/contract.md, and the
 reordered scan refuses with the same code and path. Every accepted item, and
 every frontmatter refusal, is what parsing the whole SKILL.md gives (same
 name and description; same reason, line and column). Nothing else escapes.

@@ -47,7 +47,7 @@ with _INSTRUMENTATION:
     from a13n_harness.context.encoder import decode_value, encode_value
     from a13n_harness.context.errors import DefinitionError
 
-# SPEC section 1, written out independently of the encoder's own table.
+# docs/contract.md §1, written out independently of the encoder's own table.
 _FORBIDDEN = re.compile(
     "[<>\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
     "\ud800-\udfff\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"

@@ -1,6 +1,6 @@
 """Any bytes given to ``parse_skill_document`` give a frontmatter or ``skill_frontmatter_invalid``.
 
-When the document is accepted every invariant of SPEC section 2 holds: the name
+When the document is accepted every invariant of docs/contract.md §2 holds: the name
 is a valid ASCII skill name, the description is non-empty, whitespace-collapsed
 and within ``max_description_chars`` (cut with ``…`` exactly when it was
 longer), PyYAML's own loader agrees on both values, the body after the closing

@@ -1,6 +1,6 @@
 """Any bytes given to ``decode_manifest`` give a valid manifest or ``manifest_invalid``.
 
-When the manifest is accepted, every invariant of SPEC sections 3-5 holds:
+When the manifest is accepted, every invariant of docs/contract.md §3-5 holds:
 re-encoding gives canonical bytes that decode to the same manifest and encode
 again byte for byte; canonical input re-encodes to itself; the catalog total
 is checked; and rendering the catalog at a budget drawn from the input fits

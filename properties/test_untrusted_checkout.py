@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -471,15 +472,24 @@ def test_vector_is_live_under_plain_git(tmp_path: Path, vector: Vector) -> None:
     box, environment, cwd = _prepared(tmp_path, vector)
     command = ["git", "--no-optional-locks", "status", "--porcelain=v2", "--branch", "-z"]
     checkout = box.repo if cwd == box.root else cwd
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        subprocess.run(
-            command,
-            cwd=checkout,
-            env=environment,
-            capture_output=True,
-            timeout=_TIMEOUT,
-            check=False,
-        )
+    # A new session, killed as a group: a live vector (a lazy fetch's upload-pack,
+    # a filter) leaves grandchildren that outlive git's own timeout otherwise.
+    process = subprocess.Popen(
+        command,
+        cwd=checkout,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=_TIMEOUT)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
     assert box.canary.exists(), f"{vector.name} did not run anything under plain git"
 
 

@@ -5,8 +5,8 @@
 Each argument is a workspace scanned like ``a13n-skills catalog WORKSPACE --root ROOT...``
 (invalid packages skipped); a 512-entry synthetic catalog (``scripts/bench.py``'s) is always
 added. For each catalog and window it prints, as a Markdown table row, how many entries the byte
-rule (SPEC 4) and the token rule (SPEC 9, cl100k_base) list and the exact cl100k token count of
-each rendered block. Needs the tokens extra.
+rule (docs/contract.md §4) and the token rule (§9, cl100k_base) list and the exact cl100k token
+count of each rendered block. Needs the tokens extra.
 """
 
 from __future__ import annotations

@@ -24,10 +24,10 @@ class RunBindings:
     those names (empty: none). It is fresh per run, not persisted state. A bare
     string is refused (``skill_selection_unknown``): ``"code-review"`` is not a set.
 
-    ``token_counter``: ``None`` spends the allowance as UTF-8 bytes (SPEC 4,
+    ``token_counter``: ``None`` spends the allowance as UTF-8 bytes (docs/contract.md §4,
     sound under ``BYTE_BOUNDED``); a :class:`~a13n_harness.context.tokens.TokenCounter`
     (e.g. ``a13n_harness.tokenizers.token_counter("cl100k_base")``) spends it as
-    that counter's tokens (SPEC 9). Anything else is ``allowance_invalid``
+    that counter's tokens (contract §9). Anything else is ``allowance_invalid``
     (reason ``counter``).
     """
 

@@ -8,7 +8,7 @@ selected items with the longest-prefix renderer at
 the rendering with ``verify_rendering``: UTF-8 bytes by default, the bound
 ``token_counter``'s tokens when there is one (``render_catalog_counted`` and
 ``verify_rendering_counted``). The pointer routes only where the run may go
-(SPEC 7): with a selection, ``R`` is the selected packages' folders; without
+(docs/contract.md §7): with a selection, ``R`` is the selected packages' folders; without
 one, the configured roots that were scanned (a skipped optional root is not
 named). The resulting
 :class:`PreparedSkills` fences the *selected* items only: a route change that
@@ -100,7 +100,7 @@ class PreparedSkills:
 def _routes(
     catalog: BoundSkillCatalog, selected: BoundSkillCatalog, selection: frozenset[str] | None
 ) -> tuple[str, ...]:
-    """The pointer's ``R``: where the run may look for more skills (SPEC 7).
+    """The pointer's ``R``: where the run may look for more skills (contract §7).
 
     With a selection, the selected packages' folders (in name order): the
     roots also hold skills the run did not select. Without one, the configured

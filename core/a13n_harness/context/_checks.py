@@ -2,7 +2,7 @@
 
 Every public entry point checks what a Host hands it with these predicates
 before touching it, so a bad argument becomes the entry point's own
-``DefinitionError`` (SPEC 0) rather than a ``TypeError`` or ``AttributeError``
+``DefinitionError`` (docs/contract.md §0) rather than a ``TypeError`` or ``AttributeError``
 from deep inside, and every entry point agrees on what "a count" or "bytes"
 means. Each caller raises its own code: the predicates only answer.
 """

@@ -1,4 +1,4 @@
-"""The skill catalog and its checked total (SPEC section 3).
+"""The skill catalog and its checked total (docs/contract.md §3).
 
 A :class:`SkillCatalog` is data, not text: the entries listed in the
 manifest plus a count of the skills that were found but not listed. Its
@@ -152,7 +152,7 @@ def check_catalog(catalog: object) -> SkillCatalog:
     met as an ``AttributeError`` halfway through a rendering. Entries already
     checked (the same tuple object the constructor or an earlier call checked)
     are not checked again, so a warm render stays O(log n); roots and the
-    total are checked every time (SPEC 3: the total guards rendering
+    total are checked every time (contract §3: the total guards rendering
     independently of construction).
     """
     if not isinstance(catalog, SkillCatalog):

@@ -1,4 +1,4 @@
-"""The context-value encoder (SPEC section 1).
+"""The context-value encoder (docs/contract.md §1).
 
 Every untrusted value that reaches model context goes through
 :func:`encode_value`. Its output cannot author a tag, an entity or a new

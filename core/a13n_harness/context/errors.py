@@ -34,7 +34,7 @@ ERROR_CODES: frozenset[str] = frozenset(
         "skill_selection_unknown",
     }
 )
-"""Every code a :class:`DefinitionError` may carry (SPEC "Error codes")."""
+"""Every code a :class:`DefinitionError` may carry (docs/contract.md "Error codes and reasons")."""
 
 FRONTMATTER_REASONS: frozenset[str] = frozenset(
     {
@@ -57,7 +57,7 @@ FRONTMATTER_REASONS: frozenset[str] = frozenset(
         "description_invalid",
     }
 )
-"""Every ``reason`` a :class:`FrontmatterError` may carry (SPEC section 2)."""
+"""Every ``reason`` a :class:`FrontmatterError` may carry (docs/contract.md §2)."""
 
 
 class DefinitionError(Exception):

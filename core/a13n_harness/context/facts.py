@@ -1,4 +1,4 @@
-"""Checkout facts as values (SPEC section 6).
+"""Checkout facts as values (docs/contract.md §6).
 
 The values here are pure data; collecting them (git, ``$SHELL``, the clock)
 is I/O and lives in :mod:`a13n_harness.environment`. This module turns what

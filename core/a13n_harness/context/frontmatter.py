@@ -1,4 +1,4 @@
-"""SKILL.md frontmatter (SPEC section 2).
+"""SKILL.md frontmatter (docs/contract.md §2).
 
 Grammar of the document prefix this module reads::
 

@@ -1,4 +1,4 @@
-"""The context manifest: catalog and facts as canonical JSON (SPEC section 5).
+"""The context manifest: catalog and facts as canonical JSON (docs/contract.md §5).
 
 Shape (every key required, no other key allowed)::
 

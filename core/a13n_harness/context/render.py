@@ -1,4 +1,4 @@
-"""The longest-prefix catalog renderer (SPEC section 4).
+"""The longest-prefix catalog renderer (docs/contract.md §4).
 
 The rule, in full: with ``T`` skills in total, the rendering at budget ``B``
 is the first of these candidates whose UTF-8 length is at most ``B``:

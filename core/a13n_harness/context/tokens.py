@@ -1,4 +1,4 @@
-"""Rendering by a token count instead of a byte count (SPEC section 9).
+"""Rendering by a token count instead of a byte count (docs/contract.md §9).
 
 :func:`a13n_harness.context.render.render_catalog` spends a token allowance
 as UTF-8 bytes, which is sound only under :data:`~a13n_harness.context.render.BYTE_BOUNDED`.
