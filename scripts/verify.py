@@ -515,7 +515,7 @@ def build_steps(
             900,  # about 4 minutes of CPU on an idle box; room for a busy shared one
             lambda out: _json_count(build / "mutants.json", "total"),
             "module:pytest",
-            estimate=100,
+            estimate=300,  # the longest single-core step: it starts first
         ),
     ]
     # The properties run as two halves, one per core; the corpus replay is its own step
@@ -533,7 +533,7 @@ def build_steps(
                 "module:hypothesis",
                 env={"HYPOTHESIS_PROFILE": "ci"},
                 junit=junit,
-                estimate=150,
+                estimate=180,
             )
         )
     if fuzz_seconds is None:
@@ -554,7 +554,7 @@ def build_steps(
             900,
             lambda out: _last_int(r"(\d+) packaged targets? ran", out.output),
             "module:PyInstaller",
-            estimate=120,
+            estimate=90,
         )
     )
     steps.append(
