@@ -461,13 +461,7 @@ HOSTILE_SETTINGS = settings(
 # Escapes the property found in modules other helpers own, open when this
 # property landed (issue 9 defect 4). Each is listed, never skipped: the test
 # still runs and is reported as xfail with the escape it shows.
-KNOWN_ESCAPES = {
-    # environment/confinement.py (new on main): the walk's building blocks are in
-    # its __all__ and take their arguments unchecked.
-    "a13n_harness.environment.confinement.host_segments": "path=None: AttributeError",
-    "a13n_harness.environment.confinement.os_error": "error=None: AttributeError",
-    "a13n_harness.environment.confinement.pin_root": "root=None: TypeError",
-}
+KNOWN_ESCAPES: dict[str, str] = {}
 
 
 # Not run at all, because a bad argument also leaks something a later test
@@ -543,7 +537,7 @@ UNREACHED_CLASSES = {
     "a13n_harness.capabilities.items.SkillCatalogItem": "a record; directory is derived",
     "a13n_harness.environment.environment.EnvironmentPath": "a record; route is derived",
     "a13n_harness.tokenizers.TiktokenCounter": "built by token_counter(name)",
-    "a13n_harness.environment.confinement.Walker": "built on a pinned root by the operator",
+    "a13n_harness.environment._confinement.Walker": "built on a pinned root by the operator",
 }
 
 

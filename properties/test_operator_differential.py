@@ -8,7 +8,7 @@ and once in memory, every operation on every probe path gives the same result
 or the same error class; a drawn sequence of writes, new directories and
 removals gives the same outcomes and leaves the same tree, and never touches
 the directory beside the disk root. The two walks are separate implementations
-on purpose (:mod:`a13n_harness.environment.confinement`): this property is the
+on purpose (:mod:`a13n_harness.environment._confinement`): this property is the
 oracle of both. Negative controls: a disk walk that follows one escaping link
 instead of refusing it (through reads, and through changes), one that stops
 resolving spelling lexically, and a ``remove`` that follows its last link, each
@@ -41,7 +41,7 @@ from a13n_harness.environment import (
     MemorySpecial,
     MemorySymlink,
 )
-from a13n_harness.environment import confinement as confinement_module
+from a13n_harness.environment import _confinement as confinement_module
 from a13n_harness.environment import local as local_module
 from a13n_harness.environment import paths as paths_module
 from a13n_harness.testing.controls import control_settings, property_fails

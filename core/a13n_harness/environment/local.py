@@ -3,7 +3,7 @@
 :class:`LocalFileOperator` maps its ``/`` to a host directory and never lets a
 path or a symbolic link reach outside it. *How* a path is resolved without
 escaping (the pinned root, the ``O_NOFOLLOW`` walk, lexical links, the link
-bound, the ``openat2`` fast path) is :mod:`a13n_harness.environment.confinement`,
+bound, the ``openat2`` fast path) is :mod:`a13n_harness.environment._confinement`,
 whose docstring is the confinement argument. This module holds the operations
 on what that walk finds and the async facade:
 
@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from a13n_harness.context.errors import DefinitionError
-from a13n_harness.environment.confinement import (
+from a13n_harness.environment._confinement import (
     LIST_FLAGS,
     MAX_LINK_HOPS,
     READ_FLAGS,

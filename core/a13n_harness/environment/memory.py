@@ -7,11 +7,11 @@ that must never be opened, :class:`MemoryDenied` an entry whose access is
 refused, :class:`MemoryBroken` one whose provider fails. Links obey the same
 confinement as :class:`~a13n_harness.environment.LocalFileOperator`: a target
 climbing above ``/`` is :class:`FilePermissionDenied`, more than
-:data:`~a13n_harness.environment.confinement.MAX_LINK_HOPS` links a
+:data:`~a13n_harness.environment._confinement.MAX_LINK_HOPS` links a
 :class:`FileUnsupported` loop. ``opened`` records every file read, in order.
 
 Its link walk (:meth:`MemoryFileOperator._resolve`) is a second, independent
-implementation of :mod:`a13n_harness.environment.confinement`, kept separate on
+implementation of :mod:`a13n_harness.environment._confinement`, kept separate on
 purpose: ``properties/test_operator_differential.py`` compares the two on drawn
 trees of escaping, looping, hidden and oddly spelled links, and is the oracle
 for both. Only the lexical spelling of a link target
@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from a13n_harness.environment.confinement import MAX_LINK_HOPS
+from a13n_harness.environment._confinement import MAX_LINK_HOPS
 from a13n_harness.environment.errors import (
     FileNotFound,
     FilePermissionDenied,
