@@ -6,8 +6,9 @@ core (:mod:`a13n_harness.context`) never imports this package.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from a13n_harness._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from a13n_harness.environment.environment import (
@@ -123,14 +124,4 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, __all__)
