@@ -188,8 +188,8 @@ def injected_defects(plan: Plan) -> Iterator[Step]:
             "--json",
             plan.shown(summary),
         ],
-        # 391 CPU s and 558 s wall on a quiet two-core clone (125 defects) before the warm
-        # runs; CI boxes have run this step 1.7x slower than a quiet local one.
+        # 146 CPU s for 125 defects with warm runs (391 CPU s, 558 s wall on a quiet clone
+        # before); CI boxes have run this step 1.7x slower than a quiet local one.
         1800,
         lambda out: json_count(summary, "total"),
         "module:pytest",
