@@ -206,8 +206,6 @@ def _run_render_manifest(args: argparse.Namespace) -> int:
 
 
 def _run_catalog(args: argparse.Namespace) -> int:
-    import json
-
     from a13n_harness.cli._output import Progress, write_err, write_out
     from a13n_harness.cli._workspace import scan_workspace
     from a13n_harness.context.render import RenderedCatalog
@@ -217,6 +215,8 @@ def _run_catalog(args: argparse.Namespace) -> int:
     catalog = found.catalog()
     rendered = _render(catalog, args)
     if args.json:
+        import json  # only here: the block alone does not pay for it at start-up
+
         measure: dict[str, object] = (
             {"budget_bytes": rendered.budget_bytes}
             if isinstance(rendered, RenderedCatalog)
