@@ -16,6 +16,7 @@ the confinement walk (the "second, simpler copy" the design rules out).
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import shutil
@@ -31,8 +32,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from a13n_harness import cli as cli_module
 from a13n_harness.capabilities import SkillManager, SkillScan, SkillsPolicy
 from a13n_harness.cli import _workspace as workspace_module
+from a13n_harness.cli import build_parser
 from a13n_harness.cli._output import Progress
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import (
@@ -428,3 +431,78 @@ def test_catalog_imports_no_event_loop_at_start_up(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.decode() == ""
+
+
+# ---------------------------------------------------- start-up: the plain command line
+
+
+_TOKENS = st.one_of(
+    st.sampled_from(
+        ("catalog", "lint", "-", "--", "--json", "--root", "/x", "--invalid", "skip", "-1", "-h")
+    ),
+    st.text(max_size=6),
+)
+_ARGVS = st.one_of(
+    st.lists(_TOKENS, max_size=4),
+    st.tuples(st.just("catalog"), st.text(max_size=8)).map(list),
+    st.just(["catalog"]),
+)
+
+
+def check_plain_catalog(
+    plain: Callable[[Sequence[str]], argparse.Namespace | None], argv: list[str]
+) -> None:
+    """Where the plain path answers, argparse gives the same namespace; ``catalog`` and
+    ``catalog WORKSPACE`` (WORKSPACE not an option) are always answered."""
+    taken = plain(argv)
+    if argv == ["catalog"] or (
+        len(argv) == 2 and argv[0] == "catalog" and not argv[1].startswith("-")
+    ):
+        assert taken is not None
+    if taken is not None:
+        try:
+            parsed = build_parser().parse_args(argv)
+        except SystemExit:
+            raise AssertionError(f"argparse refuses {argv!r}; the plain path took it") from None
+        assert taken == parsed
+
+
+@given(_ARGVS)
+def test_the_plain_catalog_command_line_parses_as_argparse_does(argv: list[str]) -> None:
+    check_plain_catalog(cli_module._plain_catalog, argv)
+
+
+def _dash_workspace_taken(arguments: Sequence[str]) -> argparse.Namespace | None:
+    """Broken: a second argument that is an option (``catalog --json``) taken as the folder."""
+    if len(arguments) == 2 and arguments[0] == "catalog":
+        defaults = vars(build_parser().parse_args(["catalog"]))
+        return argparse.Namespace(**{**defaults, "workspace": arguments[1]})
+    return cli_module._plain_catalog(arguments)
+
+
+def test_negative_control_a_plain_path_taking_an_option_for_a_folder_fails_the_property() -> None:
+    def broken(argv: list[str]) -> None:
+        check_plain_catalog(_dash_workspace_taken, argv)
+
+    property_fails(control_settings(given(_ARGVS)(broken)))
+
+
+def test_the_plain_catalog_command_line_builds_no_parser() -> None:
+    probe = (
+        "import sys, os\n"
+        "from a13n_harness.cli import main\n"
+        "keep = os.dup(1)\n"
+        "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
+        "code = main(sys.argv[1:])\n"
+        "os.write(keep, str('shutil' in sys.modules).encode())\n"
+        "raise SystemExit(code)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe, "catalog", str(REPO / "corpus")],
+        env=cli_environment(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == b"False"

@@ -602,7 +602,10 @@ def run_blocking(coroutine: Coroutine[Any, Any, _T]) -> _T:
     closed, never resumed or waited on, and refused with
     :class:`FileProviderError`; so is one that asks ``asyncio`` for the running
     loop (a task group, an executor), which raises ``RuntimeError`` here.
+    Anything but a coroutine is refused the same way.
     """
+    if not isinstance(coroutine, Coroutine):
+        raise FileProviderError(f"run_blocking takes a coroutine, not {type(coroutine).__name__}")
     try:
         coroutine.send(None)
     except StopIteration as finished:
