@@ -13,8 +13,11 @@ pip3 install .
 
 for fuzzer in fuzz/fuzz_*.py; do
   name=$(basename -s .py "$fuzzer")
-  # --paths: fuzz/ helpers (runner.py) and the package source are found by PyInstaller's analysis.
-  compile_python_fuzzer "$fuzzer" --paths "$SRC/a13n-harness/core" --paths "$SRC/a13n-harness/fuzz"
+  # --paths: the package source and the fuzz/ helpers every target imports (_target.py, which
+  # imports runner.py); --hidden-import names the helpers so each package holds them even if
+  # PyInstaller's analysis of the target's imports changes.
+  compile_python_fuzzer "$fuzzer" --paths "$SRC/a13n-harness/core" --paths "$SRC/a13n-harness/fuzz" \
+    --hidden-import _target --hidden-import runner
   # Seeds over 1 MB are described in corpus/<target>/generated.json, generated here.
   python3 fuzz/seeds.py zip "corpus/$name" "$OUT/${name}_seed_corpus.zip"
   if [ -f "fuzz/$name.dict" ]; then
