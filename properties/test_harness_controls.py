@@ -58,7 +58,7 @@ def _tree(tmp_path: Path) -> Path:
     shutil.copy2(REPO / "pyproject.toml", root)
     (root / "fuzz").mkdir()
     shutil.copy2(REPO / "fuzz" / "fuzz_frontmatter.py", root / "fuzz")
-    for helper in ("runner.py", "seeds.py", "README.md", "fuzz_frontmatter.options"):
+    for helper in ("_target.py", "runner.py", "seeds.py", "README.md", "fuzz_frontmatter.options"):
         shutil.copy2(REPO / "fuzz" / helper, root / "fuzz")  # plumbing, seed reader, docs
     shutil.copy2(REPO / "fuzz" / "fuzz_frontmatter.dict", root / "fuzz")
     corpus = root / "corpus" / "fuzz_frontmatter"
@@ -178,6 +178,28 @@ def test_control_empty_selection_fails_the_verifier(tmp_path: Path) -> None:
     result = _verify_mutants(root)
     assert result.returncode == 1, result.stdout
     assert "empty" in result.stdout
+
+
+def test_control_kill_by_a_test_failing_on_the_clean_tree_too_fails_the_verifier(
+    tmp_path: Path,
+) -> None:
+    """Each kill is confirmed on the clean tree: a test that fails without the mutant as well
+    proves nothing about it (the verifier reruns the failed tests unpatched)."""
+    root = _tree(tmp_path)
+    (root / "properties" / "test_always_failing.py").write_text(
+        '"""Fails whatever the code does."""\n\n\ndef test_always_fails() -> None:\n'
+        "    assert False\n"
+    )
+    _mutant(
+        root,
+        "def is_escaped(",
+        "# control\ndef is_escaped(",
+        '["properties/test_always_failing.py", "-k", "always"]',
+    )
+    result = _verify_mutants(root)
+    assert result.returncode == 1, result.stdout
+    assert "fails on the clean tree too" in result.stdout
+    assert "0 killed" in result.stdout
 
 
 @pytest.mark.parametrize("only", ["properties (ci)"])

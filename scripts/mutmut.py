@@ -48,9 +48,7 @@ import hashlib
 import json
 import os
 import re
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -58,6 +56,14 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+# The gate's package (_gate) beside this file: already on the path when this runs as a
+# script; appended (after the real mutmut package) when a test loads this file by path.
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.append(str(Path(__file__).resolve().parent))
+
+from _gate import process
+from _gate.report import write_json
 
 REPO = Path(__file__).resolve().parent.parent
 EQUIVALENT = Path(__file__).resolve().parent / "mutmut_equivalent.txt"
@@ -90,6 +96,8 @@ TIMEOUT_MULTIPLIER = 2.0
 RECHECK_MULTIPLIER = 8.0
 # The driver's instructions, written into the scratch copy by ``main``.
 PLAN = "a13n-mutmut-plan.json"
+# One mutmut command (the full run is under 30 minutes on two cores, docs/mutation.md).
+MUTMUT_DEADLINE = 3600
 PACKAGE = "a13n_harness.context"
 
 
@@ -479,27 +487,19 @@ def changed_functions(before: str | None, after: str) -> list[str]:
     return sorted(name for name, dump in function_sources(after).items() if old.get(name) != dump)
 
 
+def _git(*arguments: str) -> process.Finished:
+    # A local git query; a minute is far beyond any (a hung one must not hold the gate).
+    return process.run(["git", *arguments], deadline=60, cwd=REPO, stderr=False)
+
+
 def _git_show(ref: str, path: str) -> str | None:
-    shown = subprocess.run(
-        ["git", "show", f"{ref}:{path}"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return shown.stdout if shown.returncode == 0 else None
+    shown = _git("show", f"{ref}:{path}")
+    return shown.output if shown.passed else None
 
 
 def changes_since(ref: str, modules: Iterable[str]) -> dict[str, list[str]]:
     """``{module: changed mangled functions}`` between ``ref`` and the working tree."""
-    verified = subprocess.run(
-        ["git", "rev-parse", "--verify", f"{ref}^{{commit}}"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if verified.returncode != 0:
+    if not _git("rev-parse", "--verify", f"{ref}^{{commit}}").passed:
         raise SystemExit(f"--changed-since: {ref!r} is not a commit here")
     changed: dict[str, list[str]] = {}
     for module in modules:
@@ -808,16 +808,18 @@ def main(argv: list[str] | None = None) -> int:
     run_exit: int | None = None
     run_output = ""
 
-    def mutmut(*command: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
+    cpu_seconds = 0.0
+
+    def mutmut(*command: str) -> process.Finished:
+        nonlocal cpu_seconds
+        finished = process.run(
             [sys.executable, str(Path(__file__).resolve()), "--as-mutmut", *command],
+            deadline=MUTMUT_DEADLINE,
             cwd=scratch,
             env=env,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            check=False,
         )
+        cpu_seconds += finished.cpu_seconds
+        return finished
 
     try:
         if args.reuse is None:
@@ -832,8 +834,8 @@ def main(argv: list[str] | None = None) -> int:
             # Named mutants (globs) also restrict mutmut's clean run to their functions' tests.
             names = [f"{function}__mutmut_*" for function in sorted(functions or ())]
             run = mutmut("run", "--max-children", str(args.max_children), *names)
-            run_exit, run_output = run.returncode, run.stdout[-3000:] + run.stderr[-3000:]
-            first = parse_results(mutmut("results", "--all", "true").stdout)
+            run_exit, run_output = run.exit_code, run.output[-6000:]
+            first = parse_results(mutmut("results", "--all", "true").output)
             timeouts = sorted(name for name, status in first.items() if status == "timeout")
             if timeouts:
                 # A changed timeout setting makes mutmut rerun exactly its timed-out mutants.
@@ -846,7 +848,7 @@ def main(argv: list[str] | None = None) -> int:
                 (scratch / "pyproject.toml").write_text(config, encoding="utf-8")
                 again = timeouts if functions else []  # named mutants are always rerun
                 recheck = mutmut("run", "--max-children", str(args.max_children), *again)
-                run_output += recheck.stdout[-2000:] + recheck.stderr[-2000:]
+                run_output += recheck.output[-4000:]
         listing = mutmut("results", "--all", "true")
         changes = mutant_changes(scratch, modules)
         messages = message_mutants(scratch, modules)
@@ -854,7 +856,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if not args.keep and args.reuse is None:
             shutil.rmtree(scratch, ignore_errors=True)
-    results = parse_results(listing.stdout)
+    results = parse_results(listing.output)
     for name in errors:
         # mutmut reports a worker's exception (exit 255) as a timeout, i.e. a kill;
         # it means the tests never ran, so it is an unchecked mutant here.
@@ -874,7 +876,6 @@ def main(argv: list[str] | None = None) -> int:
     if functions is not None or set(modules) != set(MODULES):
         stale = []
     ratio: float = verdict["kill_ratio"]
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     summary: dict[str, Any] = {
         "total": verdict["total"],
         "killed": verdict["killed"],
@@ -890,12 +891,11 @@ def main(argv: list[str] | None = None) -> int:
         "modules": modules,
         "functions": sorted(functions) if functions is not None else None,
         "seconds": round(time.monotonic() - started, 1),
-        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
+        "cpu_seconds": round(cpu_seconds, 1),
         "run_exit": run_exit,
     }
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        write_json(args.json, summary)
     if args.table is not None:
         args.table.write_text(markdown_table(summary), encoding="utf-8")
     if args.explain is not None:
@@ -928,7 +928,7 @@ def main(argv: list[str] | None = None) -> int:
         f"(gate {THRESHOLD:.0%}) in {summary['seconds']}s ({summary['cpu_seconds']} CPU s)"
     )
     if not results or not verdict["total"]:
-        print(run_output or listing.stdout[-2000:] + listing.stderr[-2000:])
+        print(run_output or listing.output[-4000:])
         return 1
     if unchecked:
         print(f"{len(unchecked)} mutants were never checked: the run is incomplete")
