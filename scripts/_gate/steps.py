@@ -198,10 +198,12 @@ def injected_defects(plan: Plan) -> Iterator[Step]:
 
 
 def property_halves(root: Path) -> list[list[str]]:
-    """The property modules (all but the corpus replay) in two groups of about equal size, the
-    largest modules first (file size stands for run time); one group when there are few."""
+    """The property modules (all but the corpus replay; the harness's own tests in
+    ``properties/harness/`` included) in two groups of about equal size, the largest modules
+    first (file size stands for run time); one group when there are few."""
+    modules = (root / "properties").rglob("test_*.py")
     files = sorted(
-        (path for path in (root / "properties").glob("test_*.py") if path.name != "test_corpus.py"),
+        (path for path in modules if path.name != "test_corpus.py"),
         key=lambda path: (-path.stat().st_size, path.name),
     )
     groups: list[list[str]] = [[], []]
