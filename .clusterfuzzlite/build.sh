@@ -8,8 +8,9 @@
 # compile_python_fuzzer and then runs every packaged target over its seeds.
 cd "$SRC/a13n-harness"
 
-# The package and its one dependency (PyYAML); atheris comes with the base image.
-pip3 install .
+# The package and its one dependency (PyYAML); atheris comes with the base image. Hypothesis:
+# fuzz_discovery's reordering operator lives in a13n_harness.testing, which imports it.
+pip3 install . hypothesis
 
 for fuzzer in fuzz/fuzz_*.py; do
   name=$(basename -s .py "$fuzzer")
