@@ -37,6 +37,7 @@ from a13n_harness.capabilities.sources import (
     check_materializers,
     check_sources,
 )
+from a13n_harness.context._checks import describe
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import Environment, EnvironmentPath, FileOperator
 
@@ -84,8 +85,8 @@ class SkillManager:
             if materializer.target_root not in self._roots:
                 raise DefinitionError(
                     "skill_materializer_root",
-                    f"materializer {materializer.materializer_id!r} targets "
-                    f"{materializer.target_root!r}, which is not a configured root",
+                    f"materializer {describe(materializer.materializer_id)} targets "
+                    f"{describe(materializer.target_root)}, which is not a configured root",
                     path=str(materializer.target_root),
                 )
 
