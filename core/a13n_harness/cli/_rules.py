@@ -65,7 +65,6 @@ DOCUMENT_MAX_BYTES = 4 * 1024 * 1024
 SPEC_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 """The specification's six frontmatter fields, in its table's order."""
 
-SPEC_URL = "https://agentskills.io/specification"
 _BEYOND = "beyond the specification"
 
 

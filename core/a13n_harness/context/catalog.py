@@ -86,7 +86,7 @@ def checked_total(listed: object, unlisted: object) -> int:
     if total > MAX_TOTAL:
         raise DefinitionError(
             "catalog_total_unrepresentable",
-            f"{listed} listed + {unlisted} unlisted exceeds 2**64 - 1",
+            f"{describe(listed)} listed + {describe(unlisted)} unlisted exceeds 2**64 - 1",
         )
     return total
 

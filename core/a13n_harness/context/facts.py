@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from a13n_harness.context._checks import MAX_U64, is_bytes_like, is_count
+from a13n_harness.context._checks import MAX_U64, is_bytes_like, is_u64
 from a13n_harness.context.encoder import encode_value
 from a13n_harness.context.errors import DefinitionError
 
@@ -349,8 +349,8 @@ def facts_problem(facts: object) -> str | None:
     The dataclasses do not check their fields, so a Host can build (or forge)
     ``EnvironmentFacts`` holding anything; every consumer (rendering, the
     manifest) asks this first: five ``str`` facts, ``git`` a ``GitStatus`` or
-    ``None``, its names ``str`` or ``None`` and its counts non-negative
-    ``int`` (not ``bool``).
+    ``None``, its names ``str`` or ``None`` and its counts ``int`` (not
+    ``bool``) from 0 to ``2**64 - 1`` (contract §6).
     """
     if not isinstance(facts, EnvironmentFacts):
         return f"expected EnvironmentFacts, got {type(facts).__name__}"
@@ -368,8 +368,8 @@ def facts_problem(facts: object) -> str | None:
             return f"git {name} must be a str or None"
     for name in _GIT_COUNT_FIELDS:
         value = getattr(git, name, None)
-        if not is_count(value):
-            return f"git {name} must be a non-negative int"
+        if not is_u64(value):
+            return f"git {name} must be an int from 0 to 2**64 - 1"
     return None
 
 
