@@ -269,6 +269,8 @@ def test_describe_never_raises_and_never_grows() -> None:
     descriptions_are_safe(describe)()
     assert describe(-1) == "-1"
     assert describe(MAX_U64) == str(MAX_U64)
+    assert describe(-MAX_U64) == str(-MAX_U64)
+    assert describe(MAX_U64 + 1) == "an int of 65 bits"  # the first int shown by its size
     assert describe(None) == "None"
     assert describe(True) == "True"
     assert describe("a'b") == repr("a'b")
