@@ -12,7 +12,12 @@ out 17, 5 and 2 times).
 
 from __future__ import annotations
 
-from typing import TypeGuard
+# Spelled here rather than imported from ``typing`` (mypy treats the name the same way):
+# ``errors`` imports this module, and ``a13n-skills --version`` must not import ``typing``.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import TypeGuard
 
 __all__ = [
     "BYTES_LIKE",

@@ -8,10 +8,16 @@ public entry point.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
-
 from a13n_harness.context._checks import describe
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+# types.MappingProxyType without importing ``types`` (which defines it the same way).
+_ReadOnly = type(type.__dict__)
 
 ERROR_CODES: frozenset[str] = frozenset(
     {
@@ -64,7 +70,7 @@ FRONTMATTER_REASONS: frozenset[str] = frozenset(
 )
 """Every ``reason`` a :class:`FrontmatterError` may carry (docs/contract.md §2)."""
 
-ERROR_REASONS: Mapping[str, frozenset[str]] = MappingProxyType(
+ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
     {
         "context_value_invalid": frozenset({"entity", "raw_character", "cwd"}),
         "skill_frontmatter_invalid": FRONTMATTER_REASONS | {"limits"},
