@@ -8,13 +8,17 @@
 # compile_python_fuzzer and then runs every packaged target over its seeds.
 cd "$SRC/a13n-harness"
 
-# The package and its one dependency (PyYAML); atheris comes with the base image.
-pip3 install .
+# The package and its one dependency (PyYAML); atheris comes with the base image. Hypothesis:
+# fuzz_discovery's reordering operator lives in a13n_harness.testing, which imports it.
+pip3 install . hypothesis
 
 for fuzzer in fuzz/fuzz_*.py; do
   name=$(basename -s .py "$fuzzer")
-  # --paths: fuzz/ helpers (runner.py) and the package source are found by PyInstaller's analysis.
-  compile_python_fuzzer "$fuzzer" --paths "$SRC/a13n-harness/core" --paths "$SRC/a13n-harness/fuzz"
+  # --paths: the package source and the fuzz/ helpers every target imports (_target.py, which
+  # imports runner.py); --hidden-import names the helpers so each package holds them even if
+  # PyInstaller's analysis of the target's imports changes.
+  compile_python_fuzzer "$fuzzer" --paths "$SRC/a13n-harness/core" --paths "$SRC/a13n-harness/fuzz" \
+    --hidden-import _target --hidden-import runner
   # Seeds over 1 MB are described in corpus/<target>/generated.json, generated here.
   python3 fuzz/seeds.py zip "corpus/$name" "$OUT/${name}_seed_corpus.zip"
   if [ -f "fuzz/$name.dict" ]; then

@@ -28,29 +28,15 @@ payload where the kind takes one: ``D`` directory, ``F`` file (payload: the
 bytes), ``L`` symbolic link (payload: the target), ``S`` FIFO, ``P`` denied,
 ``B`` broken. Roots: ``/r`` and ``/s`` (source ``a``, not required) and
 ``/t`` (source ``b``, required); at most 16 entries per root and 24 skills.
-
-Run (new inputs go to the first, scratch, folder; ``corpus/`` is only read, and
-refused as the first folder; crashes land in ``build/fuzz-artifacts/fuzz_discovery/``)::
-
-    python fuzz/fuzz_discovery.py build/fuzz-corpus/fuzz_discovery \\
-        corpus/fuzz_discovery -atheris_runs=N
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
-if __name__ == "__main__":
-    import atheris
+from _target import contract, instrumented, main, outcome_of
 
-    _INSTRUMENTATION: contextlib.AbstractContextManager[object] = atheris.instrument_imports(
-        include=["a13n_harness"]
-    )
-else:
-    _INSTRUMENTATION = contextlib.nullcontext()
-
-with _INSTRUMENTATION:
+with instrumented(__name__):  # coverage feedback when atheris drives this file
     from a13n_harness.capabilities import (
         DIAGNOSTIC_CODES,
         FileSkillSource,
@@ -143,8 +129,8 @@ def _scan(files: FileOperator, policy: SkillsPolicy) -> Outcome:
     return asyncio.run(run())
 
 
-def check(data: bytes) -> None:
-    """Assert the contract for ``data``; raise on any breach."""
+def _verdict(data: bytes) -> str:
+    """The scan of the tree ``data`` builds, checked; its outcome."""
     policy, tree, delays = build(data)
     files = MemoryFileOperator(tree)
     result = _scan(files, policy)
@@ -166,7 +152,7 @@ def check(data: bytes) -> None:
                 )
             else:
                 raise AssertionError(f"{result.path}: refused by discovery, accepted whole")
-        return
+        return outcome_of(result)
     assert not isinstance(shuffled, DefinitionError), shuffled
     assert shuffled == result
     items, diagnostics = result
@@ -197,22 +183,10 @@ def check(data: bytes) -> None:
             getattr(item, "name", None),
             getattr(item, "description", None),
         )
+    return outcome_of(result)
 
 
-def outcome(data: bytes) -> str:
-    """``accepted`` or ``<code>`` (``<code>:<reason>`` for frontmatter errors)."""
-    policy, tree, _ = build(data)
-    result = _scan(MemoryFileOperator(tree), policy)
-    if isinstance(result, DefinitionError):
-        return f"{result.code}:{result.reason}" if result.reason else result.code
-    return "accepted"
-
-
-def _test_one_input(data: bytes) -> None:
-    check(data)
-
+check, outcome = contract(_verdict)
 
 if __name__ == "__main__":
-    from runner import fuzz  # fuzz/runner.py: artifacts kept, dictionary, corpus/ left alone
-
-    fuzz(__file__, _test_one_input)
+    main(__file__, check, outcome)

@@ -19,31 +19,15 @@ zero-width characters),
 and a decoder that accepts non-canonical text (lowercase hex, leading zeros,
 a numeric reference to a plain code point, a stray ``&``), so two different
 encodings could mean the same value.
-
-Run (new inputs go to the first, scratch, folder; ``corpus/`` is only read, and
-refused as the first folder; crashes land in ``build/fuzz-artifacts/fuzz_encoder/``)::
-
-    python fuzz/fuzz_encoder.py build/fuzz-corpus/fuzz_encoder \\
-        corpus/fuzz_encoder -atheris_runs=N
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 
-# Coverage feedback for atheris: instrument the package as it is imported, and
-# only when atheris drives this file (pytest imports it plainly).
-if __name__ == "__main__":
-    import atheris
+from _target import attempt, contract, instrumented, main, outcome_of
 
-    _INSTRUMENTATION: contextlib.AbstractContextManager[object] = atheris.instrument_imports(
-        include=["a13n_harness"]
-    )
-else:
-    _INSTRUMENTATION = contextlib.nullcontext()
-
-with _INSTRUMENTATION:
+with instrumented(__name__):  # coverage feedback when atheris drives this file
     from a13n_harness.context.encoder import decode_value, encode_value
     from a13n_harness.context.errors import DefinitionError
 
@@ -63,15 +47,8 @@ def as_text(data: bytes) -> str:
         return data.decode("utf-8", "surrogateescape")
 
 
-def _decode(text: str) -> str | DefinitionError:
-    try:
-        return decode_value(text)
-    except DefinitionError as error:
-        return error
-
-
-def check(data: bytes) -> None:
-    """Assert the contract for ``data``; raise on any breach."""
+def _verdict(data: bytes) -> str:
+    """The round trip of ``data``'s string checked; whether it decodes as an encoded value."""
     s = as_text(data)
     encoded = encode_value(s)
     assert decode_value(encoded) == s, "round trip broke"
@@ -86,26 +63,15 @@ def check(data: bytes) -> None:
         assert encoded == s, "a plain value was changed"
     assert encode_value(decode_value(encoded)) == encoded
     # Read the same string as if it were encoder output.
-    decoded = _decode(s)
+    decoded = attempt(decode_value, s)
     if isinstance(decoded, DefinitionError):
         assert decoded.code == "context_value_invalid", decoded.code
     else:
         assert encode_value(decoded) == s, "a non-canonical encoding was accepted"
+    return outcome_of(decoded)
 
 
-def outcome(data: bytes) -> str:
-    """Whether the bytes, read as an encoded value, decode: ``accepted`` or ``<code>:<reason>``."""
-    decoded = _decode(as_text(data))
-    if isinstance(decoded, DefinitionError):
-        return decoded.code if decoded.reason is None else f"{decoded.code}:{decoded.reason}"
-    return "accepted"
-
-
-def _test_one_input(data: bytes) -> None:
-    check(data)
-
+check, outcome = contract(_verdict)
 
 if __name__ == "__main__":
-    from runner import fuzz  # fuzz/runner.py: artifacts kept, dictionary, corpus/ left alone
-
-    fuzz(__file__, _test_one_input)
+    main(__file__, check, outcome)

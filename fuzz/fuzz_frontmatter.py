@@ -18,33 +18,16 @@ value, a BOM, CRLF, a missing or doubled fence), invalid UTF-8 and sizes
 past the limit must all end in the documented error or a correct value,
 never in a ``RecursionError``, ``UnicodeError``, ``KeyError`` or a wrong
 name.
-
-Run (new inputs go to the first, scratch, folder; ``corpus/`` is only read, and
-refused as the first folder; crashes land in ``build/fuzz-artifacts/fuzz_frontmatter/``)::
-
-    python fuzz/fuzz_frontmatter.py build/fuzz-corpus/fuzz_frontmatter \\
-        corpus/fuzz_frontmatter -atheris_runs=N
 """
 
 from __future__ import annotations
 
-import contextlib
-
 import yaml
 
-# Coverage feedback for atheris: instrument the package as it is imported, and
-# only when atheris drives this file (pytest imports it plainly).
-if __name__ == "__main__":
-    import atheris
+from _target import attempt, contract, instrumented, judge, main
 
-    _INSTRUMENTATION: contextlib.AbstractContextManager[object] = atheris.instrument_imports(
-        include=["a13n_harness"]
-    )
-else:
-    _INSTRUMENTATION = contextlib.nullcontext()
-
-with _INSTRUMENTATION:
-    from a13n_harness.context.errors import FRONTMATTER_REASONS, FrontmatterError
+with instrumented(__name__):  # coverage feedback when atheris drives this file
+    from a13n_harness.context.errors import FRONTMATTER_REASONS, DefinitionError, FrontmatterError
     from a13n_harness.context.frontmatter import (
         FrontmatterLimits,
         SkillFrontmatter,
@@ -55,13 +38,6 @@ with _INSTRUMENTATION:
 _CODE = "skill_frontmatter_invalid"
 _LIMITS = FrontmatterLimits()
 _BOM = b"\xef\xbb\xbf"
-
-
-def _parse(data: bytes) -> SkillFrontmatter | FrontmatterError:
-    try:
-        return parse_skill_document(data)
-    except FrontmatterError as error:
-        return error
 
 
 def _is_fence(line: bytes) -> bool:
@@ -96,6 +72,7 @@ def _normalized(text: str) -> str:
 
 
 def _check_accepted(data: bytes, result: SkillFrontmatter) -> None:
+    assert type(result) is SkillFrontmatter, type(result)
     assert is_valid_name(result.name), result.name
     assert result.name.isascii()
     description = result.description
@@ -115,13 +92,16 @@ def _check_accepted(data: bytes, result: SkillFrontmatter) -> None:
     assert _normalized(loaded["description"]) == description
     # Only the fences and the frontmatter are read: a hostile body changes nothing.
     if data.endswith(b"\n"):
-        assert _parse(data + b"\xff\xfe body <not yaml> [[[\n---\n") == result
+        assert (
+            attempt(parse_skill_document, data + b"\xff\xfe body <not yaml> [[[\n---\n") == result
+        )
     # LF and CRLF line ends read alike (when the longer form still fits the limit).
     if b"\r" not in data and 2 * len(data) < _LIMITS.max_bytes:
-        assert _parse(data.replace(b"\n", b"\r\n")) == result
+        assert attempt(parse_skill_document, data.replace(b"\n", b"\r\n")) == result
 
 
-def _check_refused(data: bytes, error: FrontmatterError) -> None:
+def _check_refused(data: bytes, error: DefinitionError) -> None:
+    assert isinstance(error, FrontmatterError), type(error)
     assert error.code == _CODE, error.code
     assert error.reason in FRONTMATTER_REASONS, error.reason
     for place in (error.line, error.column):
@@ -132,29 +112,11 @@ def _check_refused(data: bytes, error: FrontmatterError) -> None:
     str(error)  # the message renders
 
 
-def check(data: bytes) -> None:
-    """Assert the contract for ``data``; raise on any breach."""
-    result = _parse(data)
-    if isinstance(result, FrontmatterError):
-        _check_refused(data, result)
-    else:
-        assert type(result) is SkillFrontmatter, type(result)
-        _check_accepted(data, result)
+def _verdict(data: bytes) -> str:
+    return judge(data, attempt(parse_skill_document, data), _check_accepted, _check_refused)
 
 
-def outcome(data: bytes) -> str:
-    """``accepted`` or ``<code>:<reason>``, as in ``corpus/fuzz_frontmatter/expected.json``."""
-    result = _parse(data)
-    if isinstance(result, FrontmatterError):
-        return f"{result.code}:{result.reason}"
-    return "accepted"
-
-
-def _test_one_input(data: bytes) -> None:
-    check(data)
-
+check, outcome = contract(_verdict)
 
 if __name__ == "__main__":
-    from runner import fuzz  # fuzz/runner.py: artifacts kept, dictionary, corpus/ left alone
-
-    fuzz(__file__, _test_one_input)
+    main(__file__, check, outcome)

@@ -10,28 +10,13 @@ next to NUL, ahead/behind counts too long for ``int()`` or past ``2**64 - 1``,
 branch names that are not UTF-8: each must end in the documented error or a
 status that renders inside its one ``<git_status>`` line, never in an
 ``IndexError``, ``ValueError``, ``UnicodeDecodeError`` or a broken block.
-
-Run (new inputs go to the first, scratch, folder; ``corpus/`` is only read, and
-refused as the first folder; crashes land in ``build/fuzz-artifacts/fuzz_git_status/``)::
-
-    python fuzz/fuzz_git_status.py build/fuzz-corpus/fuzz_git_status \\
-        corpus/fuzz_git_status -atheris_runs=N
 """
 
 from __future__ import annotations
 
-import contextlib
+from _target import attempt, contract, instrumented, judge, main
 
-if __name__ == "__main__":
-    import atheris
-
-    _INSTRUMENTATION: contextlib.AbstractContextManager[object] = atheris.instrument_imports(
-        include=["a13n_harness"]
-    )
-else:
-    _INSTRUMENTATION = contextlib.nullcontext()
-
-with _INSTRUMENTATION:
+with instrumented(__name__):  # coverage feedback when atheris drives this file
     from a13n_harness.context.errors import DefinitionError
     from a13n_harness.context.facts import (
         MAX_GIT_COUNT,
@@ -44,20 +29,12 @@ with _INSTRUMENTATION:
 _CODE = "git_status_invalid"
 
 
-def _parse(data: bytes) -> GitStatus | DefinitionError:
-    try:
-        return parse_git_status(data)
-    except DefinitionError as error:
-        return error
+def _check_refused(_data: bytes, error: DefinitionError) -> None:
+    assert error.code == _CODE, error.code
+    assert error.reason in ("truncated", "record", "header", "missing_head"), error.reason
 
 
-def check(data: bytes) -> None:
-    """Assert the contract for ``data``; raise on any breach."""
-    result = _parse(data)
-    if isinstance(result, DefinitionError):
-        assert result.code == _CODE, result.code
-        assert result.reason in ("truncated", "record", "header", "missing_head"), result.reason
-        return
+def _check_accepted(data: bytes, result: GitStatus) -> None:
     counts = (
         result.ahead,
         result.behind,
@@ -80,22 +57,15 @@ def check(data: bytes) -> None:
     block = render_environment(EnvironmentFacts("/r", "sh", "linux", "2026-11-29", "UTC", result))
     assert len(block.splitlines()) == 8, block
     # Deterministic: the same bytes give the same status.
-    assert _parse(data) == result
+    assert attempt(parse_git_status, data) == result
 
 
-def outcome(data: bytes) -> str:
-    """``accepted`` or ``<code>:<reason>``, as in ``corpus/fuzz_git_status/expected.json``."""
-    result = _parse(data)
-    if isinstance(result, DefinitionError):
-        return f"{result.code}:{result.reason}"
-    return "accepted"
+def _verdict(data: bytes) -> str:
+    """The contract of ``data``'s status checked (every invariant, or a documented refusal)."""
+    return judge(data, attempt(parse_git_status, data), _check_accepted, _check_refused)
 
 
-def _test_one_input(data: bytes) -> None:
-    check(data)
-
+check, outcome = contract(_verdict)
 
 if __name__ == "__main__":
-    from runner import fuzz  # fuzz/runner.py: artifacts kept, dictionary, corpus/ left alone
-
-    fuzz(__file__, _test_one_input)
+    main(__file__, check, outcome)

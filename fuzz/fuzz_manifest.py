@@ -15,32 +15,16 @@ counts past ``2**64 - 1``, integers past the digit limit, nesting 1,000,000
 deep (``RecursionError``), oversize files, unknown keys and wrong types must
 end in the documented error, never in a ``KeyError``, ``TypeError``,
 ``UnicodeEncodeError`` or a manifest that cannot be re-encoded.
-
-Run (new inputs go to the first, scratch, folder; ``corpus/`` is only read, and
-refused as the first folder; crashes land in ``build/fuzz-artifacts/fuzz_manifest/``)::
-
-    python fuzz/fuzz_manifest.py build/fuzz-corpus/fuzz_manifest \\
-        corpus/fuzz_manifest -atheris_runs=N
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import zlib
 
-# Coverage feedback for atheris: instrument the package as it is imported, and
-# only when atheris drives this file (pytest imports it plainly).
-if __name__ == "__main__":
-    import atheris
+from _target import attempt, contract, instrumented, judge, main
 
-    _INSTRUMENTATION: contextlib.AbstractContextManager[object] = atheris.instrument_imports(
-        include=["a13n_harness"]
-    )
-else:
-    _INSTRUMENTATION = contextlib.nullcontext()
-
-with _INSTRUMENTATION:
+with instrumented(__name__):  # coverage feedback when atheris drives this file
     from a13n_harness.context.catalog import MAX_TOTAL
     from a13n_harness.context.errors import ERROR_REASONS, DefinitionError
     from a13n_harness.context.manifest import ContextManifest, decode_manifest, encode_manifest
@@ -48,13 +32,6 @@ with _INSTRUMENTATION:
 
 # The plain oracle is quadratic; compare with it only on catalogs this small.
 _REFERENCE_MAX_ENTRIES = 64
-
-
-def _decode(data: bytes) -> ContextManifest | DefinitionError:
-    try:
-        return decode_manifest(data)
-    except DefinitionError as error:
-        return error
 
 
 def _canonical(data: bytes) -> bytes | None:
@@ -73,6 +50,7 @@ def _drawn_budget(data: bytes, full_size: int) -> int:
 
 
 def _check_accepted(data: bytes, manifest: ContextManifest) -> None:
+    assert type(manifest) is ContextManifest, type(manifest)
     encoded = encode_manifest(manifest)
     assert decode_manifest(encoded) == manifest, "encode/decode round trip broke"
     assert encode_manifest(decode_manifest(encoded)) == encoded, "re-encoding is not stable"
@@ -92,7 +70,7 @@ def _check_accepted(data: bytes, manifest: ContextManifest) -> None:
         assert rendered == reference_render(catalog, budget), "fast renderer disagrees"
 
 
-def _check_refused(error: DefinitionError) -> None:
+def _check_refused(_data: bytes, error: DefinitionError) -> None:
     if error.code == "catalog_total_unrepresentable":
         return
     assert error.code == "manifest_invalid", error.code
@@ -100,29 +78,9 @@ def _check_refused(error: DefinitionError) -> None:
     str(error)
 
 
-def check(data: bytes) -> None:
-    """Assert the contract for ``data``; raise on any breach."""
-    result = _decode(data)
-    if isinstance(result, DefinitionError):
-        _check_refused(result)
-    else:
-        assert type(result) is ContextManifest, type(result)
-        _check_accepted(data, result)
-
-
-def outcome(data: bytes) -> str:
-    """``accepted``, ``<code>`` or ``<code>:<reason>`` (``corpus/fuzz_manifest/expected.json``)."""
-    result = _decode(data)
-    if isinstance(result, DefinitionError):
-        return result.code if result.reason is None else f"{result.code}:{result.reason}"
-    return "accepted"
-
-
-def _test_one_input(data: bytes) -> None:
-    check(data)
-
+check, outcome = contract(
+    lambda data: judge(data, attempt(decode_manifest, data), _check_accepted, _check_refused)
+)
 
 if __name__ == "__main__":
-    from runner import fuzz  # fuzz/runner.py: artifacts kept, dictionary, corpus/ left alone
-
-    fuzz(__file__, _test_one_input)
+    main(__file__, check, outcome)

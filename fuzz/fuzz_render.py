@@ -16,32 +16,16 @@ assumes size is monotone in k (the "more not listed" line vanishes at k = n),
 a budget off by one, characters counted instead of bytes, a dropped pointer
 line, an unescaped field that opens a tag or a line, a total that wraps past
 ``2**64 - 1``, and a certifier that accepts a rendering it should refuse.
-
-Run (new inputs go to the first, scratch, folder; ``corpus/`` is only read, and
-refused as the first folder; crashes land in ``build/fuzz-artifacts/fuzz_render/``)::
-
-    python fuzz/fuzz_render.py build/fuzz-corpus/fuzz_render \\
-        corpus/fuzz_render -atheris_runs=N
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections.abc import Callable
 
-# Coverage feedback for atheris: instrument the package as it is imported, and
-# only when atheris drives this file (pytest imports it plainly).
-if __name__ == "__main__":
-    import atheris
+from _target import ByteReader, attempt, contract, instrumented, main, outcome_of
 
-    _INSTRUMENTATION: contextlib.AbstractContextManager[object] = atheris.instrument_imports(
-        include=["a13n_harness"]
-    )
-else:
-    _INSTRUMENTATION = contextlib.nullcontext()
-
-with _INSTRUMENTATION:
+with instrumented(__name__):  # coverage feedback when atheris drives this file
     from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog
     from a13n_harness.context.errors import DefinitionError
     from a13n_harness.context.render import (
@@ -83,29 +67,8 @@ _HOSTILE = (
 )
 
 
-class ByteReader:
-    """Draw values from bytes deterministically; past the end every byte reads as 0."""
-
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-        self._position = 0
-
-    def byte(self) -> int:
-        if self._position >= len(self._data):
-            return 0
-        value = self._data[self._position]
-        self._position += 1
-        return value
-
-    def below(self, bound: int) -> int:
-        """An int in ``[0, bound)``; ``bound >= 1``."""
-        if bound <= 1:
-            return 0
-        width = (bound - 1).bit_length() // 8 + 1
-        value = 0
-        for _ in range(width):
-            value = value << 8 | self.byte()
-        return value % bound
+class CaseReader(ByteReader):
+    """The shared byte reader, with the text and names this target draws."""
 
     def text(self, max_length: int, *, surrogates: bool = False) -> str:
         """Printable ASCII mixed with hostile pieces; a lone surrogate only when asked."""
@@ -139,7 +102,7 @@ class Case:
 
 def decode_case(data: bytes) -> Case:
     """The structured case the bytes describe (total: every byte string gives one)."""
-    reader = ByteReader(data)
+    reader = CaseReader(data)
     flags = reader.byte()
     count = reader.below(13)
     names = [reader.name() for _ in range(count)]
@@ -288,21 +251,14 @@ def _check_bypass(case: Case) -> None:
         assert code in ("catalog_invalid", "catalog_total_unrepresentable"), (render, code)
 
 
-def _build(case: Case) -> SkillCatalog | DefinitionError:
-    try:
-        return _catalog(case)
-    except DefinitionError as error:
-        return error
-
-
-def _run(data: bytes) -> str:
+def _verdict(data: bytes) -> str:
     case = decode_case(data)
-    catalog = _build(case)
+    catalog = attempt(_catalog, case)
     if isinstance(catalog, DefinitionError):
         assert catalog.code in ("catalog_invalid", "catalog_total_unrepresentable"), catalog
         if case.bad_total:
             _check_bypass(case)
-        return catalog.code if catalog.reason is None else f"{catalog.code}:{catalog.reason}"
+        return outcome_of(catalog)
     budget = _budget(case, catalog)
     if budget < 0:
         for render in (render_catalog, reference_render):
@@ -312,21 +268,7 @@ def _run(data: bytes) -> str:
     return "accepted"
 
 
-def check(data: bytes) -> None:
-    """Assert the contract for ``data``; raise on any breach."""
-    _run(data)
-
-
-def outcome(data: bytes) -> str:
-    """``accepted``, ``<code>`` or ``<code>:<reason>`` (``corpus/fuzz_render/expected.json``)."""
-    return _run(data)
-
-
-def _test_one_input(data: bytes) -> None:
-    check(data)
-
+check, outcome = contract(_verdict)
 
 if __name__ == "__main__":
-    from runner import fuzz  # fuzz/runner.py: artifacts kept, dictionary, corpus/ left alone
-
-    fuzz(__file__, _test_one_input)
+    main(__file__, check, outcome)

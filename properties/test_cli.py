@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -24,55 +25,21 @@ import pytest
 from a13n_harness.cli import main
 from a13n_harness.context.manifest import decode_manifest, encode_manifest
 from a13n_harness.context.render import catalog_allowance, render_catalog
+from cli_run import DEMO, cli_environment, one_error_line, run_cli
 
-REPO = Path(__file__).resolve().parent.parent
-CORE = REPO / "core"
-DEMO = REPO / "examples" / "demo-workspace"
-DEMO_MANIFEST = REPO / "examples" / "demo-manifest.json"
+DEMO_MANIFEST = DEMO.parent / "demo-manifest.json"
 COMMANDS = ("catalog", "lint", "env", "manifest", "render-manifest")
 
-
-def run(
-    *args: str | os.PathLike[str],
-    cwd: Path | None = None,
-    env: dict[str, str] | None = None,
-    stdin: bytes | None = None,
-    timeout: float = 60,
-) -> subprocess.CompletedProcess[bytes]:
-    environment = {
-        **os.environ,
-        "PYTHONPATH": str(CORE),
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        **(env or {}),
-    }
-    result = subprocess.run(
-        [sys.executable, "-m", "a13n_harness.cli", *map(str, args)],
-        cwd=cwd or REPO,
-        env=environment,
-        input=stdin,
-        capture_output=True,
-        timeout=timeout,
-        check=False,
-    )
-    assert b"Traceback" not in result.stderr, result.stderr.decode(errors="replace")
-    return result
-
-
-def error_line(result: subprocess.CompletedProcess[bytes]) -> str:
-    """The single stderr line of a failed command."""
-    assert result.returncode == 1, result
-    lines = result.stderr.decode().splitlines()
-    assert len(lines) == 1, lines
-    return lines[0]
+# This module runs the command as ``python -m a13n_harness.cli``; test_cli_streams.py
+# runs the installed console script.
+run = partial(run_cli, via="module")
 
 
 _GIT = ("git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main")
 
 
 def git(cwd: Path, *args: str) -> None:
-    environment = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run([*_GIT, *args], cwd=cwd, env=environment, check=True, capture_output=True)
+    subprocess.run([*_GIT, *args], cwd=cwd, env=cli_environment(), check=True, capture_output=True)
 
 
 def fake_git(directory: Path, body: str) -> Path:
@@ -243,7 +210,7 @@ def test_env_path_with_newlines_and_tags_stays_framed(tmp_path: Path) -> None:
 
 
 def test_env_of_a_missing_directory_is_an_error(tmp_path: Path) -> None:
-    line = error_line(run("env", tmp_path / "missing"))
+    line = one_error_line(run("env", tmp_path / "missing"))
     assert line == f"a13n-skills: error: {tmp_path / 'missing'}: no such directory"
 
 
@@ -300,7 +267,7 @@ def test_render_manifest_from_stdin_with_environment() -> None:
 def test_render_manifest_not_json(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_bytes(b"this is not json\n")
-    assert error_line(run("render-manifest", bad)).startswith("a13n-skills: manifest_invalid: ")
+    assert one_error_line(run("render-manifest", bad)).startswith("a13n-skills: manifest_invalid: ")
 
 
 @pytest.mark.parametrize(
@@ -320,15 +287,15 @@ def test_render_manifest_not_json(tmp_path: Path) -> None:
 def test_render_manifest_hostile_files(tmp_path: Path, content: bytes, prefix: str) -> None:
     bad = tmp_path / "bad.json"
     bad.write_bytes(content)
-    assert error_line(run("render-manifest", bad)).startswith(prefix)
+    assert one_error_line(run("render-manifest", bad)).startswith(prefix)
 
 
 def test_render_manifest_missing_file_and_directory(tmp_path: Path) -> None:
     missing = tmp_path / "missing.json"
-    assert error_line(run("render-manifest", missing)) == (
+    assert one_error_line(run("render-manifest", missing)) == (
         f"a13n-skills: error: {missing}: No such file or directory"
     )
-    assert error_line(run("render-manifest", tmp_path)) == (
+    assert one_error_line(run("render-manifest", tmp_path)) == (
         f"a13n-skills: error: {tmp_path}: Is a directory"
     )
 
@@ -364,13 +331,13 @@ def test_manifest_max_bytes_lists_a_prefix(tmp_path: Path) -> None:
     manifest = decode_manifest(result.stdout)
     assert len(result.stdout) <= len(full) - 1
     assert (len(manifest.skill_catalog.entries), manifest.skill_catalog.unlisted) == (5, 1)
-    line = error_line(run("manifest", DEMO, "--max-bytes", "10", "--invalid", "skip"))
+    line = one_error_line(run("manifest", DEMO, "--max-bytes", "10", "--invalid", "skip"))
     assert line.startswith("a13n-skills: manifest_invalid: ")
 
 
 def test_manifest_unwritable_output(tmp_path: Path) -> None:
     target = tmp_path / "no-such-dir" / "m.json"
-    assert error_line(run("manifest", DEMO, "-o", target)) == (
+    assert one_error_line(run("manifest", DEMO, "-o", target)) == (
         f"a13n-skills: error: {target}: No such file or directory"
     )
 
@@ -434,16 +401,16 @@ def test_catalog_json(tmp_path: Path) -> None:
 
 
 def test_catalog_invalid_error_fails_with_position() -> None:
-    assert error_line(run("catalog", DEMO, "--invalid", "error")) == (
+    assert one_error_line(run("catalog", DEMO, "--invalid", "error")) == (
         "a13n-skills: skill_frontmatter_invalid: /.agents/skills/broken-frontmatter/SKILL.md:4:1: "
         "duplicate key 'name' (duplicate_key)"
     )
 
 
 def test_catalog_explicit_root_is_required(tmp_path: Path) -> None:
-    line = error_line(run("catalog", tmp_path, "--root", "/skills"))
+    line = one_error_line(run("catalog", tmp_path, "--root", "/skills"))
     assert line.startswith("a13n-skills: skill_root_missing: /skills: ")
-    line = error_line(run("catalog", tmp_path, "--root", "skills/"))
+    line = one_error_line(run("catalog", tmp_path, "--root", "skills/"))
     assert line.startswith("a13n-skills: skill_root_invalid: ")
 
 
@@ -456,12 +423,12 @@ def test_catalog_of_an_empty_workspace(tmp_path: Path) -> None:
 
 def test_catalog_of_a_missing_or_file_workspace(tmp_path: Path) -> None:
     missing = tmp_path / "missing"
-    assert error_line(run("catalog", missing)) == (
+    assert one_error_line(run("catalog", missing)) == (
         f"a13n-skills: error: {missing}: no such directory"
     )
     plain = tmp_path / "file"
     plain.write_text("x")
-    assert error_line(run("lint", plain)) == (
+    assert one_error_line(run("lint", plain)) == (
         f"a13n-skills: error: {plain}: not a SKILL.md, a skill folder or a workspace"
     )
 
@@ -472,7 +439,7 @@ def test_catalog_root_linking_outside_the_workspace(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     (workspace / ".agents").mkdir(parents=True)
     (workspace / ".agents" / "skills").symlink_to(outside)
-    line = error_line(run("catalog", workspace))
+    line = one_error_line(run("catalog", workspace))
     assert line.startswith("a13n-skills: skill_permission_denied: /.agents/skills")
 
 
@@ -482,7 +449,7 @@ def test_catalog_unreadable_root(tmp_path: Path) -> None:  # pragma: no cover - 
     skill(root, "a", "---\nname: a\ndescription: d\n---\n")
     root.chmod(0)
     try:
-        line = error_line(run("catalog", tmp_path))
+        line = one_error_line(run("catalog", tmp_path))
     finally:
         root.chmod(0o755)
     assert line.startswith("a13n-skills: skill_permission_denied: ")
@@ -611,7 +578,7 @@ def test_lint_shows_progress_only_on_a_terminal(tmp_path: Path) -> None:
     try:
         process = subprocess.run(
             [sys.executable, "-m", "a13n_harness.cli", "lint", str(tmp_path)],
-            env={**os.environ, "PYTHONPATH": str(CORE)},
+            env=cli_environment(),
             stdout=subprocess.PIPE,
             stderr=terminal,
             timeout=60,

@@ -82,6 +82,8 @@ def load_target(target: str) -> ModuleType:
     path = FUZZ / f"{target}.py"
     if not path.is_file():
         pytest.fail(f"corpus/{target}/ has no fuzz target fuzz/{target}.py")
+    if str(FUZZ) not in sys.path:
+        sys.path.insert(0, str(FUZZ))  # a target imports its helpers (_target.py) from fuzz/
     name = f"_a13n_fuzz_targets.{target}"
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None

@@ -58,7 +58,7 @@ def _tree(tmp_path: Path) -> Path:
     shutil.copy2(REPO / "pyproject.toml", root)
     (root / "fuzz").mkdir()
     shutil.copy2(REPO / "fuzz" / "fuzz_frontmatter.py", root / "fuzz")
-    for helper in ("runner.py", "seeds.py", "README.md", "fuzz_frontmatter.options"):
+    for helper in ("_target.py", "runner.py", "seeds.py", "README.md", "fuzz_frontmatter.options"):
         shutil.copy2(REPO / "fuzz" / helper, root / "fuzz")  # plumbing, seed reader, docs
     shutil.copy2(REPO / "fuzz" / "fuzz_frontmatter.dict", root / "fuzz")
     corpus = root / "corpus" / "fuzz_frontmatter"

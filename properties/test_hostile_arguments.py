@@ -69,6 +69,7 @@ from a13n_harness.environment import (
     collect_environment_facts,
 )
 from a13n_harness.environment.facts import collect_git_status
+from a13n_harness.environment.local import BlockingLocalFileOperator
 from a13n_harness.testing.controls import FIND_ONLY, control_settings, property_fails
 
 # ------------------------------------------------------------------ what is public
@@ -355,6 +356,9 @@ def instances(root: Path) -> dict[str, Callable[[], object]]:
         "a13n_harness.context.tokens.CodePointCounter": CodePointCounter,
         "a13n_harness.environment.environment.Environment": Environment,
         "a13n_harness.environment.local.LocalFileOperator": lambda: LocalFileOperator(root),
+        "a13n_harness.environment.local.BlockingLocalFileOperator": lambda: (
+            BlockingLocalFileOperator(root)
+        ),
         "a13n_harness.environment.environment.LocalDirectoryProvider": lambda: (
             LocalDirectoryProvider(root)
         ),

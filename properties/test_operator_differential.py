@@ -9,7 +9,9 @@ or the same error class; a drawn sequence of writes, new directories and
 removals gives the same outcomes and leaves the same tree, and never touches
 the directory beside the disk root. The two walks are separate implementations
 on purpose (:mod:`a13n_harness.environment._confinement`): this property is the
-oracle of both. Negative controls: a disk walk that follows one escaping link
+oracle of both; the builder and the comparison live in
+:mod:`a13n_harness.testing.operator_trees`, shared with ``fuzz/fuzz_operator.py``.
+Negative controls: a disk walk that follows one escaping link
 instead of refusing it (through reads, and through changes), one that stops
 resolving spelling lexically, and a ``remove`` that follows its last link, each
 make the property fail.
@@ -17,64 +19,38 @@ make the property fail.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import stat
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import cast
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from a13n_harness.environment import (
-    FileNotFound,
-    FileOperator,
-    FileOperatorError,
-    LocalFileOperator,
-    MemoryFileOperator,
-    MemoryNode,
-    MemorySpecial,
-    MemorySymlink,
-)
+from a13n_harness.environment import FileNotFound
 from a13n_harness.environment import _confinement as confinement_module
 from a13n_harness.environment import local as local_module
 from a13n_harness.environment import paths as paths_module
 from a13n_harness.testing.controls import control_settings, property_fails
+from a13n_harness.testing.operator_trees import (
+    CHANGES,
+    NAMES,
+    PROBES,
+    SEGMENTS,
+    Tree,
+    check_agreement,
+    check_mutations_agree,
+    link_target,
+)
 
-NAMES = ("a", "b", ".h", "SKILL.md")
-
-# A link target is drawn as segments; "~" stands for the host root when the
-# tree is built on disk (so "/~/a" is "/" + "a" in memory and root + "/a" on disk).
-_segment = st.sampled_from(("a", "b", ".h", "SKILL.md", "..", ".", "", "zz"))
+_segment = st.sampled_from(SEGMENTS)
 
 
 @st.composite
 def link_targets(draw: st.DrawFn) -> tuple[str, bool]:
     """(target spelled below the root, absolute?) with every spelling docs/contract.md §7 names."""
-    parts = draw(st.lists(_segment, min_size=1, max_size=4))
-    absolute = draw(st.booleans())
-    text = "/".join(parts)
-    if not absolute:
-        # A leading "/" would make it absolute; an empty target cannot be created on disk.
-        text = text.lstrip("/") or "zz"
-    if absolute:
-        depth = 0
-        for part in parts:  # an absolute target may not climb above the root by name:
-            if part == "..":  # on disk that leaves the root, in memory it would stay
-                if depth == 0:
-                    return text.replace("..", "zz"), True
-                depth -= 1
-            elif part not in ("", "."):
-                depth += 1
-    return text, absolute
-
-
-Tree = dict[str, object]
+    return link_target(draw(st.lists(_segment, min_size=1, max_size=4)), draw(st.booleans()))
 
 
 @st.composite
@@ -92,93 +68,6 @@ def trees(draw: st.DrawFn, depth: int = 0) -> Tree:
         else:
             tree[name] = ("link", *draw(link_targets()))
     return tree
-
-
-def memory_tree(tree: Tree) -> dict[str, MemoryNode]:
-    out: dict[str, MemoryNode] = {}
-    for name, node in tree.items():
-        if isinstance(node, dict):
-            out[name] = memory_tree(node)
-        elif isinstance(node, bytes):
-            out[name] = node
-        elif node == "fifo":
-            out[name] = MemorySpecial()
-        else:
-            assert isinstance(node, tuple)
-            _, target, absolute = node
-            out[name] = MemorySymlink(("/" + target) if absolute else target)
-    return out
-
-
-def build_on_disk(base: Path, tree: Tree, root: Path) -> None:
-    for name, node in tree.items():
-        path = base / name
-        if isinstance(node, dict):
-            path.mkdir()
-            build_on_disk(path, node, root)
-        elif isinstance(node, bytes):
-            path.write_bytes(node)
-        elif node == "fifo":
-            os.mkfifo(path)
-        else:
-            assert isinstance(node, tuple)
-            _, target, absolute = node
-            os.symlink((str(root) + "/" + target) if absolute else target, path)
-
-
-def probe_paths() -> list[str]:
-    paths = ["/"]
-    for first in (*NAMES, "zz"):
-        paths.append(f"/{first}")
-        for second in NAMES:
-            paths.append(f"/{first}/{second}")
-            paths.append(f"/{first}/{second}/a")
-    return paths
-
-
-PROBES = probe_paths()
-
-
-async def answers(files: FileOperator) -> list[object]:
-    out: list[object] = []
-    for path in PROBES:
-        for operation in ("list", "read", "stat"):
-            try:
-                if operation == "list":
-                    listing = await files.list_directory(path)
-                    result: object = sorted((e.name, e.kind) for e in listing)
-                elif operation == "read":
-                    result = await files.read_bytes(path, 64)
-                else:
-                    found = await files.stat(path)
-                    result = (found.kind, found.size if found.kind == "file" else None)
-            except FileOperatorError as error:
-                result = type(error).__name__
-            out.append((path, operation, result))
-    return out
-
-
-@contextmanager
-def on_disk(tree: Tree) -> Iterator[Path]:
-    temporary = Path(tempfile.mkdtemp())
-    try:
-        root = temporary / "root"
-        root.mkdir()
-        (temporary / "a").mkdir()  # something outside to escape to
-        (temporary / "a" / "SKILL.md").write_bytes(b"outside")
-        build_on_disk(root, tree, root)
-        yield root
-    finally:
-        shutil.rmtree(temporary)
-
-
-def check_agreement(tree: Tree) -> None:
-    """Disk and memory: the same result or the same error class for every probe."""
-    with on_disk(tree) as root, LocalFileOperator(root) as local:
-        disk = asyncio.run(answers(local))
-    memory = asyncio.run(answers(MemoryFileOperator(memory_tree(tree))))
-    for disk_answer, memory_answer in zip(disk, memory, strict=True):
-        assert disk_answer == memory_answer, (disk_answer, memory_answer)
 
 
 @settings(max_examples=40)
@@ -250,40 +139,7 @@ def test_the_general_walk_alone_agrees_too(tree: Tree) -> None:
 
 
 # The operations that change a tree, drawn as a short sequence of steps on the probe paths.
-_MUTATIONS = st.lists(
-    st.tuples(st.sampled_from(("write", "mkdir", "remove")), st.sampled_from(PROBES)), max_size=4
-)
-
-
-async def mutated(files: FileOperator, steps: list[tuple[str, str]]) -> list[object]:
-    """Each step's outcome (``ok`` or the error class), then every answer on the tree left."""
-    out: list[object] = []
-    for operation, path in steps:
-        try:
-            if operation == "write":
-                await files.write_bytes(path, b"written")
-            elif operation == "mkdir":
-                await files.make_directory(path)
-            else:
-                await files.remove(path)
-            outcome = "ok"
-        except FileOperatorError as error:
-            outcome = type(error).__name__
-        out.append((operation, path, outcome))
-    out.extend(await answers(files))
-    return out
-
-
-def check_mutations_agree(tree: Tree, steps: list[tuple[str, str]]) -> None:
-    """Writes, new directories, removals: the same outcomes and tree; nothing outside touched."""
-    with on_disk(tree) as root, LocalFileOperator(root) as local:
-        disk = asyncio.run(mutated(local, steps))
-        outside = root.parent / "a"
-        assert sorted(p.name for p in outside.iterdir()) == ["SKILL.md"]
-        assert (outside / "SKILL.md").read_bytes() == b"outside"
-    memory = asyncio.run(mutated(MemoryFileOperator(memory_tree(tree)), steps))
-    for disk_answer, memory_answer in zip(disk, memory, strict=True):
-        assert disk_answer == memory_answer, (disk_answer, memory_answer)
+_MUTATIONS = st.lists(st.tuples(st.sampled_from(CHANGES), st.sampled_from(PROBES)), max_size=4)
 
 
 @settings(max_examples=25)

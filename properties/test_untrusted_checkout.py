@@ -136,6 +136,20 @@ class Vector:
     keeps_status: bool = True  # the collector can still report the status
 
 
+VECTORS: list[Vector] = []
+
+
+def vector(*, live: bool, keeps_status: bool = True) -> Callable[[Setup], Setup]:
+    """Register a setup as the vector named after it (its name without the leading ``_``)."""
+
+    def register(setup: Setup) -> Setup:
+        VECTORS.append(Vector(setup.__name__.lstrip("_"), setup, live, keeps_status))
+        return setup
+
+    return register
+
+
+@vector(live=True)
 def _fsmonitor(box: Box) -> dict[str, str | None]:
     box.config(("core.fsmonitor", str(box.evil)))
     return {}
@@ -148,10 +162,16 @@ def _filter(kind: str) -> Setup:
         box.stat_dirty()
         return {}
 
+    setup.__name__ = f"{kind}_filter"
     return setup
 
 
-def _textconv(box: Box) -> dict[str, str | None]:
+for _kind, _live in (("clean", True), ("process", True), ("smudge", False)):
+    vector(live=_live)(_filter(_kind))
+
+
+@vector(live=False)
+def _textconv_and_diff_drivers(box: Box) -> dict[str, str | None]:
     (box.repo / ".gitattributes").write_text("* diff=x\n")
     box.config(("diff.x.textconv", str(box.evil)), ("diff.x.command", str(box.evil)))
     box.config(("diff.external", str(box.evil)))
@@ -169,6 +189,7 @@ _HOOKS = (
 )
 
 
+@vector(live=False)
 def _hooks(box: Box) -> dict[str, str | None]:
     for hook in _HOOKS:
         shutil.copy(box.evil, box.repo / ".git" / "hooks" / hook)
@@ -176,6 +197,7 @@ def _hooks(box: Box) -> dict[str, str | None]:
     return {}
 
 
+@vector(live=False)
 def _hooks_path(box: Box) -> dict[str, str | None]:
     hooks = box.root / "hooks"
     hooks.mkdir()
@@ -186,6 +208,7 @@ def _hooks_path(box: Box) -> dict[str, str | None]:
     return {}
 
 
+@vector(live=False)
 def _pager(box: Box) -> dict[str, str | None]:
     box.config(("core.pager", str(box.evil)), ("pager.status", str(box.evil)))
     return {}
@@ -197,11 +220,13 @@ def _evil_config_file(box: Box) -> Path:
     return path
 
 
-def _include(box: Box) -> dict[str, str | None]:
+@vector(live=True)
+def _include_path(box: Box) -> dict[str, str | None]:
     box.config(("include.path", str(_evil_config_file(box))))
     return {}
 
 
+@vector(live=True)
 def _include_if(box: Box) -> dict[str, str | None]:
     evil = _evil_config_file(box)
     box.config((f"includeIf.gitdir:{box.repo}/.git.path", str(evil)))
@@ -237,7 +262,12 @@ def _submodule(kind: str) -> Setup:
             box.stat_dirty("s.txt", repo=sub)
         return {}
 
+    setup.__name__ = f"submodule_{kind}" if kind == "fsmonitor" else f"submodule_{kind}_filter"
     return setup
+
+
+for _kind in ("fsmonitor", "clean"):
+    vector(live=True)(_submodule(_kind))
 
 
 def _lazy_fetch(box: Box) -> None:
@@ -255,24 +285,28 @@ def _lazy_fetch(box: Box) -> None:
     )
 
 
+@vector(live=True, keeps_status=False)
 def _lazy_fetch_upload_pack(box: Box) -> dict[str, str | None]:
     _lazy_fetch(box)
     box.config(("remote.origin.url", str(box.root)), ("remote.origin.uploadpack", str(box.evil)))
     return {}
 
 
-def _lazy_fetch_ssh(box: Box) -> dict[str, str | None]:
+@vector(live=True, keeps_status=False)
+def _lazy_fetch_ssh_command(box: Box) -> dict[str, str | None]:
     _lazy_fetch(box)
     box.config(("remote.origin.url", "ssh://example.invalid/x"), ("core.sshCommand", str(box.evil)))
     return {}
 
 
+@vector(live=True, keeps_status=False)
 def _lazy_fetch_ssh_from_environment(box: Box) -> dict[str, str | None]:
     _lazy_fetch(box)
     box.config(("remote.origin.url", "ssh://example.invalid/x"))
     return {"GIT_SSH_COMMAND": str(box.evil), "GIT_SSH": str(box.evil)}
 
 
+@vector(live=True)
 def _gitfile_elsewhere(box: Box) -> dict[str, str | None]:
     elsewhere = box.root / "elsewhere.git"
     shutil.move(box.repo / ".git", elsewhere)
@@ -281,6 +315,7 @@ def _gitfile_elsewhere(box: Box) -> dict[str, str | None]:
     return {}
 
 
+@vector(live=True)
 def _linked_worktree(box: Box) -> dict[str, str | None]:
     main = box.root / "main-checkout"
     shutil.move(box.repo, main)
@@ -289,12 +324,14 @@ def _linked_worktree(box: Box) -> dict[str, str | None]:
     return {}
 
 
+@vector(live=True)
 def _worktree_config(box: Box) -> dict[str, str | None]:
     box.config(("core.repositoryformatversion", "1"), ("extensions.worktreeConfig", "true"))
     box.git(box.repo, "config", "--worktree", "core.fsmonitor", str(box.evil))
     return {}
 
 
+@vector(live=True)
 def _core_worktree(box: Box) -> dict[str, str | None]:
     elsewhere = box.root / "elsewhere"
     elsewhere.mkdir()
@@ -303,19 +340,22 @@ def _core_worktree(box: Box) -> dict[str, str | None]:
     return {}
 
 
-def _config_injection(box: Box) -> dict[str, str | None]:
+@vector(live=False, keeps_status=False)
+def _config_value_injection(box: Box) -> dict[str, str | None]:
     """A value that would end its line in a config written without care."""
     injected = f"refs/heads/main\n[core]\n\tfsmonitor = {box.evil}\n"
     box.config(("branch.main.remote", "."), ("branch.main.merge", injected))
     return {}
 
 
-def _environment_config(box: Box) -> dict[str, str | None]:
+@vector(live=True)
+def _environment_config_parameters(box: Box) -> dict[str, str | None]:
     return {
         "GIT_CONFIG_PARAMETERS": f"'core.fsmonitor'='{box.evil}'",
     }
 
 
+@vector(live=True)
 def _environment_config_count(box: Box) -> dict[str, str | None]:
     return {
         "GIT_CONFIG_COUNT": "1",
@@ -324,6 +364,7 @@ def _environment_config_count(box: Box) -> dict[str, str | None]:
     }
 
 
+@vector(live=True)
 def _environment_config_files(box: Box) -> dict[str, str | None]:
     evil = str(_evil_config_file(box))
     return {
@@ -334,6 +375,7 @@ def _environment_config_files(box: Box) -> dict[str, str | None]:
     }
 
 
+@vector(live=True)
 def _home_config(box: Box) -> dict[str, str | None]:
     home = box.root / "evil-home"
     (home / ".config" / "git").mkdir(parents=True)
@@ -349,6 +391,7 @@ def _home_config(box: Box) -> dict[str, str | None]:
     }
 
 
+@vector(live=True)
 def _environment_git_dir(box: Box) -> dict[str, str | None]:
     other = box.root / "other"
     other.mkdir()
@@ -357,83 +400,39 @@ def _environment_git_dir(box: Box) -> dict[str, str | None]:
     return {"GIT_DIR": str(other / ".git"), "GIT_WORK_TREE": str(other)}
 
 
+@vector(live=False)
 def _environment_programs(box: Box) -> dict[str, str | None]:
     exec_path = box.root / "exec-path"
     exec_path.mkdir()
     for name in ("git-status", "git-fsmonitor--daemon", "git-submodule", "git-remote-ssh"):
         shutil.copy(box.evil, exec_path / name)
     (box.repo / "a.txt").write_text("changed\n")
-    return {
-        "GIT_EXEC_PATH": str(exec_path),
-        "GIT_PAGER": str(box.evil),
-        "PAGER": str(box.evil),
-        "GIT_EXTERNAL_DIFF": str(box.evil),
-        "GIT_ASKPASS": str(box.evil),
-        "SSH_ASKPASS": str(box.evil),
-        "GIT_EDITOR": str(box.evil),
-    }
+    programs = ("GIT_PAGER", "PAGER", "GIT_EXTERNAL_DIFF", "GIT_EDITOR", "GIT_ASKPASS")
+    changes: dict[str, str | None] = dict.fromkeys((*programs, "SSH_ASKPASS"), str(box.evil))
+    return {"GIT_EXEC_PATH": str(exec_path), **changes}
 
 
+@vector(live=True)
 def _environment_trace(box: Box) -> dict[str, str | None]:
     # GIT_TRACE and friends write to a file that the variable names.
-    return {
-        "GIT_TRACE": str(box.canary),
-        "GIT_TRACE_PERFORMANCE": str(box.canary),
-        "GIT_TRACE2": str(box.canary),
-        "GIT_TRACE2_EVENT": str(box.canary),
-    }
+    traces = ("GIT_TRACE", "GIT_TRACE_PERFORMANCE", "GIT_TRACE2", "GIT_TRACE2_EVENT")
+    return dict.fromkeys(traces, str(box.canary))
 
 
+@vector(live=True)
 def _relative_path_entry(box: Box) -> dict[str, str | None]:
     """An empty PATH entry means the current directory; the checkout holds a ``git``."""
     shutil.copy(box.evil, box.repo / "git")
     return {"PATH": ":" + os.environ.get("PATH", "/usr/bin:/bin"), "CWD": str(box.repo)}
 
 
+@vector(live=True)
 def _path_entry_inside_checkout(box: Box) -> dict[str, str | None]:
     """A CI job put ``$PWD/bin`` on PATH; the pull request ships ``bin/git``."""
     (box.repo / "tools" / "bin").mkdir(parents=True)
     shutil.copy(box.evil, box.repo / "tools" / "bin" / "git")
     path = os.environ.get("PATH", "/usr/bin:/bin")
     return {"PATH": f"{box.repo}/tools/bin:{path}", "CWD": str(box.repo)}
-
-
-VECTORS = (
-    Vector("fsmonitor", _fsmonitor, live=True),
-    Vector("clean_filter", _filter("clean"), live=True),
-    Vector("process_filter", _filter("process"), live=True),
-    Vector("smudge_filter", _filter("smudge"), live=False),
-    Vector("textconv_and_diff_drivers", _textconv, live=False),
-    Vector("hooks", _hooks, live=False),
-    Vector("hooks_path", _hooks_path, live=False),
-    Vector("pager", _pager, live=False),
-    Vector("include_path", _include, live=True),
-    Vector("include_if", _include_if, live=True),
-    Vector("submodule_fsmonitor", _submodule("fsmonitor"), live=True),
-    Vector("submodule_clean_filter", _submodule("clean"), live=True),
-    Vector("lazy_fetch_upload_pack", _lazy_fetch_upload_pack, live=True, keeps_status=False),
-    Vector("lazy_fetch_ssh_command", _lazy_fetch_ssh, live=True, keeps_status=False),
-    Vector(
-        "lazy_fetch_ssh_from_environment",
-        _lazy_fetch_ssh_from_environment,
-        live=True,
-        keeps_status=False,
-    ),
-    Vector("gitfile_elsewhere", _gitfile_elsewhere, live=True),
-    Vector("linked_worktree", _linked_worktree, live=True),
-    Vector("worktree_config", _worktree_config, live=True),
-    Vector("core_worktree", _core_worktree, live=True),
-    Vector("config_value_injection", _config_injection, live=False, keeps_status=False),
-    Vector("environment_config_parameters", _environment_config, live=True),
-    Vector("environment_config_count", _environment_config_count, live=True),
-    Vector("environment_config_files", _environment_config_files, live=True),
-    Vector("home_config", _home_config, live=True),
-    Vector("environment_git_dir", _environment_git_dir, live=True),
-    Vector("environment_programs", _environment_programs, live=False),
-    Vector("environment_trace", _environment_trace, live=True),
-    Vector("relative_path_entry", _relative_path_entry, live=True),
-    Vector("path_entry_inside_checkout", _path_entry_inside_checkout, live=True),
-)
 
 
 def _apply(box: Box, changes: dict[str, str | None]) -> tuple[dict[str, str], Path]:

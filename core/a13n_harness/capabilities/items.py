@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from a13n_harness.context.errors import DefinitionError
-from a13n_harness.environment import Environment, EnvironmentPath
+
+if TYPE_CHECKING:  # annotations only: a direct scan does not load the Environment module
+    from a13n_harness.environment import Environment, EnvironmentPath
 
 __all__ = [
     "DIAGNOSTIC_CODES",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from a13n_harness.capabilities.discovery import (
     Discovery,
@@ -39,7 +40,9 @@ from a13n_harness.capabilities.sources import (
 )
 from a13n_harness.context._checks import describe
 from a13n_harness.context.errors import DefinitionError
-from a13n_harness.environment import Environment, EnvironmentPath, FileOperator
+
+if TYPE_CHECKING:  # the Environment module is loaded by scan_environment, not by a direct scan
+    from a13n_harness.environment import Environment, EnvironmentPath, FileOperator
 
 __all__ = ["DEFAULT_WORKSPACE_ROOT", "SkillManager"]
 
@@ -139,6 +142,9 @@ class SkillManager:
 
     async def scan_environment(self, *, environment: Environment) -> BoundSkillCatalog:
         """Scan through pinned scopes of an entered ``environment``; see the module docstring."""
+        # Imported here: a direct scan (the command line's) does not load the Environment module.
+        from a13n_harness.environment import Environment  # noqa: PLC0415
+
         if not isinstance(environment, Environment) or not environment.entered:
             raise DefinitionError(
                 "skill_root_unroutable", "the environment is not entered", reason="not_entered"

@@ -12,11 +12,16 @@ With a :class:`~a13n_harness.environment.BatchReader` the jobs are
 contiguous chunks, as many as the reader's ``read_concurrency`` (at most
 eight), each read in one call with one read in flight; otherwise each job is
 one ``read_bytes``.
+
+A single job runs in the caller's task, with no task group: there is nothing
+to overlap, and a reader whose calls never suspend (``read_concurrency`` 1,
+:class:`~a13n_harness.environment.local.BlockingLocalFileOperator`) then reads
+without an event loop, which is how the command line scans without importing
+``asyncio`` (imported here only when there are jobs to run side by side).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 
 from a13n_harness.context._checks import is_count
@@ -136,9 +141,14 @@ async def read_all(
                 except Exception as error:  # never through the TaskGroup: it would wrap it
                     failures.append(error)
 
-    async with asyncio.TaskGroup() as group:
-        for _ in range(min(lanes, job_count)):
-            group.create_task(worker())
+    if job_count == 1:
+        await worker()
+    else:
+        import asyncio  # noqa: PLC0415 - a one-job read runs without it (module docstring)
+
+        async with asyncio.TaskGroup() as group:
+            for _ in range(min(lanes, job_count)):
+                group.create_task(worker())
     if failures:
         failure = failures[0]
         if isinstance(failure, DefinitionError):

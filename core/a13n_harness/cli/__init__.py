@@ -207,8 +207,6 @@ def _run_render_manifest(args: argparse.Namespace) -> int:
 
 
 def _run_catalog(args: argparse.Namespace) -> int:
-    import json
-
     from a13n_harness.cli._output import Progress, write_err, write_out
     from a13n_harness.cli._workspace import scan_workspace
     from a13n_harness.context.render import RenderedCatalog
@@ -218,6 +216,8 @@ def _run_catalog(args: argparse.Namespace) -> int:
     catalog = found.catalog()
     rendered = _render(catalog, args)
     if args.json:
+        import json  # only here: the block alone does not pay for it at start-up
+
         measure: dict[str, object] = (
             {"budget_bytes": rendered.budget_bytes}
             if isinstance(rendered, RenderedCatalog)
@@ -489,6 +489,37 @@ def _guard_standard_descriptors() -> None:
                 os.close(opened)
 
 
+def _plain_catalog(arguments: Sequence[str]) -> argparse.Namespace | None:
+    """The namespace the parser gives ``catalog`` or ``catalog WORKSPACE`` with no option,
+    or ``None`` for every other command line.
+
+    The most common call then builds no parser: the help formatter (which imports shutil)
+    and the five subcommands cost about a twelfth of the command's start-up
+    (``scripts/bench.py cli``). Only that exact shape is taken here: any option, and
+    a WORKSPACE starting with ``-``, go through argparse. ``properties/test_cli_scan.py``
+    holds the result equal to ``build_parser().parse_args(arguments)``.
+    """
+    if not 1 <= len(arguments) <= 2 or arguments[0] != "catalog":
+        return None
+    workspace = arguments[1] if len(arguments) == 2 else "."
+    if workspace.startswith("-"):
+        return None
+    import argparse
+
+    return argparse.Namespace(
+        command="catalog",
+        workspace=workspace,
+        root=[],
+        budget_bytes=None,
+        context_tokens=None,
+        reserve_tokens=None,
+        tokenizer=None,
+        invalid="skip",
+        json=False,
+        run=_run_catalog,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``a13n-skills`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     arguments = sys.argv[1:] if argv is None else list(argv)
@@ -506,16 +537,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     from a13n_harness.cli._output import PROGRAM, write_err
     from a13n_harness.context.errors import DefinitionError
 
-    parser = build_parser()
-    try:
-        args = parser.parse_args(arguments)
-    except SystemExit as exit_request:
-        code = exit_request.code
-        return code if isinstance(code, int) else (0 if code is None else 2)
+    args = _plain_catalog(arguments)
+    if args is None:
+        try:
+            args = build_parser().parse_args(arguments)
+        except SystemExit as exit_request:
+            code = exit_request.code
+            return code if isinstance(code, int) else (0 if code is None else 2)
     try:
         result: int = args.run(args)
     except _UsageError as error:
-        parser.print_usage(sys.stderr)
+        build_parser().print_usage(sys.stderr)
         write_err(f"{PROGRAM}: error: {error}")
         return 2
     except DefinitionError as error:

@@ -7,11 +7,16 @@ commands show is relative to it: the root ``/.agents/skills`` is displayed as
 ``.agents/skills`` and a package's file as ``.agents/skills/name/SKILL.md``,
 the way an agent whose working directory is the workspace would name them
 (Codex's pointer line reads "list .agents/skills/ and .claude/skills/").
+
+The scan is the library's (``SkillManager.inspect``, the one discovery
+engine) run through a :class:`BlockingLocalFileOperator` by
+:func:`run_blocking`: no event loop, so a command does not pay for importing
+``asyncio``; what it finds is exactly what the asynchronous scan finds
+(``properties/test_cli_scan.py``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,7 +31,7 @@ from a13n_harness.capabilities import (
 )
 from a13n_harness.cli._output import Progress
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
-from a13n_harness.environment import LocalFileOperator
+from a13n_harness.environment.local import BlockingLocalFileOperator, run_blocking
 
 DEFAULT_ROOTS = ("/.agents/skills", "/.claude/skills")
 """The roots ``catalog``, ``lint`` and ``manifest`` scan when no ``--root`` is given."""
@@ -94,12 +99,13 @@ def scan_workspace(
     invalid: Literal["error", "skip"],
     progress: Progress,
 ) -> WorkspaceScan:
-    """Scan ``workspace`` (through :class:`LocalFileOperator`) once, every root in one source."""
+    """Scan ``workspace`` (the operator's ``/``) once, every root in one source."""
     source = source_for(roots)
     manager = SkillManager([source], policy=SkillsPolicy(invalid=invalid))
     progress.show(f"scanning {workspace} ({', '.join(source.roots)})")
     try:
-        scan = asyncio.run(manager.inspect(files=LocalFileOperator(check_workspace(workspace))))
+        with BlockingLocalFileOperator(check_workspace(workspace)) as files:
+            scan = run_blocking(manager.inspect(files=files))
     finally:
         progress.clear()
     return WorkspaceScan(source.roots, scan)

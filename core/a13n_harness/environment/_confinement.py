@@ -47,7 +47,9 @@ this one on purpose and sharing only the lexical spelling
 absolute, escaping, looping and hidden links, builds each on disk and in
 memory, and requires the same answer or the same error class for every
 operation and path; its negative controls (a disk walk that follows one
-escaping link, one that stops resolving spelling lexically) fail it. A walk
+escaping link, one that stops resolving spelling lexically) fail it.
+``fuzz/fuzz_operator.py`` runs the same comparison
+(:mod:`a13n_harness.testing.operator_trees`) on trees the fuzzer draws. A walk
 shared by both operators would make that property agree with itself whatever
 the walk did, so the model stays a second implementation (decision in
 ``docs/decisions.md``).
@@ -192,6 +194,26 @@ def os_error(error: OSError, path: str) -> FileOperatorError:
     return FileProviderError(f"{error.strerror or 'I/O error'} (errno {code})", path=path)
 
 
+def _keep_shared_prefix(names: list[str], fds: list[int], wanted: Sequence[str]) -> int:
+    """Cut the directory chain ``names`` (open as ``fds``) back to the prefix it shares with
+    ``wanted``, closing the descriptors past it; the length of that prefix.
+
+    Both walks reuse a chain this way: :meth:`Walker.locate` the chain of the
+    previous path, :meth:`Walker._slow` the chain walked before a link
+    redirected it. What is kept was opened by rule (3); what is not shared is
+    closed, never reused for another name.
+    """
+    shared = 0
+    for have, want in zip(names, wanted, strict=False):
+        if have != want:
+            break
+        shared += 1
+    while len(names) > shared:
+        names.pop()
+        os.close(fds.pop())
+    return shared
+
+
 @dataclass(slots=True)
 class Located:
     """``name`` inside the directory ``parent`` (``name is None``: ``parent`` itself)."""
@@ -243,14 +265,7 @@ class Walker:
         directories = segments[:-1]
         names = self._chain_names
         fds = self._chain_fds
-        shared = 0
-        for have, want in zip(names, directories, strict=False):
-            if have != want:
-                break
-            shared += 1
-        while len(names) > shared:
-            names.pop()
-            os.close(fds.pop())
+        shared = _keep_shared_prefix(names, fds, directories)
         for segment in directories[shared:]:
             try:
                 fd = os.open(segment, WALK_FLAGS, dir_fd=fds[-1] if fds else self._root_fd)
@@ -310,14 +325,7 @@ class Walker:
                         raise FilePermissionDenied(
                             "symbolic link leads outside the root", path=path
                         )
-                    shared = 0
-                    for have, want in zip(resolved, leads, strict=False):
-                        if have != want:
-                            break
-                        shared += 1
-                    while len(resolved) > shared:
-                        resolved.pop()
-                        os.close(fds.pop())
+                    shared = _keep_shared_prefix(resolved, fds, leads)
                     pending.extendleft(reversed(leads[shared:]))
                     continue
                 if last:

@@ -20,20 +20,28 @@ the file scope) that started it. :meth:`LocalFileOperator.read_many` reads a
 chunk of files in one thread hop, reusing the directory descriptors the paths
 share; that is what keeps a scan near the cost of plain reads.
 
+:class:`BlockingLocalFileOperator` is the same operator with the thread hop
+left out: every call does its work on the calling thread, so its coroutines
+never suspend, and :func:`run_blocking` drives a scan through it to the end
+without an event loop. That is the command line's scan: importing ``asyncio``
+alone costs several times a bare interpreter start (``scripts/bench.py cli``),
+and a one-shot command gains nothing from overlapping its reads. The
+confinement walk, the FIFO and device refusal and the read bounds are the same
+code either way. ``asyncio`` and the thread pool are imported on first use.
+
 Requires POSIX ``dir_fd`` support (Linux, macOS, the BSDs).
 """
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import os
 import stat as stat_module
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from collections.abc import Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from a13n_harness.context._checks import describe, is_bytes_like
 from a13n_harness.context.errors import DefinitionError
@@ -59,7 +67,17 @@ from a13n_harness.environment.errors import (
 from a13n_harness.environment.operator import DirectoryEntry, EntryKind, FileStat
 from a13n_harness.environment.paths import is_canonical_path, path_segments
 
-__all__ = ["EXECUTOR_THREADS", "MAX_LINK_HOPS", "LocalFileOperator", "check_host_directory"]
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
+__all__ = [
+    "EXECUTOR_THREADS",
+    "MAX_LINK_HOPS",
+    "BlockingLocalFileOperator",
+    "LocalFileOperator",
+    "check_host_directory",
+    "run_blocking",
+]
 
 _T = TypeVar("_T")
 
@@ -76,6 +94,9 @@ def _shared_executor() -> ThreadPoolExecutor:
     global _executor  # noqa: PLW0603 - one lazily created pool for the process
     with _executor_lock:
         if _executor is None:
+            # Imported here: a blocking scan (the command line's) never starts the pool.
+            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
             _executor = ThreadPoolExecutor(EXECUTOR_THREADS, thread_name_prefix="a13n-files")
         return _executor
 
@@ -480,6 +501,8 @@ class LocalFileOperator:
             self._release()
 
     async def _run(self, operation: Callable[[_Operations], _T]) -> _T:
+        import asyncio  # noqa: PLC0415 - a blocking scan runs without it (module docstring)
+
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(_shared_executor(), self._call, operation)
         try:
@@ -541,3 +564,54 @@ class LocalFileOperator:
     async def remove(self, path: str) -> None:
         checked = _check_path(path)
         await self._run(lambda walker: walker.remove(checked))
+
+
+class BlockingLocalFileOperator(LocalFileOperator):
+    """A :class:`LocalFileOperator` whose calls do their work on the calling thread.
+
+    Its coroutines never suspend, so :func:`run_blocking` can drive a scan
+    through it without an event loop (the command line does). Awaited inside an
+    event loop it would block the loop: use :class:`LocalFileOperator` there.
+    Everything else (pinned root, confinement, refusals, bounds) is inherited.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"BlockingLocalFileOperator({self.root!r})"
+
+    @property
+    def read_concurrency(self) -> int:
+        """1: with nothing to overlap, the pool reads every path in one call (and one job)."""
+        return 1
+
+    async def _run(self, operation: Callable[[_Operations], _T]) -> _T:
+        return self._call(operation)
+
+
+def run_blocking(coroutine: Coroutine[Any, Any, _T]) -> _T:
+    """Run ``coroutine`` to its end on this thread, without an event loop.
+
+    For a coroutine that never suspends: a scan whose only I/O goes through a
+    :class:`BlockingLocalFileOperator` completes in one step. One that suspends
+    all the same (it awaited a future, a sleep, an asynchronous operator) is
+    closed, never resumed or waited on, and refused with
+    :class:`FileProviderError`; so is one that asks ``asyncio`` for the running
+    loop (a task group, an executor), which raises ``RuntimeError`` here.
+    Anything but a coroutine is refused the same way.
+    """
+    if not isinstance(coroutine, Coroutine):
+        raise FileProviderError(f"run_blocking takes a coroutine, not {type(coroutine).__name__}")
+    try:
+        coroutine.send(None)
+    except StopIteration as finished:
+        result: _T = finished.value
+        return result
+    except RuntimeError as error:
+        raise FileProviderError(f"the operation needs an event loop: {error}", path="/") from None
+    # RuntimeError: it awaited again while closing; it is dropped all the same.
+    with contextlib.suppress(RuntimeError):
+        coroutine.close()
+    raise FileProviderError(
+        "the operation suspended: it needs an event loop, not run_blocking", path="/"
+    )

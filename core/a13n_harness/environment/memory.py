@@ -12,9 +12,10 @@ climbing above ``/`` is :class:`FilePermissionDenied`, more than
 
 Its link walk (:meth:`MemoryFileOperator._resolve`) is a second, independent
 implementation of :mod:`a13n_harness.environment._confinement`, kept separate on
-purpose: ``properties/test_operator_differential.py`` compares the two on drawn
-trees of escaping, looping, hidden and oddly spelled links, and is the oracle
-for both. Only the lexical spelling of a link target
+purpose: ``properties/test_operator_differential.py`` (and the fuzz target
+``fuzz/fuzz_operator.py``) compares the two on drawn trees of escaping,
+looping, hidden and oddly spelled links, and is the oracle for both. Only the
+lexical spelling of a link target
 (:func:`~a13n_harness.environment.paths.resolve_link_target`) is shared.
 """
 
