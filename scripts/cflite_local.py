@@ -15,7 +15,9 @@ available on our machines, so this script proves the same build logic here:
    --name <target>.pkg <args> <fuzzer>``, the package's executable bit
    removed and the same ``$OUT/<target>`` wrapper script written (its
    ``LD_PRELOAD`` of the sanitizer runtime only where that file exists).
-   Two targets are packaged at a time, and with
+   The same arguments go to PyInstaller in-process, the targets one after
+   another in ``--jobs`` processes (PyInstaller keeps the standard library's
+   module graph between builds in one process: half of each build), and with
    ``PYINSTALLER_ZLIB_COMPRESSION_LEVEL=1`` (the image uses PyInstaller's
    default 9): the archive is the same, built in a third of the time.
 2. Every packaged target runs as ClusterFuzzLite runs it: its seed archive
@@ -34,11 +36,11 @@ from __future__ import annotations
 import argparse
 import configparser
 import hashlib
+import importlib
 import json
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -47,10 +49,17 @@ from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 
+# The gate's package (_gate) beside this file: already on the path when this runs as a
+# script; appended when a test loads this file by path.
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.append(str(Path(__file__).resolve().parent))
+
+from _gate import process
+
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACT_KINDS = ("crash-", "timeout-", "oom-", "leak-", "slow-unit-")
 
-# Records each compile request; the packaging itself runs afterwards, two at a time.
+# Records each compile request; the packaging itself runs afterwards (see package).
 COMPILE_STAND_IN = """#!/bin/sh
 # Local stand-in for OSS-Fuzz's compile_python_fuzzer: record the request (scripts/cflite_local.py).
 printf '%s\\0' "$@" > "$A13N_CFLITE_QUEUE/$(basename "$1" .py).args"
@@ -113,30 +122,29 @@ def run_build_script(root: Path, out: Path, work: Path) -> list[list[str]]:
         PATH=os.pathsep.join([str(stand_ins), env.get("PATH", "")]),
     )
     print(f"$ bash .clusterfuzzlite/build.sh  (SRC={src} OUT={out})", flush=True)
-    subprocess.run(
+    ran = process.run(
         ["bash", "-eu", str(root / ".clusterfuzzlite" / "build.sh")],
+        deadline=600,  # zips and copies: seconds; ten minutes is a hung build
         cwd=src,
         env=env,
-        check=True,
     )
+    print(ran.output, end="", flush=True)
+    if not ran.passed:
+        raise RuntimeError(f"build.sh failed (exit {ran.exit_code})")
     requests = []
     for path in sorted(queue.glob("*.args")):
         requests.append(path.read_bytes().decode().rstrip("\0").split("\0"))
     return requests
 
 
-def package(request: list[str], src: Path, out: Path, work: Path) -> tuple[str, float, float]:
-    """compile_python_fuzzer's packaging of one target: PyInstaller --onefile and a wrapper."""
+def pyinstaller_arguments(request: list[str], src: Path, out: Path, work: Path) -> list[str]:
+    """compile_python_fuzzer's PyInstaller arguments for one recorded request."""
     fuzzer_path, *extra = request
     name = Path(fuzzer_path).stem
-    fuzzer_package = f"{name}.pkg"
     workpath = work / "pyfuzzworkdir" / name
     shutil.rmtree(workpath, ignore_errors=True)
     workpath.mkdir(parents=True)
-    command = [
-        sys.executable,
-        "-m",
-        "PyInstaller",
+    return [
         "--distpath",
         str(out),
         f"--workpath={workpath}",
@@ -144,29 +152,62 @@ def package(request: list[str], src: Path, out: Path, work: Path) -> tuple[str, 
         str(workpath),
         "--onefile",
         "--name",
-        fuzzer_package,
+        f"{name}.pkg",
         *extra,
         str(src / "a13n-harness" / fuzzer_path),
     ]
+
+
+def package_in_process(plan: Path) -> None:
+    """PyInstaller over each argument list in ``plan`` (JSON), one after another in this
+    process: PyInstaller keeps the standard library's module graph (half of each build) in
+    memory between builds, so the second and later targets skip it."""
+    # Imported here: only the packaging process needs PyInstaller (it ships no type stubs).
+    pyinstaller = importlib.import_module("PyInstaller.__main__")
+    configure = importlib.import_module("PyInstaller.configure")
+    config = configure.get_config(upx_dir=None)  # checked once, for every build
+    for arguments in json.loads(plan.read_text(encoding="utf-8")):
+        started = time.monotonic()
+        pyinstaller.run(arguments, config)
+        print(f"# packaged {arguments[-1]} in {time.monotonic() - started:.1f}s", flush=True)
+
+
+def package(requests: list[list[str]], src: Path, out: Path, work: Path, jobs: int) -> list[str]:
+    """compile_python_fuzzer's packaging of every target (PyInstaller --onefile and a wrapper),
+    in ``jobs`` processes; the targets packaged."""
+    groups = [requests[index::jobs] for index in range(max(1, jobs)) if requests[index::jobs]]
     env = dict(os.environ, PYINSTALLER_ZLIB_COMPRESSION_LEVEL="1")
-    started = time.monotonic()
-    log = work / f"pyinstaller-{name}.log"
-    with log.open("w", encoding="utf-8") as sink:
-        sink.write(shlex.join(command) + "\n")
-        sink.flush()
-        process = subprocess.Popen(
-            command, cwd=work, env=env, stdout=sink, stderr=subprocess.STDOUT
+
+    def build(number: int) -> process.Finished:
+        plan = work / f"pyinstaller-{number}.json"
+        arguments = [pyinstaller_arguments(request, src, out, work) for request in groups[number]]
+        plan.write_text(json.dumps(arguments), encoding="utf-8")
+        with (work / f"pyinstaller-{number}.log").open("w", encoding="utf-8") as log:
+            # A build takes seconds; ten minutes is a hung one.
+            command = [sys.executable, __file__, "--package-in-process", str(plan)]
+            return process.run(command, deadline=600, cwd=work, env=env, log=log)
+
+    with ThreadPoolExecutor(max_workers=len(groups)) as pool:
+        finished = list(pool.map(build, range(len(groups))))
+    for number, done in enumerate(finished):
+        log = work / f"pyinstaller-{number}.log"
+        if not done.passed:
+            tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
+            raise RuntimeError(f"PyInstaller failed (log {log}):\n" + "\n".join(tail))
+        print(
+            f"packaged {len(groups[number])} targets in {done.seconds:.1f}s "
+            f"({done.cpu_seconds:.1f} CPU s)",
+            flush=True,
         )
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
-        raise RuntimeError(f"PyInstaller failed for {name} (log {log}):\n" + "\n".join(tail))
-    (out / fuzzer_package).chmod(0o644)  # OSS-Fuzz finds targets by their executable bit
-    wrapper = out / name
-    wrapper.write_text(WRAPPER.format(package=fuzzer_package), encoding="utf-8")
-    wrapper.chmod(0o755)
-    return name, time.monotonic() - started, usage.ru_utime + usage.ru_stime
+    names = []
+    for request in requests:
+        name = Path(request[0]).stem
+        (out / f"{name}.pkg").chmod(0o644)  # OSS-Fuzz finds targets by their executable bit
+        wrapper = out / name
+        wrapper.write_text(WRAPPER.format(package=f"{name}.pkg"), encoding="utf-8")
+        wrapper.chmod(0o755)
+        names.append(name)
+    return names
 
 
 def option_flags(options: Path, out: Path) -> list[str]:
@@ -219,10 +260,9 @@ def run_target(
             str(seeds),
         ]
         print(f"$ {shlex.join(command)}", flush=True)
-        done = subprocess.run(
-            command, cwd=scratch, capture_output=True, text=True, errors="replace", check=False
-        )
-    output = done.stdout + done.stderr
+        # -runs bounds the work; the deadline is for a target that hangs outside libFuzzer.
+        done = process.run(command, deadline=600, cwd=scratch)
+    output = done.output
     problems = []
     for path in sorted(p for p in artifacts_in(artifacts) if p.stat().st_mtime >= started):
         shown = path.relative_to(root) if path.is_relative_to(root) else path
@@ -230,8 +270,8 @@ def run_target(
             f"{target}: {path.name} ({path.stat().st_size} bytes); replay: "
             f"python fuzz/{target}.py {shown}  (packaged: {wrapper} {shown})"
         )
-    if done.returncode != 0 and not problems:
-        problems.append(f"{target}: exit {done.returncode} without an artifact")
+    if done.exit_code != 0 and not problems:
+        problems.append(f"{target}: exit {done.exit_code} without an artifact")
     if "Done" not in output and not problems:
         problems.append(f"{target}: libFuzzer did not finish its runs")
     tail = [
@@ -245,13 +285,17 @@ def run_target(
 
 
 def main(argv: list[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["--package-in-process"]:
+        package_in_process(Path(arguments[1]))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--root", type=Path, default=REPO, help="tree to build")
     parser.add_argument("--out", type=Path, help="build folder (default <root>/build/cflite)")
     parser.add_argument("--runs", type=int, default=300, help="mutations per target after seeds")
     parser.add_argument("--jobs", type=int, default=2, help="targets packaged at once")
     parser.add_argument("--rebuild", action="store_true", help="ignore a reusable build")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     root: Path = args.root.resolve()
     build = (args.out or root / "build" / "cflite").resolve()
     out, work = build / "out", build / "work"
@@ -275,12 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         if not requests:
             print("build.sh compiled no target")
             return 1
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            jobs = [pool.submit(package, request, work / "src", out, work) for request in requests]
-            for job in jobs:
-                name, seconds, cpu = job.result()
-                print(f"packaged {name} in {seconds:.1f}s ({cpu:.1f} CPU s)", flush=True)
-        targets = sorted(Path(request[0]).stem for request in requests)
+        targets = sorted(package(requests, work / "src", out, work, args.jobs))
         stamp.write_text(json.dumps({"key": key, "targets": targets}) + "\n", encoding="utf-8")
     built = time.monotonic() - started
     expected = sorted(path.stem for path in (root / "fuzz").glob("fuzz_*.py"))

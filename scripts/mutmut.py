@@ -41,14 +41,14 @@ from __future__ import annotations
 
 import argparse
 import ast
+import codecs
+import contextlib
 import difflib
 import hashlib
 import json
 import os
 import re
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -56,6 +56,14 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+# The gate's package (_gate) beside this file: already on the path when this runs as a
+# script; appended (after the real mutmut package) when a test loads this file by path.
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.append(str(Path(__file__).resolve().parent))
+
+from _gate import process
+from _gate.report import write_json
 
 REPO = Path(__file__).resolve().parent.parent
 EQUIVALENT = Path(__file__).resolve().parent / "mutmut_equivalent.txt"
@@ -88,6 +96,8 @@ TIMEOUT_MULTIPLIER = 2.0
 RECHECK_MULTIPLIER = 8.0
 # The driver's instructions, written into the scratch copy by ``main``.
 PLAN = "a13n-mutmut-plan.json"
+# One mutmut command (the full run is under 30 minutes on two cores, docs/mutation.md).
+MUTMUT_DEADLINE = 3600
 PACKAGE = "a13n_harness.context"
 
 
@@ -164,7 +174,8 @@ def mutant_bodies(
 
 
 def message_mutants(scratch: Path, modules: list[str]) -> set[str]:
-    """The mutants that only change a message argument (``message_only``)."""
+    """The mutants equivalent by rule: they change only a message argument, or a spelling the
+    language makes equal (``message_only`` with ``spellings``)."""
     found: set[str] = set()
     for module in modules:
         original = scratch / "src" / "a13n_harness" / "context" / f"{module}.py"
@@ -174,7 +185,8 @@ def message_mutants(scratch: Path, modules: list[str]) -> set[str]:
         for function, variants in mutant_bodies(scratch, module, with_def=True).items():
             before = "\n".join(variants.get("orig", []))
             for suffix, body in variants.items():
-                if suffix != "orig" and message_only(before, "\n".join(body), slots):
+                mutated = "\n".join(body)
+                if suffix != "orig" and message_only(before, mutated, slots, spellings=True):
                     found.add(f"{PACKAGE}.{module}.{function}__mutmut_{suffix}")
     return found
 
@@ -282,14 +294,17 @@ def message_slots(source: str) -> dict[str, tuple[str, int, bool]]:
 
 
 def _normalise(
-    body: str, slots: dict[str, tuple[str, int, bool]]
+    body: str, slots: dict[str, tuple[str, int, bool]], *, spellings: bool = False
 ) -> tuple[str, list[ast.expr | None]]:
     """The body's AST with every message argument (given, or left to its default) replaced by
     one placeholder keyword, and the message arguments it had (``None`` where left out).
 
     A required message left out stays out, so that mutant (a ``TypeError``) differs.
+    ``spellings`` also rewrites the spellings the other rules make equal (``_respell``).
     """
     tree = ast.parse(textwrap.dedent(body))
+    if spellings:
+        _respell(tree)
     messages: list[ast.expr | None] = []
     for call in ast.walk(tree):
         if not isinstance(call, ast.Call) or _callee(call) not in slots:
@@ -305,29 +320,128 @@ def _normalise(
     return ast.dump(tree), messages
 
 
+# Spellings the language makes equal, each a rule rather than a listing (docs/mutation.md).
+# Flag parameters of the standard library that are read only as truth values: False, None
+# and leaving out a false default are one value. {(callee, keyword): default}
+TRUTH_FLAGS = {
+    ("json.dumps", "ensure_ascii"): True,
+    ("json.dumps", "sort_keys"): False,
+}
+# str and bytes methods whose start argument None means 0 (the slice rule).
+_START_METHODS = frozenset({"count", "find", "rfind", "index", "rindex"})
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base is not None else None
+    return None
+
+
+def _text_parameters(tree: ast.AST) -> set[str]:
+    """Parameters annotated ``str`` or ``bytes`` (and never rebound) of the function in
+    ``tree``: their methods are the built-in ones."""
+    found: set[str] = set()
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        arguments = function.args
+        for argument in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
+            annotation = argument.annotation
+            if isinstance(annotation, ast.Name) and annotation.id in {"str", "bytes"}:
+                found.add(argument.arg)
+    stored = {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del)
+    }
+    return found - stored
+
+
+def _respell(tree: ast.AST) -> None:
+    """Rewrite, in place, the spellings that mean the same to one of them:
+
+    - a codec name given to ``.encode``/``.decode`` by its canonical name (codec names are
+      looked up case- and punctuation-insensitively: ``"UTF-8"`` is ``"utf-8"``);
+    - a flag of ``TRUTH_FLAGS`` given as a constant by its truth value, and a left-out flag
+      by its default;
+    - a ``None`` start of ``count``/``find``/``rfind``/``index``/``rindex`` on a parameter
+      annotated ``str`` or ``bytes`` by ``0``.
+    """
+    text = _text_parameters(tree)
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call):
+            continue
+        method = call.func.attr if isinstance(call.func, ast.Attribute) else None
+        if method in {"encode", "decode"} and call.args:
+            codec = call.args[0]
+            if isinstance(codec, ast.Constant) and isinstance(codec.value, str):
+                with contextlib.suppress(LookupError):  # no codec: left as written
+                    codec.value = codecs.lookup(codec.value).name
+        callee = _dotted(call.func)
+        for (flagged, keyword), default in TRUTH_FLAGS.items():
+            if callee != flagged:
+                continue
+            given = [k for k in call.keywords if k.arg == keyword]
+            if not given:
+                call.keywords.append(ast.keyword(keyword, ast.Constant(default)))
+            elif isinstance(given[0].value, ast.Constant):
+                given[0].value = ast.Constant(bool(given[0].value.value))
+        if (
+            method in _START_METHODS
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id in text
+            and len(call.args) >= 2
+            and isinstance(call.args[1], ast.Constant)
+            and call.args[1].value is None
+        ):
+            call.args[1] = ast.Constant(0)
+
+
 def _shape(message: ast.expr) -> str:
     """A message expression with its literal text blanked: what can run (and raise) in it."""
     blank = ast.parse(ast.unparse(message), mode="eval")
     for node in ast.walk(blank):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        if (
+            isinstance(node, ast.Call)
+            and _callee(node) == "type"
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], ast.Name | ast.Constant)
+        ):
+            # type() of a bound name or of a constant never raises: which one it names
+            # is message text (``type(None).__name__`` for ``type(value).__name__``).
+            node.args = [ast.Constant(None)]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             node.value = ""
         elif isinstance(node, ast.JoinedStr):
             node.values = [part for part in node.values if not isinstance(part, ast.Constant)]
     return ast.dump(blank)
 
 
-def message_only(original: str, mutated: str, slots: dict[str, tuple[str, int, bool]]) -> bool:
+def message_only(
+    original: str,
+    mutated: str,
+    slots: dict[str, tuple[str, int, bool]],
+    *,
+    spellings: bool = False,
+) -> bool:
     """Whether two function bodies differ only in message arguments (the message policy).
 
     Outside the messages the bodies must be the same AST; each mutated message must be
-    left out, ``None``, or the original with only its literal text changed. A mutant that
-    changes what a message *computes* (``ord(None)`` raises) is not excused.
+    left out, ``None``, or the original with only its literal text changed (or the type
+    of another name or constant named). A mutant that changes what a message *computes*
+    (``ord(None)`` raises) is not excused. With ``spellings`` the bodies are compared after
+    the spelling rules too (``_respell``): the same AST up to those spellings and messages.
     """
     if original == mutated:
         return False
     try:
-        before, originals = _normalise(original, slots)
-        after, mutants = _normalise(mutated, slots)
+        before, originals = _normalise(original, slots, spellings=spellings)
+        after, mutants = _normalise(mutated, slots, spellings=spellings)
     except SyntaxError:
         return False
     if before != after or len(originals) != len(mutants):
@@ -373,27 +487,19 @@ def changed_functions(before: str | None, after: str) -> list[str]:
     return sorted(name for name, dump in function_sources(after).items() if old.get(name) != dump)
 
 
+def _git(*arguments: str) -> process.Finished:
+    # A local git query; a minute is far beyond any (a hung one must not hold the gate).
+    return process.run(["git", *arguments], deadline=60, cwd=REPO, stderr=False)
+
+
 def _git_show(ref: str, path: str) -> str | None:
-    shown = subprocess.run(
-        ["git", "show", f"{ref}:{path}"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return shown.stdout if shown.returncode == 0 else None
+    shown = _git("show", f"{ref}:{path}")
+    return shown.output if shown.passed else None
 
 
 def changes_since(ref: str, modules: Iterable[str]) -> dict[str, list[str]]:
     """``{module: changed mangled functions}`` between ``ref`` and the working tree."""
-    verified = subprocess.run(
-        ["git", "rev-parse", "--verify", f"{ref}^{{commit}}"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if verified.returncode != 0:
+    if not _git("rev-parse", "--verify", f"{ref}^{{commit}}").passed:
         raise SystemExit(f"--changed-since: {ref!r} is not a commit here")
     changed: dict[str, list[str]] = {}
     for module in modules:
@@ -556,7 +662,7 @@ def judge(
     """Sort mutmut's statuses into killed / equivalent / survived / unchecked, per module.
 
     ``functions`` (``--changed-since``) limits the judgement to those functions' mutants;
-    ``messages`` are the mutants the message policy makes equivalent (``message_only``).
+    ``messages`` are the mutants a rule makes equivalent (``message_mutants``).
     """
     killed_statuses = {"killed", "timeout", "suspicious", "segfault"}
 
@@ -636,7 +742,7 @@ def markdown_table(summary: dict[str, Any]) -> str:
     """The per-module results as the Markdown table docs/mutation.md keeps."""
     columns = ("mutants", "killed", "timeout", "message_only", "equivalent", "survived")
     lines = [
-        "| module | mutants | killed | of which timeout | message only (rule) "
+        "| module | mutants | killed | of which timeout | equivalent by rule "
         "| listed equivalent | survived | killed / non-equivalent |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -702,16 +808,18 @@ def main(argv: list[str] | None = None) -> int:
     run_exit: int | None = None
     run_output = ""
 
-    def mutmut(*command: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
+    cpu_seconds = 0.0
+
+    def mutmut(*command: str) -> process.Finished:
+        nonlocal cpu_seconds
+        finished = process.run(
             [sys.executable, str(Path(__file__).resolve()), "--as-mutmut", *command],
+            deadline=MUTMUT_DEADLINE,
             cwd=scratch,
             env=env,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            check=False,
         )
+        cpu_seconds += finished.cpu_seconds
+        return finished
 
     try:
         if args.reuse is None:
@@ -726,8 +834,8 @@ def main(argv: list[str] | None = None) -> int:
             # Named mutants (globs) also restrict mutmut's clean run to their functions' tests.
             names = [f"{function}__mutmut_*" for function in sorted(functions or ())]
             run = mutmut("run", "--max-children", str(args.max_children), *names)
-            run_exit, run_output = run.returncode, run.stdout[-3000:] + run.stderr[-3000:]
-            first = parse_results(mutmut("results", "--all", "true").stdout)
+            run_exit, run_output = run.exit_code, run.output[-6000:]
+            first = parse_results(mutmut("results", "--all", "true").output)
             timeouts = sorted(name for name, status in first.items() if status == "timeout")
             if timeouts:
                 # A changed timeout setting makes mutmut rerun exactly its timed-out mutants.
@@ -740,7 +848,7 @@ def main(argv: list[str] | None = None) -> int:
                 (scratch / "pyproject.toml").write_text(config, encoding="utf-8")
                 again = timeouts if functions else []  # named mutants are always rerun
                 recheck = mutmut("run", "--max-children", str(args.max_children), *again)
-                run_output += recheck.stdout[-2000:] + recheck.stderr[-2000:]
+                run_output += recheck.output[-4000:]
         listing = mutmut("results", "--all", "true")
         changes = mutant_changes(scratch, modules)
         messages = message_mutants(scratch, modules)
@@ -748,7 +856,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if not args.keep and args.reuse is None:
             shutil.rmtree(scratch, ignore_errors=True)
-    results = parse_results(listing.stdout)
+    results = parse_results(listing.output)
     for name in errors:
         # mutmut reports a worker's exception (exit 255) as a timeout, i.e. a kill;
         # it means the tests never ran, so it is an unchecked mutant here.
@@ -768,7 +876,6 @@ def main(argv: list[str] | None = None) -> int:
     if functions is not None or set(modules) != set(MODULES):
         stale = []
     ratio: float = verdict["kill_ratio"]
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     summary: dict[str, Any] = {
         "total": verdict["total"],
         "killed": verdict["killed"],
@@ -784,12 +891,11 @@ def main(argv: list[str] | None = None) -> int:
         "modules": modules,
         "functions": sorted(functions) if functions is not None else None,
         "seconds": round(time.monotonic() - started, 1),
-        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
+        "cpu_seconds": round(cpu_seconds, 1),
         "run_exit": run_exit,
     }
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        write_json(args.json, summary)
     if args.table is not None:
         args.table.write_text(markdown_table(summary), encoding="utf-8")
     if args.explain is not None:
@@ -810,19 +916,19 @@ def main(argv: list[str] | None = None) -> int:
     for module, row in sorted(verdict["per_module"].items()):
         print(
             f"{module}: {row['mutants']} mutants, {row['killed']} killed "
-            f"({row['timeout']} by timeout), {row['message_only']} message only, "
+            f"({row['timeout']} by timeout), {row['message_only']} equivalent by rule, "
             f"{row['equivalent']} listed equivalent, "
             f"{row['survived']} survived"
         )
     print(f"by status: {counts}")
     print(
         f"{verdict['total']} mutants in total: {verdict['killed']} killed, "
-        f"{verdict['message_only']} message only, {verdict['equivalent']} listed equivalent, "
+        f"{verdict['message_only']} equivalent by rule, {verdict['equivalent']} listed equivalent, "
         f"{len(survived)} survived; kill ratio {ratio:.1%} "
         f"(gate {THRESHOLD:.0%}) in {summary['seconds']}s ({summary['cpu_seconds']} CPU s)"
     )
     if not results or not verdict["total"]:
-        print(run_output or listing.stdout[-2000:] + listing.stderr[-2000:])
+        print(run_output or listing.output[-4000:])
         return 1
     if unchecked:
         print(f"{len(unchecked)} mutants were never checked: the run is incomplete")

@@ -5,18 +5,20 @@ must occur exactly once, its defective ``replace``, the pytest ``selection``
 expected to kill it, the defect ``class``, a one-line ``why`` and a
 ``deadline`` in seconds (docs/harness-conventions.md).
 
-1. Mutants sharing a selection form a group. Each group first runs its
-   selection on a clean scratch copy of the tree: it must pass and select more
-   than zero tests (else its mutants are "empty"). Groups run ``--workers`` at
-   a time, the longest deadline first.
-2. Each mutant then gets its own scratch copy (``core/``, ``properties/``,
-   ``fuzz/``, ``corpus/``, ``pyproject.toml``); an anchor that does not occur
-   exactly once is "rotten"; the patched copy runs
-   ``python -m pytest -p no:cacheprovider -q -x <selection>`` with
-   ``PYTHONPATH=<scratch>/core`` and ``HYPOTHESIS_PROFILE=mutants`` (``ci`` without
-   shrinking). Only exit code 1 (tests failed) is a kill; 0 is a survivor;
-   2-5 (interrupted, internal, usage or collection error, nothing collected)
-   and a passed deadline are errors, never kills.
+1. An anchor that does not occur exactly once in the tree is "rotten".
+2. Each mutant runs in a scratch copy of the tree (``core/``, ``properties/``,
+   ``fuzz/``, ``pyproject.toml``; ``corpus/`` linked) with the patch on disk,
+   so tests that start subprocesses see it too:
+   ``pytest -q -x <selection>`` with ``core/`` first on the path and
+   ``HYPOTHESIS_PROFILE=mutants`` (``ci`` without shrinking). Runs are forks of
+   a parent that has pytest and Hypothesis imported (``_gate.warm``),
+   ``--workers`` at a time. Only exit code 1 (tests failed) is a kill; 0 is a
+   survivor; 5 (nothing collected) is an empty selection; 2-4 (interrupted,
+   internal, usage or collection error) and a passed deadline are errors,
+   never kills.
+3. Every kill is confirmed on the clean tree: the tests that failed on the
+   mutants (JUnit) run once more, unpatched, and must pass; a kill by a test
+   that fails on the clean tree too is reported as an empty selection.
 
 Prints a table and the line ``N mutants: K killed, ...``; ``--json`` writes the
 summary the gate reads. Exits non-zero on any survivor, rotten anchor, empty
@@ -26,19 +28,20 @@ selection or error.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 import tomllib
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from _gate import warm  # scripts/ is first on sys.path when this runs as a script
+from _gate.pytest_results import Exit, exit_meaning
+from _gate.report import table, write_json
 
 REPO = Path(__file__).resolve().parent.parent
 COPIED = ("core", "properties", "fuzz", "corpus", "pyproject.toml")
@@ -51,6 +54,9 @@ REQUIRED = {
     "why": str,
     "deadline": int,
 }
+# A mutated file's modification time: one second apart per mutant and long before any real
+# edit, so bytecode cached for the clean file or another mutant never matches it.
+MUTANT_EPOCH = 1_000_000_000
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,8 @@ class Outcome:
     seconds: float
     note: str
     defect_class: str = ""
+    killed_by: tuple[str, ...] = ()
+    cpu_seconds: float = 0.0
 
 
 def load_mutant(path: Path) -> Mutant:
@@ -105,8 +113,10 @@ def load_mutant(path: Path) -> Mutant:
 
 
 def copy_tree(root: Path, destination: Path) -> None:
-    """Copy what the tests need; the corpus is read-only, so it is linked, not copied."""
-    destination.mkdir(parents=True, exist_ok=True)
+    """Copy what the tests need (modification times kept, so cached bytecode stays valid);
+    the corpus is read-only, so it is linked, not copied."""
+    shutil.rmtree(destination, ignore_errors=True)
+    destination.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
     for name in COPIED:
         source = root / name
@@ -120,96 +130,143 @@ def copy_tree(root: Path, destination: Path) -> None:
             shutil.copy2(source, destination / name)
 
 
-def _tests_ran(output: str) -> int:
-    summary = [line for line in output.splitlines() if re.search(r"\d+ (passed|failed)", line)]
-    if not summary:
-        return 0
-    return sum(int(n) for n in re.findall(r"(\d+) (?:passed|failed|errors?)", summary[-1]))
-
-
-def run_selection(tree: Path, selection: tuple[str, ...], deadline: int) -> tuple[int, str, float]:
-    """Run pytest on ``selection`` in ``tree``: (exit code, -1 on timeout; output; seconds)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(tree / "core")
-    env["HYPOTHESIS_PROFILE"] = "mutants"
-    env["A13N_HARNESS_ROOT"] = str(tree)
-    # Bytecode (and pytest's rewritten test modules) cached under the scratch
-    # folder, shared by every run: without it each run recompiles hypothesis
-    # and pytest's plugins, about a second apiece. Every tree has its own path,
-    # so a mutated module never meets another tree's cached bytecode.
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(tree.parent / "pycache")
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-x", *selection]
-    started = time.monotonic()
-    try:
-        completed = subprocess.run(
-            command,
-            cwd=tree,
-            env=env,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=deadline,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return -1, "", time.monotonic() - started
-    return completed.returncode, completed.stdout + completed.stderr, time.monotonic() - started
-
-
-def _tail(output: str) -> str:
-    return " | ".join(output.strip().splitlines()[-2:])[-200:]
-
-
-def baseline(clean: Path, selection: tuple[str, ...], deadline: int) -> str:
-    """Run ``selection`` on the clean tree: the problem with it, or "" when it is usable."""
-    code, output, _ = run_selection(clean, selection, deadline)
-    if code == -1:
-        return "clean run passed its deadline"
-    if code != 0:
-        return f"fails on the clean tree (exit {code}): {_tail(output)}"
-    if _tests_ran(output) == 0:
-        return "selects no test"
-    return ""
-
-
-def verify_group(root: Path, scratch: Path, group: list[Mutant]) -> list[Outcome]:
-    """The clean baseline of the group's shared selection, then each of its mutants."""
-    selection = group[0].selection
-    problem = baseline(scratch / "clean", selection, max(mutant.deadline for mutant in group))
-    if problem:
-        return [
-            Outcome(mutant.ident, "empty", 0.0, problem, mutant.defect_class) for mutant in group
-        ]
-    outcomes = []
-    for mutant in group:
-        outcome = run_mutant(root, scratch, mutant)
-        outcome.defect_class = mutant.defect_class
-        outcomes.append(outcome)
-    return outcomes
-
-
-def run_mutant(root: Path, scratch: Path, mutant: Mutant) -> Outcome:
-    """Patch a scratch copy with ``mutant`` and run its selection."""
-    tree = scratch / mutant.ident
-    copy_tree(root, tree)
-    target = tree / mutant.file
+def anchor_problem(root: Path, mutant: Mutant) -> str:
+    """Why ``mutant`` cannot be applied to the tree ("" when its anchor occurs once)."""
+    target = root / mutant.file
     if not target.is_file():
-        return Outcome(mutant.ident, "rotten", 0.0, f"{mutant.file} does not exist")
-    source = target.read_text(encoding="utf-8")
-    occurrences = source.count(mutant.find)
-    if occurrences != 1:
-        return Outcome(mutant.ident, "rotten", 0.0, f"anchor occurs {occurrences} times")
-    target.write_text(source.replace(mutant.find, mutant.replace), encoding="utf-8")
-    code, output, seconds = run_selection(tree, mutant.selection, mutant.deadline)
-    shutil.rmtree(tree, ignore_errors=True)
-    if code == 1:
-        return Outcome(mutant.ident, "killed", seconds, "")
-    if code == 0:
-        return Outcome(mutant.ident, "survived", seconds, f"{_tests_ran(output)} tests passed")
-    if code == -1:
-        return Outcome(mutant.ident, "timeout", seconds, f"deadline {mutant.deadline}s passed")
-    return Outcome(mutant.ident, "error", seconds, f"pytest exit {code}: {_tail(output)}")
+        return f"{mutant.file} does not exist"
+    occurrences = target.read_text(encoding="utf-8").count(mutant.find)
+    return "" if occurrences == 1 else f"anchor occurs {occurrences} times"
+
+
+def mutant_job(root: Path, scratch: Path, mutant: Mutant, index: int) -> warm.Job:
+    """The pytest run of ``mutant``: a scratch copy of the tree with its patch on disk."""
+
+    def prepare(slot: int) -> Path:
+        tree = scratch / f"slot{slot}"
+        copy_tree(root, tree)
+        target = tree / mutant.file
+        source = target.read_text(encoding="utf-8")
+        target.write_text(source.replace(mutant.find, mutant.replace), encoding="utf-8")
+        stamp = MUTANT_EPOCH + index
+        os.utime(target, (stamp, stamp))
+        return tree
+
+    return warm.Job(
+        mutant.ident,
+        ("-p", "no:cacheprovider", "-q", "-x", *mutant.selection),
+        prepare,
+        scratch / "logs" / f"{mutant.ident}.log",
+        mutant.deadline,
+    )
+
+
+def clean_jobs(root: Path, scratch: Path, tests: dict[str, float], workers: int) -> list[warm.Job]:
+    """Runs of ``tests`` (node id -> deadline) on the clean tree, about one per worker."""
+    groups: list[list[str]] = [[] for _ in range(max(1, min(workers, len(tests))))]
+    for index, test in enumerate(sorted(tests)):
+        groups[index % len(groups)].append(test)
+
+    def prepare(slot: int) -> Path:
+        tree = scratch / f"slot{slot}"
+        copy_tree(root, tree)
+        return tree
+
+    return [
+        warm.Job(
+            f"clean-{number}",
+            ("-p", "no:cacheprovider", "-q", *group),
+            prepare,
+            scratch / "logs" / f"clean-{number}.log",
+            sum(tests[test] for test in group),
+        )
+        for number, group in enumerate(groups)
+        if group
+    ]
+
+
+def _tail(log: Path) -> str:
+    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+    return " | ".join(text.strip().splitlines()[-2:])[-200:]
+
+
+def judge(mutant: Mutant, done: warm.Done) -> Outcome:
+    """A mutant's status from its run's exit code and JUnit file."""
+
+    def outcome(status: str, note: str = "", killed_by: tuple[str, ...] = ()) -> Outcome:
+        return Outcome(
+            mutant.ident,
+            status,
+            done.seconds,
+            note,
+            mutant.defect_class,
+            killed_by,
+            done.cpu_seconds,
+        )
+
+    if done.problem:
+        return outcome("error", done.problem)
+    if done.timed_out:
+        return outcome("timeout", f"deadline {mutant.deadline}s passed")
+    if done.exit_code == Exit.TESTS_FAILED and done.junit.failed:
+        return outcome("killed", killed_by=done.junit.failed)
+    if done.exit_code == Exit.OK:
+        return outcome("survived", f"{done.junit.ran} tests passed")
+    if done.exit_code == Exit.NO_TESTS_COLLECTED:
+        return outcome("empty", "selects no test")
+    return outcome("error", f"pytest {exit_meaning(done.exit_code)}: {_tail(done.job.log)}")
+
+
+def verify(
+    root: Path, mutants: list[Mutant], workers: int, phases: dict[str, float]
+) -> list[Outcome]:
+    """Run every applicable mutant, then confirm each kill on the clean tree; ``phases`` gets
+    the wall seconds of each phase."""
+    started = time.monotonic()
+    outcomes: list[Outcome] = []
+    runnable: list[Mutant] = []
+    for mutant in mutants:
+        problem = anchor_problem(root, mutant)
+        if problem:
+            outcomes.append(Outcome(mutant.ident, "rotten", 0.0, problem, mutant.defect_class))
+        else:
+            runnable.append(mutant)
+    # Bytecode of the scratch trees is cached across runs (each slot's path is reused, and
+    # a mutated file's time is its own), so no run recompiles pytest, Hypothesis or the core.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    warm.preload()
+    with tempfile.TemporaryDirectory(prefix="a13n-mutants-") as name:
+        scratch = Path(name)
+        (scratch / "logs").mkdir()
+        os.environ["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
+        os.environ["HYPOTHESIS_PROFILE"] = "mutants"
+        os.environ["A13N_HARNESS_ROOT"] = str(scratch / "slot0")
+        by_ident = {mutant.ident: mutant for mutant in runnable}
+        # The longest deadlines first, so no slow mutant starts last and runs alone.
+        order = sorted(runnable, key=lambda mutant: (-mutant.deadline, mutant.ident))
+        jobs = [mutant_job(root, scratch, mutant, index) for index, mutant in enumerate(order)]
+        phases["start"] = round(time.monotonic() - started, 1)
+        first = [judge(by_ident[done.job.key], done) for done in warm.run_jobs(jobs, workers)]
+        phases["mutants"] = round(time.monotonic() - started - phases["start"], 1)
+        killers: dict[str, float] = {}
+        for outcome in first:
+            for test in outcome.killed_by:
+                killers[test] = killers.get(test, 0.0) + by_ident[outcome.ident].deadline
+        clean_failures: set[str] = set()
+        for done in warm.run_jobs(clean_jobs(root, scratch, killers, workers), workers):
+            if done.exit_code != Exit.OK or done.junit.ran == 0:
+                failed = set(done.junit.failed) or set(done.job.arguments)
+                clean_failures |= failed & set(killers)
+        phases["confirmation"] = round(
+            time.monotonic() - started - phases["start"] - phases["mutants"], 1
+        )
+        phases["confirmed_tests"] = len(killers)
+    for outcome in first:
+        unconfirmed = sorted(clean_failures & set(outcome.killed_by))
+        if unconfirmed:
+            outcome.status = "empty"
+            outcome.note = f"{unconfirmed[0]} fails on the clean tree too"
+    return sorted(outcomes + first, key=lambda outcome: outcome.ident)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -223,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     root: Path = args.root.resolve()
     folder: Path = args.mutants or root / "mutants"
     started = time.monotonic()
-    outcomes: list[Outcome] = []
+    broken: list[Outcome] = []
     mutants: list[Mutant] = []
     for path in sorted(folder.glob("*.toml")):
         if not re.search(args.pattern, path.stem):
@@ -231,28 +288,24 @@ def main(argv: list[str] | None = None) -> int:
         try:
             mutants.append(load_mutant(path))
         except (ValueError, tomllib.TOMLDecodeError) as error:
-            outcomes.append(Outcome(path.stem, "error", 0.0, str(error)))
-    with tempfile.TemporaryDirectory(prefix="a13n-mutants-") as scratch_name:
-        scratch = Path(scratch_name)
-        copy_tree(root, scratch / "clean")
-        groups: dict[tuple[str, ...], list[Mutant]] = {}
-        for mutant in mutants:
-            groups.setdefault(mutant.selection, []).append(mutant)
-        # Longest expected work first, so no slow group starts last and runs alone.
-        ordered = sorted(
-            groups.values(), key=lambda group: (-max(m.deadline for m in group), -len(group))
+            broken.append(Outcome(path.stem, "error", 0.0, str(error)))
+    phases: dict[str, float] = {}
+    outcomes = sorted(broken + verify(root, mutants, args.workers, phases), key=lambda o: o.ident)
+    print(
+        table(
+            ("mutant", "status", "seconds", "class / note"),
+            [
+                (
+                    o.ident,
+                    o.status,
+                    f"{o.seconds:.1f}",
+                    o.defect_class + (f" / {o.note}" if o.note else ""),
+                )
+                for o in outcomes
+            ],
+            numeric=1,
         )
-        with ThreadPoolExecutor(max_workers=args.workers) as pool:
-            for results in pool.map(lambda group: verify_group(root, scratch, group), ordered):
-                outcomes.extend(results)
-    outcomes.sort(key=lambda outcome: outcome.ident)
-    width = max([len(outcome.ident) for outcome in outcomes] + [6])
-    print(f"{'mutant':<{width}}  {'status':<8}  {'seconds':>7}  class / note")
-    for outcome in outcomes:
-        print(
-            f"{outcome.ident:<{width}}  {outcome.status:<8}  {outcome.seconds:>7.1f}  "
-            f"{outcome.defect_class}{' / ' + outcome.note if outcome.note else ''}"
-        )
+    )
     by_status: dict[str, list[str]] = {}
     for outcome in outcomes:
         by_status.setdefault(outcome.status, []).append(outcome.ident)
@@ -266,30 +319,32 @@ def main(argv: list[str] | None = None) -> int:
         "empty": by_status.get("empty", []),
         "errors": by_status.get("error", []) + by_status.get("timeout", []),
         "seconds": seconds,
+        "phases": phases,
         "mutants": [
             {
                 "id": o.ident,
                 "status": o.status,
                 "seconds": round(o.seconds, 1),
+                "cpu_seconds": round(o.cpu_seconds, 1),
                 "class": o.defect_class,
                 "note": o.note,
+                "killed_by": list(o.killed_by),
             }
             for o in outcomes
         ],
     }
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    bad = len(outcomes) - killed
+        write_json(args.json, summary)
     print(
         f"{len(outcomes)} mutants: {killed} killed, {len(summary['survived'])} survived, "
         f"{len(summary['rotten'])} rotten, {len(summary['empty'])} empty selections, "
         f"{len(summary['errors'])} errors in {seconds}s"
     )
+    print(f"phases (wall s): {phases}")
     if not outcomes:
         print("no mutants found: nothing was verified")
         return 1
-    return 1 if bad else 0
+    return 1 if len(outcomes) - killed else 0
 
 
 if __name__ == "__main__":

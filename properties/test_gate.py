@@ -1,0 +1,162 @@
+"""The gate package's own pieces (scripts/_gate): each test can fail.
+
+- The runner's deadline ends the whole process group, not just the process it started: a
+  runner that killed only its child would leave the grandchild asleep and fail the test.
+- The JUnit reader counts what a real pytest run wrote and names each failed test by its
+  node id (the confirmation of kills in the defect verifier reruns exactly those ids).
+- The defect verifier confirms each kill on the clean tree: a "kill" by a test that fails
+  without the mutant too is not a kill.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO / "scripts") not in sys.path:
+    sys.path.append(str(REPO / "scripts"))  # the gate's package, _gate
+
+from _gate import process  # noqa: E402 - scripts/ is on the path only from the line above
+from _gate.pytest_results import Exit, exit_meaning, read_junit  # noqa: E402 - as above
+
+SLEEPER = """
+import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+open(sys.argv[1], "w").write(str(child.pid))
+print("started", flush=True)
+time.sleep(60)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status  # a zombie has ended, only its parent has not looked
+
+
+def test_runner_deadline_kills_the_whole_process_group(tmp_path: Path) -> None:
+    pid_file = tmp_path / "grandchild.pid"
+    started = time.monotonic()
+    finished = process.run([sys.executable, "-c", SLEEPER, str(pid_file)], deadline=2, cwd=tmp_path)
+    assert finished.timed_out
+    assert not finished.passed
+    assert time.monotonic() - started < 30  # not the sleepers' 60 s
+    assert "started" in finished.output
+    grandchild = int(pid_file.read_text(encoding="utf-8"))
+    for _ in range(50):  # the kill is sent; give the kernel a moment to end it
+        if not _alive(grandchild):
+            break
+        time.sleep(0.1)
+    assert not _alive(grandchild), "the grandchild outlived the deadline"
+
+
+def test_runner_reports_exit_code_output_and_a_missing_program(tmp_path: Path) -> None:
+    finished = process.run(
+        [sys.executable, "-c", "import sys; print('out'); sys.exit(3)"], deadline=60
+    )
+    assert (finished.exit_code, finished.timed_out, finished.output) == (3, False, "out\n")
+    missing = process.run([str(tmp_path / "no-such-program")], deadline=60)
+    assert missing.exit_code == process.NOT_STARTED
+    assert missing.error
+
+
+SAMPLE_TESTS = """
+import pytest
+
+def test_passes():
+    assert True
+
+def test_fails():
+    assert 1 == 2
+
+@pytest.mark.parametrize("value", ["a b", "x[1]"])
+def test_param(value):
+    assert value == "a b"
+
+@pytest.mark.skip(reason="skipped on purpose")
+def test_skipped():
+    pass
+"""
+
+
+def test_junit_reader_counts_a_real_run_and_names_the_failed_tests(tmp_path: Path) -> None:
+    folder = tmp_path / "properties"
+    folder.mkdir()
+    (folder / "test_sample.py").write_text(SAMPLE_TESTS, encoding="utf-8")
+    junit = tmp_path / "junit.xml"
+    env = {key: value for key, value in os.environ.items() if key != "PYTEST_ADDOPTS"}
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "properties",
+            f"--junitxml={junit}",
+            "--rootdir",
+            str(tmp_path),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == Exit.TESTS_FAILED, completed.stdout
+    totals = read_junit(junit, tmp_path)
+    assert totals.readable
+    assert (totals.tests, totals.failures, totals.errors, totals.skipped) == (5, 2, 0, 1)
+    assert totals.ran == 4
+    assert set(totals.failed) == {
+        "properties/test_sample.py::test_fails",
+        "properties/test_sample.py::test_param[x[1]]",
+    }
+    # The names are pytest's own node ids: selecting them reruns exactly those tests.
+    rerun = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            *totals.failed,
+            f"--junitxml={junit}",
+            "--rootdir",
+            str(tmp_path),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    again = read_junit(junit, tmp_path)
+    assert (again.tests, again.failures) == (2, 2), rerun.stdout
+
+
+def test_junit_reader_counts_nothing_for_a_missing_or_broken_file(tmp_path: Path) -> None:
+    assert not read_junit(tmp_path / "missing.xml").readable
+    broken = tmp_path / "broken.xml"
+    broken.write_text("<testsuite tests='3'", encoding="utf-8")
+    totals = read_junit(broken)
+    assert (totals.readable, totals.tests, totals.ran) == (False, 0, 0)
+
+
+def test_exit_codes_are_named_as_pytest_names_them() -> None:
+    import pytest  # noqa: PLC0415 - compared with the gate's copy, which avoids importing it
+
+    for code in Exit:  # the codes the gate reads (pytest may add more)
+        assert int(pytest.ExitCode[code.name]) == int(code)
+    assert exit_meaning(5) == "no tests collected"
+    assert exit_meaning(-9) == "killed by signal 9"

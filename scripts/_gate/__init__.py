@@ -1,0 +1,11 @@
+"""The gate's shared pieces: used by ``verify.py``, ``verify_mutants.py`` and ``mutmut.py``.
+
+- ``process``: one subprocess runner with a deadline (the process group is killed at it).
+- ``pytest_results``: pytest's exit codes and its JUnit XML, read without parsing its output.
+- ``warm``: a fork pool whose parent has pytest and Hypothesis imported, for short pytest runs.
+- ``report``: the table, JSON and JUnit writers.
+- ``steps``: the merge gate's steps, registered in one place.
+
+An internal package of the harness scripts (not part of ``a13n_harness``); the scripts put
+their own folder first on ``sys.path`` when run, so ``import _gate`` finds it.
+"""

@@ -1,0 +1,256 @@
+"""The merge gate's machinery: a step, how one runs (log, deadline, count), how steps share
+the cores, and what a failure prints."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shlex
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from _gate import process
+from _gate.pytest_results import JUnit, exit_meaning, read_junit
+
+# Lines of a failed step's log printed under the table (the whole log is kept).
+TAIL_LINES = 30
+
+
+@dataclass
+class Outcome:
+    """What a step's process left behind, for its counting and checking functions."""
+
+    output: str
+    exit_code: int
+    junit: JUnit
+
+
+@dataclass
+class Step:
+    """One gate step: a command, its deadline, and how to count the work it did."""
+
+    name: str
+    command: list[str]
+    deadline: float
+    count: Callable[[Outcome], int]
+    tool: str  # an executable on PATH or "module:<name>" importable by this Python
+    env: dict[str, str] = field(default_factory=dict)
+    detail: Callable[[Outcome], dict[str, Any]] | None = None
+    prepare: Callable[[], None] | None = None
+    # After a run: a list of problems (each printed) that fail the step even on exit 0.
+    check: Callable[[Outcome], list[str]] | None = None
+    junit: Path | None = None  # pytest's JUnit file: counts and the failed tests come from it
+    estimate: float = 10.0  # expected seconds on two cores, to start the longest first
+    cores: int = 1  # cores the step keeps busy (a step using two runs alone)
+
+
+@dataclass
+class Result:
+    name: str
+    status: str
+    seconds: float
+    count: int
+    note: str
+    detail: dict[str, Any]
+    log: str = ""
+    cpu_seconds: float = 0.0
+    rerun: str = ""
+    tail: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def slug(name: str) -> str:
+    """A step's file name: ``properties (ci)`` -> ``properties-ci``."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def relative(part: str, root: Path) -> str:
+    """``part`` with the tree's own path left out (commands shown as run from the root)."""
+    prefix = str(root) + os.sep
+    return part.replace(prefix, "") if prefix in part else part
+
+
+def rerun_command(step: Step, root: Path) -> str:
+    """The shell command that reruns this step alone, from the tree's root."""
+    assignments = [f"PYTHONPATH={shlex.quote(str(Path('core')))}"]
+    assignments += [f"{key}={shlex.quote(value)}" for key, value in sorted(step.env.items())]
+    command = [
+        "python" if part == sys.executable else relative(part, root) for part in step.command
+    ]
+    return " ".join([*assignments, *(shlex.quote(part) for part in command)])
+
+
+def _tool_missing(tool: str) -> bool:
+    if tool.startswith("module:"):
+        return importlib.util.find_spec(tool.removeprefix("module:")) is None
+    return shutil.which(tool) is None
+
+
+def _environment(extra: dict[str, str], root: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    # The tree under test, not whatever copy of the package is installed.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root / "core"), env.get("PYTHONPATH")]))
+    env.setdefault("HYPOTHESIS_PROFILE", "ci")
+    env.update(extra)
+    return env
+
+
+def failure_note(outcome: Outcome) -> str:
+    """What a failed step says first: pytest's failed tests (from its JUnit file), else the
+    last line of the output that names an error, else its last line."""
+    junit = outcome.junit
+    if junit.readable and junit.failed:
+        shown = ", ".join(junit.failed[:3]) + (", ..." if len(junit.failed) > 3 else "")
+        return f"{len(junit.failed)} failed: {shown}"
+    if junit.readable:
+        return exit_meaning(outcome.exit_code)
+    lines = [line.strip() for line in outcome.output.splitlines()[:-2] if line.strip()]
+    named = [line for line in lines if "error" in line.lower() or line.startswith("Found ")]
+    return (named or lines or [""])[-1]
+
+
+def _read_tail(path: Path, lines: int) -> list[str]:
+    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    return text.rstrip("\n").splitlines()[-lines:]
+
+
+def run_step(step: Step, root: Path, logs: Path) -> Result:
+    """Run one step with its output in its log; fail it on a missing tool, a deadline, a
+    non-zero exit, zero work or a problem its check reports."""
+    log = logs / f"{slug(step.name)}.log"
+    rerun = rerun_command(step, root)
+    shown_log = relative(str(log), root)
+    if _tool_missing(step.tool):
+        log.write_text(f"missing tool: {step.tool}\n", encoding="utf-8")
+        note = f"missing tool: {step.tool} (pip install -e '.[dev]')"
+        return Result(step.name, "failed", 0.0, 0, note, {}, shown_log, rerun=rerun)
+    if step.junit is not None:
+        step.junit.unlink(missing_ok=True)  # a stale report must not count for this run
+    with log.open("w", encoding="utf-8", errors="replace") as sink:
+        sink.write(f"$ {rerun}\n# started {datetime.now(UTC).isoformat(timespec='seconds')}\n")
+        sink.flush()
+        if step.prepare is not None:
+            step.prepare()
+        finished = process.run(
+            step.command,
+            deadline=step.deadline,
+            cwd=root,
+            env=_environment(step.env, root),
+            log=sink,
+        )
+        if finished.error:
+            sink.write(f"could not start: {finished.error}\n")
+        sink.write(f"\n# exit {finished.exit_code} after {finished.seconds:.1f}s\n")
+    if finished.error:
+        return Result(step.name, "failed", 0.0, 0, finished.error, {}, shown_log, rerun=rerun)
+    output = log.read_text(encoding="utf-8", errors="replace")
+    outcome = Outcome(output, finished.exit_code, read_junit(step.junit, root))
+    count = step.count(outcome)
+    detail = step.detail(outcome) if step.detail is not None else {}
+    problems = step.check(outcome) if step.check is not None else []
+
+    def result(status: str, note: str) -> Result:
+        tail = _read_tail(log, TAIL_LINES) if status != "passed" else []
+        return Result(
+            step.name,
+            status,
+            finished.seconds,
+            count,
+            note,
+            detail,
+            shown_log,
+            finished.cpu_seconds,
+            rerun,
+            tail,
+            problems,
+        )
+
+    if finished.timed_out:
+        return result("failed", f"deadline {step.deadline:.0f}s passed")
+    if problems:
+        return result(
+            "failed", f"exit {finished.exit_code}, {len(problems)} new: {problems[0][:200]}"
+        )
+    if finished.exit_code != 0:
+        return result("failed", f"exit {finished.exit_code}: {failure_note(outcome)[-200:]}")
+    if count <= 0:
+        return result("failed", "selected nothing")
+    return result("passed", "")
+
+
+def _stamp() -> str:
+    return datetime.now(UTC).strftime("%H:%M:%S")
+
+
+def run_steps(steps: list[Step], root: Path, logs: Path, jobs: int) -> list[Result]:
+    """Run the steps ``jobs`` cores at a time, the longest estimate first; results in step order."""
+    order = sorted(range(len(steps)), key=lambda index: -steps[index].estimate)
+    results: dict[int, Result] = {}
+    free = jobs
+    lock = threading.Condition()
+    threads = []
+
+    def work(index: int, cores: int) -> None:
+        nonlocal free
+        step = steps[index]
+        print(f"[{_stamp()}] start  {step.name}", flush=True)
+        try:
+            result = run_step(step, root, logs)
+        except Exception as error:  # a harness bug must fail the step, not hang the gate
+            result = Result(step.name, "failed", 0.0, 0, f"harness error: {error!r}", {})
+        extra = f"  ({result.note})" if result.note else ""
+        print(
+            f"[{_stamp()}] {result.status:<6} {step.name}  {result.seconds:.1f}s  "
+            f"count {result.count}{extra}",
+            flush=True,
+        )
+        with lock:
+            results[index] = result
+            free += cores
+            lock.notify_all()
+
+    with lock:
+        pending = list(order)
+        while pending:
+            chosen = next((i for i in pending if min(steps[i].cores, jobs) <= free), None)
+            if chosen is None:
+                lock.wait()
+                continue
+            pending.remove(chosen)
+            cores = min(steps[chosen].cores, jobs)
+            free -= cores
+            thread = threading.Thread(target=work, args=(chosen, cores))
+            thread.start()
+            threads.append(thread)
+    for thread in threads:
+        thread.join()
+    return [results[index] for index in range(len(steps))]
+
+
+def failure_report(result: Result) -> str:
+    """What the gate prints under its table for a failed step: the note, the log's last
+    lines, the problems, where the log is and how to rerun the step."""
+    lines = [f"==== {result.name}: {result.note}"]
+    if result.tail:
+        lines.append(f"---- last {len(result.tail)} lines of {result.log}")
+        lines += [f"  {line}" for line in result.tail]
+    for problem in result.problems:
+        lines.append(f"  {problem}")
+    if result.log:
+        lines.append(f"log:   {result.log}")
+    if result.rerun:
+        lines.append(f"rerun: {result.rerun}")
+    lines.append(f"   or: python scripts/verify.py --only {shlex.quote(result.name)}")
+    return "\n".join(lines)
+
+
+def elapsed_since(started: float) -> float:
+    return round(time.monotonic() - started, 1)

@@ -1,0 +1,388 @@
+"""The merge gate's steps, registered in one place.
+
+Each ``@step`` function below yields the steps of one check for a ``Plan`` (the tree, the
+mode, the build folder); ``build_steps`` runs them all in the order they are written here,
+which is the order of the report. A step counts the work it did from what its tool wrote:
+pytest steps from their JUnit file, the others from the tool's own summary line.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from _gate.gate import Outcome, Step, relative, slug
+from _gate.report import read_json
+
+# The Python source folders (not corpus/: its seeds are hostile bytes, not code to format).
+SOURCES = ("core", "properties", "scripts", "fuzz")
+# Artifact prefixes libFuzzer writes: crash, timeout, out-of-memory, leak, slow unit.
+ARTIFACT_KINDS = ("crash-", "timeout-", "oom-", "leak-", "slow-unit-")
+PYTEST = ("-m", "pytest", "-p", "no:cacheprovider", "-q")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the steps are built for."""
+
+    root: Path
+    build: Path
+    full: bool = False
+    fuzz_seconds: int | None = None  # overrides the mode's fuzzing time
+    changed_since: str | None = None
+
+    @property
+    def logs(self) -> Path:
+        return self.build / "logs"
+
+    def shown(self, path: Path) -> str:
+        return relative(str(path), self.root)
+
+
+Factory = Callable[[Plan], Iterator[Step]]
+REGISTRY: list[Factory] = []
+
+
+def step(factory: Factory) -> Factory:
+    """Register a function that yields gate steps (report order is registration order)."""
+    REGISTRY.append(factory)
+    return factory
+
+
+def build_steps(plan: Plan) -> list[Step]:
+    """Every registered step for ``plan``, in report order."""
+    return [built for factory in REGISTRY for built in factory(plan)]
+
+
+def last_int(pattern: str, text: str) -> int:
+    """The last number ``pattern`` captures in a tool's output (0 when none)."""
+    found = re.findall(pattern, text)
+    return int(found[-1]) if found else 0
+
+
+def json_count(path: Path, key: str) -> int:
+    """A count from the JSON summary a step wrote (0 when it wrote none)."""
+    value = (read_json(path) or {}).get(key, 0)
+    return value if isinstance(value, int) else 0
+
+
+def pytest_ran(outcome: Outcome) -> int:
+    """Tests that ran (not skipped), from the step's JUnit file."""
+    return outcome.junit.ran
+
+
+def pytest_step(
+    plan: Plan, name: str, files: list[str], *, deadline: float, profile: str, estimate: float
+) -> Step:
+    """A pytest run of ``files`` under a Hypothesis profile, with its own JUnit file."""
+    junit = plan.logs / f"{slug(name)}.junit.xml"
+    return Step(
+        name,
+        [sys.executable, *PYTEST, *files, f"--junitxml={plan.shown(junit)}"],
+        deadline,
+        pytest_ran,
+        "module:hypothesis",
+        env={"HYPOTHESIS_PROFILE": profile},
+        junit=junit,
+        estimate=estimate,
+    )
+
+
+def counted(pattern: str) -> Callable[[Outcome], int]:
+    """Count a step's work as the last number ``pattern`` captures in its tool's summary."""
+    return lambda outcome: last_int(pattern, outcome.output)
+
+
+@step
+def lint(plan: Plan) -> Iterator[Step]:
+    root = plan.root
+    files = sum(1 for folder in SOURCES for _ in (root / folder).rglob("*.py"))
+    workflows = [plan.shown(path) for path in sorted((root / ".github/workflows").glob("*.yml"))]
+    # name, command (its first word is the tool), count, expected seconds
+    checks: list[tuple[str, list[str], Callable[[Outcome], int], float]] = [
+        (
+            "ruff check",
+            ["ruff", "check", "--no-cache", "--output-format=concise", *SOURCES],
+            lambda out: files if "All checks passed" in out.output else 0,
+            3,
+        ),
+        (
+            "ruff format",
+            ["ruff", "format", "--no-cache", "--check", *SOURCES],
+            counted(r"(\d+) files? already formatted"),
+            2,
+        ),
+        ("mypy strict", ["mypy"], counted(r"in (\d+) source files?"), 40),
+        ("import-linter", ["lint-imports", "--no-cache"], counted(r"Contracts: (\d+) kept"), 6),
+        (
+            "workflow schema",
+            ["check-jsonschema", "--builtin-schema", "vendor.github-workflows", *workflows],
+            lambda out: len(workflows) if "validation done" in out.output else 0,
+            4,
+        ),
+    ]
+    for name, command, count, estimate in checks:
+        # Each takes seconds; mypy's deadline leaves room for a cold cache on a busy box.
+        yield Step(
+            name,
+            command,
+            300 if name == "mypy strict" else 120,
+            count,
+            command[0],
+            estimate=estimate,
+        )
+
+
+def load_seeds(root: Path) -> ModuleType:
+    """``fuzz/seeds.py`` of the tree (stored and generated corpus seeds)."""
+    spec = importlib.util.spec_from_file_location("_a13n_seeds", root / "fuzz" / "seeds.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def corpus_files(root: Path) -> int:
+    """Seeds in ``corpus/``, generated ones included."""
+    corpus = root / "corpus"
+    if not corpus.is_dir() or not (root / "fuzz" / "seeds.py").is_file():
+        return 0
+    seeds = load_seeds(root)
+    return sum(len(seeds.seed_names(folder)) for folder in corpus.iterdir() if folder.is_dir())
+
+
+@step
+def corpus_replay(plan: Plan) -> Iterator[Step]:
+    replay = pytest_step(
+        plan,
+        "corpus replay",
+        ["properties/test_corpus.py"],
+        deadline=120,
+        profile="ci",
+        estimate=12,
+    )
+    replay.count = lambda out: corpus_files(plan.root) if out.junit.ran else 0
+    replay.tool = "module:pytest"
+    yield replay
+
+
+@step
+def injected_defects(plan: Plan) -> Iterator[Step]:
+    summary = plan.build / "mutants.json"
+    yield Step(
+        "injected defects",
+        [
+            sys.executable,
+            "scripts/verify_mutants.py",
+            "--workers",
+            "1",
+            "--json",
+            plan.shown(summary),
+        ],
+        # 146 CPU s for 125 defects with warm runs (391 CPU s, 558 s wall on a quiet clone
+        # before); CI boxes have run this step 1.7x slower than a quiet local one.
+        1800,
+        lambda out: json_count(summary, "total"),
+        "module:pytest",
+        estimate=300,  # the longest single-core step: it starts first
+    )
+
+
+def property_halves(root: Path) -> list[list[str]]:
+    """The property modules (all but the corpus replay) in two groups of about equal size, the
+    largest modules first (file size stands for run time); one group when there are few."""
+    files = sorted(
+        (path for path in (root / "properties").glob("test_*.py") if path.name != "test_corpus.py"),
+        key=lambda path: (-path.stat().st_size, path.name),
+    )
+    groups: list[list[str]] = [[], []]
+    sizes = [0, 0]
+    for path in files:
+        smaller = sizes.index(min(sizes))
+        groups[smaller].append(relative(str(path), root))
+        sizes[smaller] += path.stat().st_size
+    return [sorted(group) for group in groups if group]
+
+
+@step
+def properties(plan: Plan) -> Iterator[Step]:
+    # Two halves, one per core; the corpus replay is its own step, not run twice.
+    halves = property_halves(plan.root)
+    for index, files in enumerate(halves, start=1):
+        name = "properties (ci)" if len(halves) == 1 else f"properties (ci) {index}/{len(halves)}"
+        # About 3 minutes of CPU each on an idle box; the deadline leaves room for a busy one.
+        yield pytest_step(plan, name, files, deadline=900, profile="ci", estimate=180)
+
+
+def fuzz_artifacts(folder: Path) -> set[Path]:
+    """Crash, timeout and out-of-memory inputs libFuzzer left in ``folder``."""
+    if not folder.is_dir():
+        return set()
+    return {path for path in folder.iterdir() if path.name.startswith(ARTIFACT_KINDS)}
+
+
+def fuzz_detail(outcome: Outcome) -> dict[str, Any]:
+    runs = last_int(r"Done (\d+) runs", outcome.output)
+    return {"runs": runs, "exec_per_second": last_int(r"exec/s: (\d+)", outcome.output)}
+
+
+def fuzz_step(plan: Plan, target: str, seconds: int) -> Step:
+    """A libFuzzer run of one target: scratch corpus, seeds read-only, artifacts kept."""
+    root = plan.root
+    scratch = plan.build / "fuzz-corpus" / target  # first directory: libFuzzer adds inputs here
+    seeds_dir = plan.build / "fuzz-seeds" / target  # the checked-in seeds, generated ones too
+    artifacts = plan.build / "fuzz-artifacts" / target
+    started: list[float] = []
+
+    def prepare() -> None:
+        scratch.mkdir(parents=True, exist_ok=True)
+        artifacts.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(seeds_dir, ignore_errors=True)
+        source = root / "corpus" / target
+        if source.is_dir():
+            load_seeds(root).materialise(source, seeds_dir)
+        else:
+            seeds_dir.mkdir(parents=True)
+        started[:] = [time.time() - 1]  # libFuzzer rewrites a crash found again: go by time
+
+    def check(outcome: Outcome) -> list[str]:
+        found = sorted(
+            path for path in fuzz_artifacts(artifacts) if path.stat().st_mtime >= started[0]
+        )
+        return [
+            f"{path.name} ({path.stat().st_size} bytes); replay: "
+            f"python fuzz/{target}.py {plan.shown(path)}"
+            for path in found
+        ]
+
+    dictionary = root / "fuzz" / f"{target}.dict"
+    command = [
+        sys.executable,
+        f"fuzz/{target}.py",
+        plan.shown(scratch),
+        plan.shown(seeds_dir),
+        f"-max_total_time={seconds}",
+        "-max_len=8192",
+        "-timeout=10",
+        "-rss_limit_mb=2048",
+        f"-artifact_prefix={plan.shown(artifacts)}/",
+        "-print_final_stats=1",
+    ]
+    if dictionary.is_file():
+        command.append(f"-dict=fuzz/{target}.dict")
+    return Step(
+        f"fuzz {target}",
+        command,
+        seconds + 120,
+        lambda outcome: fuzz_detail(outcome)["runs"],
+        "module:atheris",
+        detail=fuzz_detail,
+        prepare=prepare,
+        check=check,
+        estimate=seconds + 3,
+    )
+
+
+@step
+def fuzzing(plan: Plan) -> Iterator[Step]:
+    seconds = plan.fuzz_seconds if plan.fuzz_seconds is not None else 300 if plan.full else 10
+    for path in sorted((plan.root / "fuzz").glob("fuzz_*.py")):
+        yield fuzz_step(plan, path.stem, seconds)
+
+
+@step
+def clusterfuzzlite(plan: Plan) -> Iterator[Step]:
+    yield Step(
+        "clusterfuzzlite build",
+        # One target at a time: the gate already runs two steps at once.
+        [
+            sys.executable,
+            "scripts/cflite_local.py",
+            "--jobs",
+            "1",
+            "--out",
+            plan.shown(plan.build / "cflite"),
+        ],
+        900,
+        lambda out: last_int(r"(\d+) packaged targets? ran", out.output),
+        "module:PyInstaller",
+        estimate=90,
+    )
+
+
+@step
+def crosshair(plan: Plan) -> Iterator[Step]:
+    yield Step(
+        "crosshair",
+        [
+            "crosshair",
+            "check",
+            "--analysis_kind=PEP316",
+            "--per_condition_timeout=4",
+            "--report_all",
+            "properties/crosshair_contracts.py",
+        ],
+        300,
+        # --report_all prints one line per postcondition analysed.
+        lambda out: sum(1 for line in out.output.splitlines() if re.search(r":\d+: ", line)),
+        "crosshair",
+        estimate=60,
+    )
+
+
+def mutmut_step(plan: Plan, name: str, arguments: list[str], summary: Path, **kw: Any) -> Step:
+    """scripts/mutmut.py with its JSON summary (two cores: it runs alone)."""
+    return Step(
+        name,
+        [sys.executable, "scripts/mutmut.py", *arguments, "--json", plan.shown(summary)],
+        kw.pop("deadline"),
+        kw.pop("count", lambda out: json_count(summary, "total")),
+        "module:mutmut",
+        cores=2,
+        **kw,
+    )
+
+
+@step
+def mutmut_changed(plan: Plan) -> Iterator[Step]:
+    if plan.changed_since is None:
+        return
+    summary = plan.build / "mutmut-changed.json"
+    yield mutmut_step(
+        plan,
+        f"mutmut (changed since {plan.changed_since})",
+        ["--changed-since", plan.changed_since],
+        summary,
+        deadline=1800,
+        count=lambda out: (
+            json_count(summary, "total")
+            or int("no function of the pure core changed" in out.output)
+        ),
+        estimate=90,
+    )
+
+
+@step
+def build_box(plan: Plan) -> Iterator[Step]:
+    if not plan.full:
+        return
+    # ~17x the ci step's two minutes, with room on a shared box.
+    yield pytest_step(
+        plan,
+        "properties (nightly)",
+        ["properties"],
+        deadline=7200,
+        profile="nightly",
+        estimate=2000,
+    )
+    # The full run takes under 30 minutes on two cores (docs/mutation.md).
+    yield mutmut_step(plan, "mutmut", [], plan.build / "mutmut.json", deadline=3600, estimate=1800)

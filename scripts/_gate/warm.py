@@ -1,0 +1,204 @@
+"""Short pytest runs forked from a warm parent.
+
+Starting ``python -m pytest`` costs about a second of imports (pytest, Hypothesis, the
+libraries the tests use) before a test runs; the injected-defect verifier starts one run per
+defect. Here the parent imports those libraries once (never the package under test nor a
+test module), and each run is a fork of it that changes into its own tree, puts that tree's
+``core/`` first on ``sys.path`` and calls ``pytest.main``. Each fork is its own session, and
+at its deadline the whole process group (the tests' own subprocesses too) is killed.
+
+The parent must not have started threads before it forks: this module forks from the calling
+thread and waits with ``os.wait4``, nothing else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import importlib.util
+import os
+import signal
+import sys
+import time
+import traceback
+import types
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NoReturn
+
+from _gate.pytest_results import Exit, JUnit, read_junit
+
+# Imported once by the parent; a fork finds them in sys.modules. Only third-party and
+# standard modules: the package under test and the tests are imported by each fork from
+# its own tree.
+PRELOAD = (
+    "pytest",
+    "_pytest.python",
+    "_pytest.junitxml",
+    "hypothesis",
+    "hypothesis.strategies",
+    "yaml",
+    "asyncio",
+    "json",
+    "tiktoken",
+    "xml.etree.ElementTree",
+)
+# pytest would rewrite the asserts of Hypothesis's modules (a plugin's distribution) and warns
+# that it cannot, the parent having imported them; the tests' own asserts are still rewritten.
+QUIET = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
+# How often the parent looks for finished forks and passed deadlines (seconds).
+POLL = 0.02
+
+
+def preload(modules: Iterable[str] = PRELOAD) -> list[str]:
+    """Import ``modules`` that are installed; the names imported. Hypothesis's verdict on
+    which loaded modules are the project's own (a pure function it caches) is computed here
+    once instead of in every fork."""
+    loaded = []
+    for name in modules:
+        if importlib.util.find_spec(name.split(".")[0]) is None:
+            continue
+        importlib.import_module(name)
+        loaded.append(name)
+    try:
+        from hypothesis.internal.constants_ast import is_local_module_file  # noqa: PLC0415
+    except ImportError:  # another Hypothesis version: each fork computes it, a little slower
+        return loaded
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str):
+            is_local_module_file(path)
+    return loaded
+
+
+def _forget_the_gate() -> None:
+    """Leave in ``sys.modules`` what ``python -m pytest`` would have: Hypothesis draws
+    constants from the project's own loaded modules, and the gate's are not the project's."""
+    for name in list(sys.modules):
+        if name == "_gate" or name.startswith("_gate."):
+            del sys.modules[name]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One pytest run: ``prepare(slot)`` builds its tree in worker slot ``slot`` (in the
+    parent, just before the fork) and returns it; pytest runs there with ``arguments``."""
+
+    key: str
+    arguments: tuple[str, ...]
+    prepare: Callable[[int], Path]
+    log: Path
+    deadline: float
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Done:
+    """A finished job: pytest's exit code (-1 when its deadline passed), time, JUnit totals."""
+
+    job: Job
+    exit_code: int
+    seconds: float
+    cpu_seconds: float
+    junit: JUnit
+    tree: Path
+    problem: str = ""  # the tree could not be prepared
+
+    @property
+    def timed_out(self) -> bool:
+        return self.exit_code == -1
+
+
+def _child(job: Job, tree: Path, junit: Path) -> NoReturn:
+    code = int(Exit.INTERNAL_ERROR)
+    try:
+        os.setsid()  # its own process group: the deadline kills the tests' subprocesses too
+        output = os.open(job.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(output, 1)
+        os.dup2(output, 2)
+        os.close(output)
+        nothing = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(nothing, 0)
+        os.close(nothing)
+        os.chdir(tree)
+        _forget_the_gate()
+        os.environ.update(job.env)
+        os.environ["PYTHONPATH"] = str(tree / "core")
+        # Hypothesis's caches beside the tree, kept from one run of this slot to the next.
+        os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", f"{tree}.hypothesis")
+        # As ``PYTHONPATH=core python -m pytest`` in the tree: core/ and the tree first.
+        sys.path[:0] = [str(tree / "core"), str(tree)]
+        if "PYTHONPYCACHEPREFIX" in job.env:
+            sys.pycache_prefix = job.env["PYTHONPYCACHEPREFIX"]
+        sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+        import pytest  # noqa: PLC0415 - preloaded by the parent: a dictionary lookup
+
+        code = int(pytest.main([*QUIET, *job.arguments, f"--junitxml={junit}"]))
+    except BaseException:  # a harness error is reported as pytest's internal error
+        traceback.print_exc()
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+
+
+def run_jobs(jobs: Iterable[Job], workers: int) -> list[Done]:
+    """Run ``jobs`` ``workers`` at a time, each in a fork; results in the order they finish."""
+    pending = list(jobs)
+    running: dict[int, tuple[Job, int, Path, Path, float]] = {}  # pid -> job, slot, tree, ...
+    free = list(range(max(1, workers)))
+    done: list[Done] = []
+    expired: set[int] = set()
+    while pending or running:
+        while pending and free:
+            job = pending.pop(0)
+            slot = free.pop(0)
+            try:
+                tree = job.prepare(slot)
+            except (OSError, ValueError) as error:
+                done.append(
+                    Done(job, int(Exit.INTERNAL_ERROR), 0.0, 0.0, JUnit(), Path(), str(error))
+                )
+                free.append(slot)
+                continue
+            junit = job.log.with_suffix(".junit.xml")
+            junit.unlink(missing_ok=True)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            gc.freeze()  # what the parent has made is never collected in a fork: no scan of it
+            pid = os.fork()
+            if pid == 0:
+                _child(job, tree, junit)
+            running[pid] = (job, slot, tree, junit, time.monotonic())
+        if not running:
+            continue
+        pid, status, usage = os.wait4(-1, os.WNOHANG)
+        if pid == 0:
+            now = time.monotonic()
+            for child, (job, _, _, _, started) in running.items():
+                if child not in expired and now - started > job.deadline:
+                    expired.add(child)
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(child, signal.SIGKILL)
+            time.sleep(POLL)
+            continue
+        job, slot, tree, junit, started = running.pop(pid)
+        with contextlib.suppress(ProcessLookupError):  # subprocesses the tests left behind
+            os.killpg(pid, signal.SIGKILL)
+        free.append(slot)
+        code = -1 if pid in expired else os.waitstatus_to_exitcode(status)
+        done.append(
+            Done(
+                job,
+                code,
+                time.monotonic() - started,
+                usage.ru_utime + usage.ru_stime,
+                read_junit(junit, tree),
+                tree,
+            )
+        )
+    return done
