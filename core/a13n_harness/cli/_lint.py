@@ -41,7 +41,7 @@ from a13n_harness.cli._rules import (
 )
 from a13n_harness.cli._sarif import sarif_document
 from a13n_harness.cli._workspace import DEFAULT_ROOTS, SOURCE_ID, shown_in
-from a13n_harness.context.errors import DefinitionError
+from a13n_harness.context.errors import DefinitionError, format_location
 from a13n_harness.environment import (
     FileNotFound,
     FileOperatorError,
@@ -346,7 +346,9 @@ def summary(result: LintResult) -> str:
 
 def _text(result: LintResult) -> str:
     lines = [
-        one_line(f"{f.path}:{f.line}:{f.column}: {f.severity}: {f.rule}: {f.message}")
+        one_line(
+            f"{format_location(f.path, f.line, f.column)}: {f.severity}: {f.rule}: {f.message}"
+        )
         for f in result.findings
     ]
     lines.append(summary(result))
