@@ -522,3 +522,94 @@ def test_values_after_many_top_level_keys_are_located_exactly() -> None:
         2,
         column,
     )
+
+
+@pytest.mark.parametrize("text", [None, b"d", 5, ["d"]])
+def test_normalize_description_refuses_a_description_that_is_not_a_str(text: object) -> None:
+    """contract §2: a description that is not a ``str`` is ``description_invalid``."""
+    with pytest.raises(FrontmatterError) as caught:
+        normalize_description(text)  # type: ignore[arg-type]
+    assert caught.value.code == "skill_frontmatter_invalid"
+    assert caught.value.reason == "description_invalid"
+
+
+@pytest.mark.parametrize("max_chars", [0, -1, True, False, 1.0, None, "5"])
+def test_normalize_description_refuses_a_limit_that_is_not_a_positive_int(
+    max_chars: object,
+) -> None:
+    """contract §2: ``max_chars`` is a positive int (not a bool), else reason ``limits``."""
+    with pytest.raises(DefinitionError) as caught:
+        normalize_description("d", max_chars)  # type: ignore[arg-type]
+    assert (caught.value.code, caught.value.reason) == ("skill_frontmatter_invalid", "limits")
+
+
+@pytest.mark.parametrize(
+    ("text", "max_chars", "expected"),
+    [
+        ("a", 1, ("a", False)),
+        ("ab", 1, ("\N{HORIZONTAL ELLIPSIS}", True)),
+        (" a \t b ", 3, ("a b", False)),
+        ("abc", 2, ("a\N{HORIZONTAL ELLIPSIS}", True)),
+        ("abc", 3, ("abc", False)),
+        ("abcd", 3, ("ab\N{HORIZONTAL ELLIPSIS}", True)),
+    ],
+)
+def test_normalize_description_cuts_at_the_limit_exactly(
+    text: str, max_chars: int, expected: tuple[str, bool]
+) -> None:
+    """contract §2: the smallest limit, 1, is allowed; a text of exactly ``max_chars`` code
+    points is kept whole; one more keeps ``max_chars - 1`` and appends the ellipsis."""
+    assert normalize_description(text, max_chars) == expected
+
+
+class _UnplacedSource:
+    """An event source standing in for a parser that gives no positions: its events have no
+    ``start_mark``, and the error it raises (if any) has no mark and no ``position``."""
+
+    def __init__(self, events: list[object], error: Exception | None) -> None:
+        self.events = events
+        self.error = error
+
+    def get_event(self) -> object:
+        if self.events:
+            return self.events.pop(0)
+        if self.error is not None:
+            raise self.error
+        return None
+
+    def dispose(self) -> None:
+        pass
+
+
+def _scalar(value: str) -> yaml.ScalarEvent:
+    return yaml.ScalarEvent(None, None, (True, False), value)
+
+
+_OPENING = [yaml.StreamStartEvent(), yaml.DocumentStartEvent()]
+
+
+@pytest.mark.parametrize(
+    ("events", "error", "reason"),
+    [
+        ([_scalar("x")], None, "not_mapping"),
+        (
+            [yaml.MappingStartEvent(None, None, True), _scalar("name"), _scalar("Not A Name")],
+            None,
+            "name_invalid",
+        ),
+        ([], yaml.MarkedYAMLError(problem="broken"), "yaml_syntax"),
+        ([], yaml.MarkedYAMLError(), "yaml_syntax"),
+        ([], yaml.YAMLError("broken"), "yaml_syntax"),
+        ([], yaml.YAMLError(), "yaml_syntax"),
+    ],
+)
+def test_a_refusal_without_a_position_is_placed_at_the_frontmatter_start(
+    monkeypatch: pytest.MonkeyPatch, events: list[object], error: Exception | None, reason: str
+) -> None:
+    """contract §2: a refusal the parser gives no position for (no mark, no int ``position``)
+    is still a located ``FrontmatterError``: line 2, column 1, where the frontmatter starts."""
+    source = _UnplacedSource([*_OPENING, *events], error)
+    monkeypatch.setattr(fm, "_EventSource", lambda text: source)
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(b"---\nname: a\ndescription: d\n---\n")
+    assert (caught.value.reason, caught.value.line, caught.value.column) == (reason, 2, 1)

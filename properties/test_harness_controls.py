@@ -476,3 +476,73 @@ def test_message_rule_does_not_excuse_a_code_or_reason_change(mutated: str, chan
     original = MESSAGE_MODULE[MESSAGE_MODULE.index("def check") :]
     assert mutated in original
     assert not gate.message_only(original, original.replace(mutated, changed, 1), slots)
+
+
+SPELLING_MODULE = """
+import json
+
+from a13n_harness.context.errors import DefinitionError
+
+
+def check(text: str, value, data: bytes):
+    if type(value) is not int:
+        raise DefinitionError("catalog_invalid", f"got {type(value).__name__}", reason="type")
+    if value < 0:
+        raise DefinitionError("catalog_invalid", f"got {type(value.real).__name__}")
+    start = text.rfind("\\n", 0, 5) + value.find("x", 0)
+    dumped = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return data.decode("utf-8"), text.encode("utf-8"), start, dumped
+"""
+
+
+@pytest.mark.parametrize(
+    ("mutated", "excused"),
+    [
+        ('data.decode("utf-8")', 'data.decode("UTF-8")'),  # codec names: case-insensitive
+        ('text.encode("utf-8")', 'text.encode("UTF_8")'),
+        ("ensure_ascii=False", "ensure_ascii=None"),  # a flag read as a truth value
+        ('text.rfind("\\n", 0, 5)', 'text.rfind("\\n", None, 5)'),  # str start: None is 0
+        ("{type(value).__name__}", "{type(None).__name__}"),  # which type a message names
+    ],
+)
+def test_spelling_rules_excuse_a_mutant_that_means_the_same(mutated: str, excused: str) -> None:
+    """Codec-name case, a false flag spelt ``None``, a ``None`` start of a ``str`` parameter's
+    search and the type a message names are equivalent by rule, not listed one by one."""
+    gate: Any = _mutmut_gate()
+    slots = gate.message_slots(SPELLING_MODULE)
+    original = SPELLING_MODULE[SPELLING_MODULE.index("def check") :]
+    assert mutated in original
+    changed = original.replace(mutated, excused, 1)
+    assert gate.message_only(original, changed, slots, spellings=True)
+    # Only the spelling rules excuse it: the message rule alone does not.
+    assert not gate.message_only(original, changed, slots) or "type(None)" in excused
+
+
+@pytest.mark.parametrize(
+    ("mutated", "changed"),
+    [
+        ('data.decode("utf-8")', 'data.decode("latin-1")'),  # another codec
+        ('data.decode("utf-8")', 'data.decode("XXutf-8XX")'),  # no codec: LookupError
+        ("ensure_ascii=False", "ensure_ascii=True"),
+        ("ensure_ascii=False, ", ""),  # the default is True
+        ("sort_keys=True", "sort_keys=None"),
+        (", sort_keys=True", ""),  # the default is False
+        ('text.rfind("\\n", 0, 5)', 'text.rfind("\\n", 1, 5)'),
+        ('value.find("x", 0)', 'value.find("x", None)'),  # not a str parameter: list.index...
+        ("if type(value) is not int", "if type(None) is not int"),  # not a message
+        ("{type(value.real).__name__}", "{type(None).__name__}"),  # value.real may raise
+        ('"catalog_invalid", f"got {type(value).__name__}"', '"XXcatalog_invalidXX", None'),
+        ('reason="type"', 'reason="TYPE"'),
+        ('reason="type"', "reason=None"),
+    ],
+)
+def test_spelling_rules_do_not_excuse_a_change_of_meaning(mutated: str, changed: str) -> None:
+    """The spelling rules' negative control: another codec, a flag's other truth value, another
+    start, a search on what may not be a ``str``, a ``type()`` outside a message or of an
+    expression that may raise, and a changed code or reason are left to the tests."""
+    gate: Any = _mutmut_gate()
+    slots = gate.message_slots(SPELLING_MODULE)
+    original = SPELLING_MODULE[SPELLING_MODULE.index("def check") :]
+    assert mutated in original
+    mutant = original.replace(mutated, changed, 1)
+    assert not gate.message_only(original, mutant, slots, spellings=True)

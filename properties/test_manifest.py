@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given
@@ -287,3 +288,64 @@ def test_manifest_holds_values_raw_so_the_encoder_list_does_not_change_its_bytes
         + '","file":"/s/a","name":"a"}],"unlisted":0},"version":1}'
     ).encode("utf-8")
     assert decode_manifest(encode_manifest(manifest)) == manifest
+
+
+_LONE = "\ud800"
+
+
+def _entry(**tampered: object) -> CatalogEntry:
+    """An entry altered behind the frozen dataclass's back."""
+    entry = CatalogEntry("a", "d", "f")
+    for name, value in tampered.items():
+        object.__setattr__(entry, name, value)
+    return entry
+
+
+def _encode_refusal(catalog: object) -> tuple[str, str | None]:
+    """The code and reason with which ``encode_manifest`` refuses a forged catalog."""
+    manifest = ContextManifest(None, SkillCatalog(()))
+    object.__setattr__(manifest, "skill_catalog", catalog)
+    with pytest.raises(DefinitionError) as caught:
+        encode_manifest(manifest)
+    return caught.value.code, caught.value.reason
+
+
+def _forged(**fields: object) -> SkillCatalog:
+    catalog = SkillCatalog((CatalogEntry("b", "d", "g"),), 0, ("r",))
+    for name, value in fields.items():
+        object.__setattr__(catalog, name, value)
+    return catalog
+
+
+@pytest.mark.parametrize(
+    ("catalog", "reason"),
+    [
+        # A lone surrogate in any root or in any entry's name, description or file, with
+        # valid roots and entries before and after it: "surrogate".
+        (_forged(roots=("r", _LONE)), "surrogate"),
+        (_forged(roots=(_LONE,), entries=(CatalogEntry("b", "d", "g"),) * 2), "surrogate"),
+        (_forged(entries=(_entry(name=_LONE), CatalogEntry("b", "d", "g"))), "surrogate"),
+        (_forged(entries=(CatalogEntry("b", "d", "g"), _entry(name=_LONE))), "surrogate"),
+        (_forged(entries=(_entry(description=_LONE), CatalogEntry("b", "d", "g"))), "surrogate"),
+        (_forged(entries=(_entry(file="x" + _LONE), CatalogEntry("b", "d", "g"))), "surrogate"),
+        (SimpleNamespace(roots=(_LONE,)), "surrogate"),
+        (SimpleNamespace(entries=(SimpleNamespace(file=_LONE),)), "surrogate"),
+        # Everything else the catalog check refuses is "catalog": no surrogate, or one that
+        # sits where a catalog holds no string (a list of roots or entries, another attribute).
+        (_forged(unlisted=-1), "catalog"),
+        (_forged(roots=[_LONE]), "catalog"),
+        (_forged(entries=[_entry(name=_LONE)]), "catalog"),
+        (_forged(entries=(object(),)), "catalog"),
+        (_forged(entries=(_entry(description=5),)), "catalog"),
+        (_forged(entries=(SimpleNamespace(path=_LONE),)), "catalog"),
+        (None, "catalog"),
+        (SimpleNamespace(), "catalog"),
+    ],
+)
+def test_encoding_a_forged_catalog_says_whether_a_string_has_no_utf8_form(
+    catalog: object, reason: str
+) -> None:
+    """contract §5: ``encode_manifest`` refuses a catalog forged past its constructor with
+    ``manifest_invalid``; the reason is ``surrogate`` exactly when a root, name, description
+    or file of it holds a lone surrogate, and ``catalog`` otherwise (never another error)."""
+    assert _encode_refusal(catalog) == ("manifest_invalid", reason)

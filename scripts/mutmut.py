@@ -41,6 +41,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import codecs
+import contextlib
 import difflib
 import hashlib
 import json
@@ -172,7 +174,8 @@ def mutant_bodies(
 
 
 def message_mutants(scratch: Path, modules: list[str]) -> set[str]:
-    """The mutants that only change a message argument (``message_only``)."""
+    """The mutants equivalent by rule: they change only a message argument, or a spelling the
+    language makes equal (``message_only`` with ``spellings``)."""
     found: set[str] = set()
     for module in modules:
         original = scratch / "src" / "a13n_harness" / "context" / f"{module}.py"
@@ -182,7 +185,8 @@ def message_mutants(scratch: Path, modules: list[str]) -> set[str]:
         for function, variants in mutant_bodies(scratch, module, with_def=True).items():
             before = "\n".join(variants.get("orig", []))
             for suffix, body in variants.items():
-                if suffix != "orig" and message_only(before, "\n".join(body), slots):
+                mutated = "\n".join(body)
+                if suffix != "orig" and message_only(before, mutated, slots, spellings=True):
                     found.add(f"{PACKAGE}.{module}.{function}__mutmut_{suffix}")
     return found
 
@@ -290,14 +294,17 @@ def message_slots(source: str) -> dict[str, tuple[str, int, bool]]:
 
 
 def _normalise(
-    body: str, slots: dict[str, tuple[str, int, bool]]
+    body: str, slots: dict[str, tuple[str, int, bool]], *, spellings: bool = False
 ) -> tuple[str, list[ast.expr | None]]:
     """The body's AST with every message argument (given, or left to its default) replaced by
     one placeholder keyword, and the message arguments it had (``None`` where left out).
 
     A required message left out stays out, so that mutant (a ``TypeError``) differs.
+    ``spellings`` also rewrites the spellings the other rules make equal (``_respell``).
     """
     tree = ast.parse(textwrap.dedent(body))
+    if spellings:
+        _respell(tree)
     messages: list[ast.expr | None] = []
     for call in ast.walk(tree):
         if not isinstance(call, ast.Call) or _callee(call) not in slots:
@@ -313,29 +320,128 @@ def _normalise(
     return ast.dump(tree), messages
 
 
+# Spellings the language makes equal, each a rule rather than a listing (docs/mutation.md).
+# Flag parameters of the standard library that are read only as truth values: False, None
+# and leaving out a false default are one value. {(callee, keyword): default}
+TRUTH_FLAGS = {
+    ("json.dumps", "ensure_ascii"): True,
+    ("json.dumps", "sort_keys"): False,
+}
+# str and bytes methods whose start argument None means 0 (the slice rule).
+_START_METHODS = frozenset({"count", "find", "rfind", "index", "rindex"})
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base is not None else None
+    return None
+
+
+def _text_parameters(tree: ast.AST) -> set[str]:
+    """Parameters annotated ``str`` or ``bytes`` (and never rebound) of the function in
+    ``tree``: their methods are the built-in ones."""
+    found: set[str] = set()
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        arguments = function.args
+        for argument in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
+            annotation = argument.annotation
+            if isinstance(annotation, ast.Name) and annotation.id in {"str", "bytes"}:
+                found.add(argument.arg)
+    stored = {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del)
+    }
+    return found - stored
+
+
+def _respell(tree: ast.AST) -> None:
+    """Rewrite, in place, the spellings that mean the same to one of them:
+
+    - a codec name given to ``.encode``/``.decode`` by its canonical name (codec names are
+      looked up case- and punctuation-insensitively: ``"UTF-8"`` is ``"utf-8"``);
+    - a flag of ``TRUTH_FLAGS`` given as a constant by its truth value, and a left-out flag
+      by its default;
+    - a ``None`` start of ``count``/``find``/``rfind``/``index``/``rindex`` on a parameter
+      annotated ``str`` or ``bytes`` by ``0``.
+    """
+    text = _text_parameters(tree)
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call):
+            continue
+        method = call.func.attr if isinstance(call.func, ast.Attribute) else None
+        if method in {"encode", "decode"} and call.args:
+            codec = call.args[0]
+            if isinstance(codec, ast.Constant) and isinstance(codec.value, str):
+                with contextlib.suppress(LookupError):  # no codec: left as written
+                    codec.value = codecs.lookup(codec.value).name
+        callee = _dotted(call.func)
+        for (flagged, keyword), default in TRUTH_FLAGS.items():
+            if callee != flagged:
+                continue
+            given = [k for k in call.keywords if k.arg == keyword]
+            if not given:
+                call.keywords.append(ast.keyword(keyword, ast.Constant(default)))
+            elif isinstance(given[0].value, ast.Constant):
+                given[0].value = ast.Constant(bool(given[0].value.value))
+        if (
+            method in _START_METHODS
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id in text
+            and len(call.args) >= 2
+            and isinstance(call.args[1], ast.Constant)
+            and call.args[1].value is None
+        ):
+            call.args[1] = ast.Constant(0)
+
+
 def _shape(message: ast.expr) -> str:
     """A message expression with its literal text blanked: what can run (and raise) in it."""
     blank = ast.parse(ast.unparse(message), mode="eval")
     for node in ast.walk(blank):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        if (
+            isinstance(node, ast.Call)
+            and _callee(node) == "type"
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], ast.Name | ast.Constant)
+        ):
+            # type() of a bound name or of a constant never raises: which one it names
+            # is message text (``type(None).__name__`` for ``type(value).__name__``).
+            node.args = [ast.Constant(None)]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             node.value = ""
         elif isinstance(node, ast.JoinedStr):
             node.values = [part for part in node.values if not isinstance(part, ast.Constant)]
     return ast.dump(blank)
 
 
-def message_only(original: str, mutated: str, slots: dict[str, tuple[str, int, bool]]) -> bool:
+def message_only(
+    original: str,
+    mutated: str,
+    slots: dict[str, tuple[str, int, bool]],
+    *,
+    spellings: bool = False,
+) -> bool:
     """Whether two function bodies differ only in message arguments (the message policy).
 
     Outside the messages the bodies must be the same AST; each mutated message must be
-    left out, ``None``, or the original with only its literal text changed. A mutant that
-    changes what a message *computes* (``ord(None)`` raises) is not excused.
+    left out, ``None``, or the original with only its literal text changed (or the type
+    of another name or constant named). A mutant that changes what a message *computes*
+    (``ord(None)`` raises) is not excused. With ``spellings`` the bodies are compared after
+    the spelling rules too (``_respell``): the same AST up to those spellings and messages.
     """
     if original == mutated:
         return False
     try:
-        before, originals = _normalise(original, slots)
-        after, mutants = _normalise(mutated, slots)
+        before, originals = _normalise(original, slots, spellings=spellings)
+        after, mutants = _normalise(mutated, slots, spellings=spellings)
     except SyntaxError:
         return False
     if before != after or len(originals) != len(mutants):
@@ -556,7 +662,7 @@ def judge(
     """Sort mutmut's statuses into killed / equivalent / survived / unchecked, per module.
 
     ``functions`` (``--changed-since``) limits the judgement to those functions' mutants;
-    ``messages`` are the mutants the message policy makes equivalent (``message_only``).
+    ``messages`` are the mutants a rule makes equivalent (``message_mutants``).
     """
     killed_statuses = {"killed", "timeout", "suspicious", "segfault"}
 
@@ -636,7 +742,7 @@ def markdown_table(summary: dict[str, Any]) -> str:
     """The per-module results as the Markdown table docs/mutation.md keeps."""
     columns = ("mutants", "killed", "timeout", "message_only", "equivalent", "survived")
     lines = [
-        "| module | mutants | killed | of which timeout | message only (rule) "
+        "| module | mutants | killed | of which timeout | equivalent by rule "
         "| listed equivalent | survived | killed / non-equivalent |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -810,14 +916,14 @@ def main(argv: list[str] | None = None) -> int:
     for module, row in sorted(verdict["per_module"].items()):
         print(
             f"{module}: {row['mutants']} mutants, {row['killed']} killed "
-            f"({row['timeout']} by timeout), {row['message_only']} message only, "
+            f"({row['timeout']} by timeout), {row['message_only']} equivalent by rule, "
             f"{row['equivalent']} listed equivalent, "
             f"{row['survived']} survived"
         )
     print(f"by status: {counts}")
     print(
         f"{verdict['total']} mutants in total: {verdict['killed']} killed, "
-        f"{verdict['message_only']} message only, {verdict['equivalent']} listed equivalent, "
+        f"{verdict['message_only']} equivalent by rule, {verdict['equivalent']} listed equivalent, "
         f"{len(survived)} survived; kill ratio {ratio:.1%} "
         f"(gate {THRESHOLD:.0%}) in {summary['seconds']}s ({summary['cpu_seconds']} CPU s)"
     )
