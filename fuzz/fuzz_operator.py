@@ -22,11 +22,12 @@ the two (so a caller's handling differs between tests and production).
 Input format (a :class:`ByteReader`; missing bytes read as 0): the number of
 changes (``byte % 5``), then the root directory: an entry count
 (``byte % 5``), and per entry a name (``a``, ``b``, ``.h``, ``SKILL.md``;
-repeats skipped) and a kind of ``file dir link link fifo`` (``file link``
+repeats skipped) and a kind of ``link file dir link fifo`` (``link file``
 two levels down): ``file`` (length ``byte % 13``, then the bytes), ``dir``
 (a directory the same way), ``link`` (``1 + byte % 4`` segments of
-``a b .h SKILL.md .. . "" zz .. ..``, then the absolute bit) or ``fifo``;
-then each change, an operation and a probe path.
+``.. a b .h SKILL.md .. . "" zz ..``, then the absolute bit) or ``fifo``;
+then each change, an operation and a probe path. Two bytes ``00 01`` are
+the tree ``a -> ..``.
 """
 
 from __future__ import annotations
@@ -49,10 +50,11 @@ MAX_ENTRIES = 4  # per directory: the four names
 MAX_DEPTH = 2  # directories nest two levels below the root, as in the property
 MAX_FILE = 12  # bytes in a file: enough to tell files apart and to cut a read short
 # Drawn kinds and link segments, weighted towards the bug class: links twice as likely as
-# any other kind, ``..`` (the way out) three times as likely as any other segment.
-_KINDS = ("file", "dir", "link", "link", "fifo")
-_LEAF_KINDS = ("file", "link")
-_SEGMENTS = (*SEGMENTS, "..", "..")
+# any other kind, ``..`` (the way out) three times as likely as any other segment, and both
+# what a missing byte (0) draws, so the shortest inputs already hold an escaping link.
+_KINDS = ("link", "file", "dir", "link", "fifo")
+_LEAF_KINDS = ("link", "file")
+_SEGMENTS = ("..", *SEGMENTS, "..")
 
 
 def _tree(reader: ByteReader, depth: int) -> Tree:

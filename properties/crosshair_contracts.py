@@ -15,23 +15,9 @@ from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog, 
 from a13n_harness.context.encoder import decode_value, encode_value
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import RenderedCatalog, reference_render, render_catalog
+from contract_tables import CONTRACT_ESCAPED
 
 _LARGE = 1 << 40
-# docs/contract.md §1's list, written out independently of the encoder's own table.
-_SPEC_ESCAPED = (
-    (0x0000, 0x001F),
-    (0x007F, 0x009F),
-    (0x00AD, 0x00AD),
-    (0x061C, 0x061C),
-    (0x180E, 0x180E),
-    (0x200B, 0x200F),
-    (0x2028, 0x202E),
-    (0x2060, 0x206F),
-    (0xD800, 0xDFFF),
-    (0xFEFF, 0xFEFF),
-    (0xFFF9, 0xFFFB),
-    (0xE0000, 0xE007F),
-)
 
 
 def no_surrogate(text: str) -> bool:
@@ -42,7 +28,7 @@ def no_surrogate(text: str) -> bool:
 def inert(text: str) -> bool:
     """Whether ``text`` holds no raw ``<``, ``>`` nor any code point docs/contract.md §1 escapes."""
     return all(
-        char not in "<>" and not any(lo <= ord(char) <= hi for lo, hi in _SPEC_ESCAPED)
+        char not in "<>" and not any(lo <= ord(char) <= hi for lo, hi in CONTRACT_ESCAPED)
         for char in text
     )
 

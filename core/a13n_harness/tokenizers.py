@@ -35,6 +35,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from a13n_harness.context._checks import describe
 from a13n_harness.context.errors import DefinitionError
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def token_counter(name: str) -> TiktokenCounter:
     an unknown name, a missing ``tokens`` extra or a data file that fails its hash.
     """
     if not isinstance(name, str) or name not in TOKENIZERS:
-        raise _refuse(f"unknown tokenizer {name!r}; known: {', '.join(TOKENIZERS)}")
+        raise _refuse(f"unknown tokenizer {describe(name)}; known: {', '.join(TOKENIZERS)}")
     with _lock:
         counter = _loaded.get(name)
         if counter is None:

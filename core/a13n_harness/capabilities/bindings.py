@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Set
 from dataclasses import dataclass
 
+from a13n_harness.context._checks import describe
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import catalog_allowance
 from a13n_harness.context.tokens import TokenCounter
@@ -78,7 +79,7 @@ def _check_counter(counter: object) -> None:
     if counter is not None and (named or not callable(getattr(counter, "count", None))):
         raise DefinitionError(
             "allowance_invalid",
-            f"token_counter must be None or have a count(text) method, got {counter!r}",
+            f"token_counter must be None or have a count(text) method, got {describe(counter)}",
             reason="counter",
         )
 

@@ -59,6 +59,7 @@ from a13n_harness.capabilities.sources import (
     check_materializers,
     check_sources,
 )
+from a13n_harness.context._checks import describe, has_lone_surrogate, is_count
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
 from a13n_harness.context.frontmatter import (
     FrontmatterLimits,
@@ -119,7 +120,7 @@ def _check_bytes_and_counts(data: object, *counts: object) -> bytes:
     if not isinstance(data, bytes):
         raise DefinitionError("skill_provider_failed", "document data must be bytes")
     for count in counts:
-        if type(count) is not int or count < 0:
+        if not is_count(count):
             raise DefinitionError("skill_provider_failed", "limits must be non-negative ints")
     return data
 
@@ -312,14 +313,6 @@ class _Candidate:
     entry: str | None  # None: the root's own package
 
 
-def _has_lone_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
 def _provider_failed(
     message: str, path: str, cause: BaseException | None = None
 ) -> DefinitionError:
@@ -348,7 +341,7 @@ def _checked_listing(listing: object, root: str, limit: int) -> list[DirectoryEn
     seen: set[str] = set()
     for entry in listing:
         if not isinstance(entry, DirectoryEntry) or entry.kind not in ENTRY_KINDS:
-            raise _provider_failed(f"not a directory entry: {entry!r}", root)
+            raise _provider_failed(f"not a directory entry: {describe(entry)}", root)
         name = entry.name
         if (
             not isinstance(name, str)
@@ -357,7 +350,7 @@ def _checked_listing(listing: object, root: str, limit: int) -> list[DirectoryEn
             or "\x00" in name
             or name in seen
         ):
-            raise _provider_failed(f"impossible or repeated entry name {name!r}", root)
+            raise _provider_failed(f"impossible or repeated entry name {describe(name)}", root)
         seen.add(name)
     return sorted(listing, key=lambda entry: entry.name)
 
@@ -416,7 +409,7 @@ class _Run:
                 skip = f"{SKILL_FILE} at the root is a {entry.kind}, not a file"
             elif entry.name.startswith("."):
                 skip = "hidden entry"
-            elif _has_lone_surrogate(entry.name):
+            elif has_lone_surrogate(entry.name):
                 skip = "entry name is not valid Unicode"
             elif entry.kind in ("file", "other"):
                 skip = f"a {entry.kind}, not a package directory"
@@ -628,7 +621,7 @@ async def discover(
             raise
         except Exception as error:
             raise _provider_failed(
-                f"materializer {materializer.materializer_id!r} failed",
+                f"materializer {describe(materializer.materializer_id)} failed",
                 materializer.target_root,
                 error,
             ) from None
@@ -641,8 +634,8 @@ async def discover(
             if in_source > policy.max_skills:
                 raise DefinitionError(
                     "skill_catalog_overflow",
-                    f"source {source.source_id!r} has more than max_skills={policy.max_skills} "
-                    "skills",
+                    f"source {describe(source.source_id)} has more than "
+                    f"max_skills={policy.max_skills} skills",
                     path=root,
                 )
             run.resolve(source, skills)

@@ -38,6 +38,7 @@ from a13n_harness.capabilities.sources import (
     check_materializers,
     check_sources,
 )
+from a13n_harness.context._checks import describe
 from a13n_harness.context.errors import DefinitionError
 
 if TYPE_CHECKING:  # the Environment module is loaded by scan_environment, not by a direct scan
@@ -87,8 +88,8 @@ class SkillManager:
             if materializer.target_root not in self._roots:
                 raise DefinitionError(
                     "skill_materializer_root",
-                    f"materializer {materializer.materializer_id!r} targets "
-                    f"{materializer.target_root!r}, which is not a configured root",
+                    f"materializer {describe(materializer.materializer_id)} targets "
+                    f"{describe(materializer.target_root)}, which is not a configured root",
                     path=str(materializer.target_root),
                 )
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from a13n_harness.context._checks import is_count
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import (
     BatchReader,
@@ -31,6 +32,7 @@ from a13n_harness.environment import (
     FileOperatorError,
     FileProviderError,
 )
+from a13n_harness.environment.errors import check_limit
 
 __all__ = ["MAX_READ_WORKERS", "ReadOutcome", "read_all"]
 
@@ -99,9 +101,8 @@ async def read_all(
         or not all(isinstance(path, str) for path in paths)
     ):
         raise FileProviderError("paths must be a sequence of str")
-    if type(limit) is not int or limit < 0:
-        raise FileProviderError("limit must be a non-negative int")
-    if type(workers) is not int or not 1 <= workers <= MAX_READ_WORKERS:
+    check_limit(limit)
+    if not is_count(workers, 1) or workers > MAX_READ_WORKERS:
         raise FileProviderError(f"workers must be an int in 1..{MAX_READ_WORKERS}")
     if on_result is not None and not callable(on_result):
         raise FileProviderError("on_result must be callable")

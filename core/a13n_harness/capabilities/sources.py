@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from a13n_harness.context._checks import describe, is_count
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import FrontmatterLimits
 from a13n_harness.environment import FileOperator, is_canonical_path
@@ -42,8 +43,8 @@ def check_root(root: object) -> str:
     if not is_canonical_path(root):
         raise DefinitionError(
             "skill_root_invalid",
-            f"a skill root must be a canonical absolute path: {root!r}",
-            path=root if isinstance(root, str) and "\x00" not in root else repr(root),
+            f"a skill root must be a canonical absolute path: {describe(root)}",
+            path=root if isinstance(root, str) and "\x00" not in root else describe(root),
         )
     assert isinstance(root, str)
     return root
@@ -57,7 +58,9 @@ def check_sources(sources: object) -> tuple[SkillSource, ...]:
     """
     if isinstance(sources, str | bytes) or not isinstance(sources, Sequence):
         raise DefinitionError(
-            "skill_root_invalid", f"sources must be a sequence, not {sources!r}", reason="source"
+            "skill_root_invalid",
+            f"sources must be a sequence, not {describe(sources)}",
+            reason="source",
         )
     for source in sources:
         try:
@@ -67,11 +70,13 @@ def check_sources(sources: object) -> tuple[SkillSource, ...]:
             bound = source.max_entries_per_root
         except Exception as error:
             raise DefinitionError(
-                "skill_root_invalid", f"not a skill source: {source!r} ({error})", reason="source"
+                "skill_root_invalid",
+                f"not a skill source: {describe(source)} ({error})",
+                reason="source",
             ) from None
         if not isinstance(source_id, str) or not isinstance(roots, tuple):
             raise DefinitionError(
-                "skill_root_invalid", f"not a skill source: {source!r}", reason="source"
+                "skill_root_invalid", f"not a skill source: {describe(source)}", reason="source"
             )
         for root in roots:
             check_root(root)
@@ -86,7 +91,7 @@ def check_materializers(materializers: object) -> tuple[SkillMaterializer, ...]:
     if isinstance(materializers, str | bytes) or not isinstance(materializers, Sequence):
         raise DefinitionError(
             "skill_materializer_root",
-            f"materializers must be a sequence, not {materializers!r}",
+            f"materializers must be a sequence, not {describe(materializers)}",
         )
     for materializer in materializers:
         try:
@@ -104,14 +109,16 @@ def check_materializers(materializers: object) -> tuple[SkillMaterializer, ...]:
             or not callable(shape[2])
         ):
             raise DefinitionError(
-                "skill_materializer_root", f"not a skill materializer: {materializer!r}"
+                "skill_materializer_root", f"not a skill materializer: {describe(materializer)}"
             )
     return tuple(materializers)
 
 
 def _positive(value: object, what: str, code: str, reason: str) -> int:
-    if type(value) is not int or value < 1:
-        raise DefinitionError(code, f"{what} must be a positive int, got {value!r}", reason=reason)
+    if not is_count(value, 1):
+        raise DefinitionError(
+            code, f"{what} must be a positive int, got {describe(value)}", reason=reason
+        )
     return value
 
 
@@ -154,13 +161,13 @@ class FileSkillSource:
         ):
             raise DefinitionError(
                 "skill_root_invalid",
-                f"source_id must be a non-empty name without '/': {self.source_id!r}",
+                f"source_id must be a non-empty name without '/': {describe(self.source_id)}",
                 reason="source_id",
             )
         roots: object = self.roots
         if isinstance(roots, str | bytes) or not isinstance(roots, Sequence):
             raise DefinitionError(
-                "skill_root_invalid", f"roots must be a tuple of paths, got {roots!r}"
+                "skill_root_invalid", f"roots must be a tuple of paths, got {describe(roots)}"
             )
         checked = tuple(check_root(root) for root in roots)
         if len(set(checked)) != len(checked):
@@ -192,13 +199,13 @@ class SkillsPolicy:
         if self.conflict not in ("precedence", "error"):
             raise DefinitionError(
                 "catalog_invalid",
-                f"conflict must be precedence or error: {self.conflict!r}",
+                f"conflict must be precedence or error: {describe(self.conflict)}",
                 reason="policy",
             )
         if self.invalid not in ("error", "skip"):
             raise DefinitionError(
                 "catalog_invalid",
-                f"invalid must be error or skip: {self.invalid!r}",
+                f"invalid must be error or skip: {describe(self.invalid)}",
                 reason="policy",
             )
         _positive(self.max_skills, "max_skills", "catalog_invalid", "policy")

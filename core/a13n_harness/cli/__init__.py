@@ -160,13 +160,14 @@ def _read_manifest(name: str) -> bytes:
 def _warn_diagnostics(workspace: str, diagnostics: Sequence[SkillDiagnostic]) -> None:
     from a13n_harness.cli._output import PROGRAM, write_err
     from a13n_harness.cli._workspace import shown_in
+    from a13n_harness.context.errors import format_location
 
     for diagnostic in diagnostics:
         if diagnostic.code == "skill_root_skipped":
             continue
-        where = shown_in(workspace, diagnostic.path)
-        if diagnostic.line is not None:
-            where += f":{diagnostic.line}:{diagnostic.column or 1}"
+        where = format_location(
+            shown_in(workspace, diagnostic.path), diagnostic.line, diagnostic.column
+        )
         write_err(f"{PROGRAM}: warning: {where}: {diagnostic.code}: {diagnostic.message}")
 
 
@@ -447,12 +448,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _describe(error: DefinitionError) -> str:
-    where = ""
-    if error.path is not None:
-        where = error.path
-        if error.line is not None:
-            where += f":{error.line}:{error.column or 1}"
-        where += ": "
+    from a13n_harness.context.errors import format_location
+
+    where = (
+        "" if error.path is None else format_location(error.path, error.line, error.column) + ": "
+    )
     reason = f" ({error.reason})" if error.reason else ""
     return f"{where}{error.message}{reason}"
 

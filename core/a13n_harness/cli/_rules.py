@@ -33,7 +33,8 @@ from typing import Literal
 
 import yaml
 
-from a13n_harness.context.errors import FrontmatterError
+from a13n_harness.context._checks import has_lone_surrogate
+from a13n_harness.context.errors import FRONTMATTER_REASONS, FrontmatterError
 from a13n_harness.context.frontmatter import NAME_MAX_CHARS, FrontmatterLimits, parse_skill_document
 
 __all__ = [
@@ -64,7 +65,6 @@ DOCUMENT_MAX_BYTES = 4 * 1024 * 1024
 SPEC_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 """The specification's six frontmatter fields, in its table's order."""
 
-SPEC_URL = "https://agentskills.io/specification"
 _BEYOND = "beyond the specification"
 
 
@@ -584,28 +584,16 @@ def _frontmatter_nodes(frontmatter: str) -> _Mapping:
 # ------------------------------------------------------------------- fields
 
 _NAME_CHARS = re.compile(r"[a-z0-9-]*", re.ASCII)
-_STRUCTURAL = frozenset(
-    {
-        "encoding",
-        "missing_fence",
-        "unterminated",
-        "too_large",
-        "multiple_documents",
-        "not_mapping",
-        "alias",
-        "tag",
-        "non_scalar_key",
-        "duplicate_key",
-        "too_deep",
-        "too_many_nodes",
-        "yaml_syntax",
-    }
-)
+# The parser's refusals of the document's structure: every frontmatter reason
+# but the four about name and description, which the field checks below report
+# in the specification's own words.
+_STRUCTURAL = FRONTMATTER_REASONS - {
+    "missing_name",
+    "name_invalid",
+    "missing_description",
+    "description_invalid",
+}
 _FENCE_LINE = re.compile(r"---[ \t]*(?:\r?\n|\Z)")
-
-
-def _has_surrogate(text: str) -> bool:
-    return not text.isascii() and any(0xD800 <= ord(char) <= 0xDFFF for char in text)
 
 
 class _Checker:
@@ -626,7 +614,7 @@ class _Checker:
             self.add(rule, node.index, f"{field} must be a string, not {kind}{hint}")
             return None
         assert isinstance(node, _Scalar)
-        if _has_surrogate(node.value):
+        if has_lone_surrogate(node.value):
             self.add(
                 "skill_encoding_invalid",
                 node.index,

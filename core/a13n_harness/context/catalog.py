@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from a13n_harness.context._checks import has_lone_surrogate
+from a13n_harness.context._checks import MAX_U64, describe, has_lone_surrogate, is_count
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import is_valid_name
 
@@ -26,7 +26,7 @@ __all__ = [
     "checked_total",
 ]
 
-MAX_TOTAL = 2**64 - 1  # the largest count a u64 consumer of the manifest can represent
+MAX_TOTAL = MAX_U64  # the largest count a u64 consumer of the manifest can represent
 MAX_DESCRIPTION_CHARS = 1_024  # what the frontmatter parser produces at most
 MAX_FILE_BYTES = 4_096  # PATH_MAX on Linux: no real SKILL.md path is longer
 
@@ -53,7 +53,7 @@ def _check_entry_fields(entry: CatalogEntry) -> None:
     description = getattr(entry, "description", None)
     file = getattr(entry, "file", None)
     if not is_valid_name(name):
-        raise _invalid("name", f"invalid skill name {name!r}")
+        raise _invalid("name", f"invalid skill name {describe(name)}")
     if not isinstance(description, str) or not description:
         raise _invalid("description", f"{name}: description must be a non-empty str")
     if len(description) > MAX_DESCRIPTION_CHARS:
@@ -77,16 +77,16 @@ def checked_total(listed: object, unlisted: object) -> int:
     counts = []
     for label, value in (("listed", listed), ("unlisted", unlisted)):
         # bool is an int subclass, and True is not a count.
-        if type(value) is not int:
-            raise _invalid(label, f"{label} count must be an int, got {type(value).__name__}")
-        if value < 0:
-            raise _invalid(label, f"{label} count must be >= 0")
+        if not is_count(value):
+            raise _invalid(
+                label, f"{label} count must be a non-negative int, got {describe(value)}"
+            )
         counts.append(value)
     total = counts[0] + counts[1]
     if total > MAX_TOTAL:
         raise DefinitionError(
             "catalog_total_unrepresentable",
-            f"{listed} listed + {unlisted} unlisted exceeds 2**64 - 1",
+            f"{describe(listed)} listed + {describe(unlisted)} unlisted exceeds 2**64 - 1",
         )
     return total
 

@@ -41,7 +41,6 @@ ESCAPED_RANGES: tuple[tuple[int, int], ...] = (
 )
 """Inclusive code point ranges that are written as ``&#xH;``."""
 
-_NAMED = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _ESCAPED_CLASS = "".join(
     f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ESCAPED_RANGES
 )

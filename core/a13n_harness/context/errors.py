@@ -8,6 +8,17 @@ public entry point.
 
 from __future__ import annotations
 
+from a13n_harness.context._checks import describe
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+# types.MappingProxyType without importing ``types`` (which defines it the same way).
+_ReadOnly = type(type.__dict__)
+
 ERROR_CODES: frozenset[str] = frozenset(
     {
         "context_value_invalid",
@@ -59,6 +70,102 @@ FRONTMATTER_REASONS: frozenset[str] = frozenset(
 )
 """Every ``reason`` a :class:`FrontmatterError` may carry (docs/contract.md §2)."""
 
+ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
+    {
+        "context_value_invalid": frozenset({"entity", "raw_character", "cwd"}),
+        "skill_frontmatter_invalid": FRONTMATTER_REASONS | {"limits"},
+        "catalog_invalid": frozenset(
+            {
+                "entries",
+                "order",
+                "name",
+                "description",
+                "file",
+                "listed",
+                "unlisted",
+                "roots",
+                "type",
+                "policy",
+                "manager",
+                "bindings",
+                "prepared",
+            }
+        ),
+        "catalog_total_unrepresentable": frozenset(),
+        "allowance_invalid": frozenset({"budget", "counter", "text", "tokenizer"}),
+        "rendering_not_certified": frozenset(),
+        "manifest_invalid": frozenset(
+            {
+                "oversize",
+                "encoding",
+                "json",
+                "too_deep",
+                "duplicate_key",
+                "non_finite",
+                "unknown_key",
+                "missing_key",
+                "type",
+                "surrogate",
+                "version",
+                "catalog",
+            }
+        ),
+        "date_out_of_range": frozenset(),
+        "git_status_invalid": frozenset(
+            {"record", "header", "truncated", "missing_head", "timeout"}
+        ),
+        "skill_root_invalid": frozenset(
+            {
+                "source",
+                "source_id",
+                "duplicate_source",
+                "host_root",
+                "limit",
+                "mount_name",
+                "provider",
+                "selection",
+            }
+        ),
+        "skill_root_missing": frozenset(),
+        "skill_root_unroutable": frozenset(
+            {"not_entered", "entered", "no_mount", "unknown_mount", "outside_namespace"}
+        ),
+        "skill_root_unsupported": frozenset(),
+        "skill_root_overflow": frozenset(),
+        "skill_permission_denied": frozenset(),
+        "skill_provider_failed": frozenset(),
+        "skill_catalog_overflow": frozenset(),
+        "skill_name_conflict": frozenset(),
+        "skill_materializer_root": frozenset(),
+        "skill_document_changed": frozenset(),
+        "skill_catalog_stale": frozenset(),
+        "skill_selection_unknown": frozenset(),
+    }
+)
+"""The ``reason`` values each code may carry (docs/contract.md "Error codes and reasons").
+
+A reason is API like a code: :class:`DefinitionError` refuses one outside
+its code's set with ``ValueError`` at the raise site, so a typo fails the
+first test that reaches it instead of reaching a caller who branches on it.
+A code with an empty set carries no reason."""
+
+
+def format_location(path: str, line: int | None = None, column: int | None = None) -> str:
+    """``path``, or ``path:line:column`` (1-based) when the line is known.
+
+    The one spelling of a location: error messages, discovery warnings and
+    lint findings all use it. A known line without a column is column 1 (the
+    start of the line); a column without a line is not shown.
+
+    >>> format_location("a/SKILL.md"), format_location("a/SKILL.md", 3, 7)
+    ('a/SKILL.md', 'a/SKILL.md:3:7')
+    >>> format_location("a/SKILL.md", 3)
+    'a/SKILL.md:3:1'
+    """
+    if line is None:
+        return path
+    return f"{path}:{line}:{1 if column is None else column}"
+
 
 class DefinitionError(Exception):
     """A failure with a stable ``code`` a caller can act on.
@@ -85,7 +192,11 @@ class DefinitionError(Exception):
         column: int | None = None,
     ) -> None:
         if not isinstance(code, str) or code not in ERROR_CODES:
-            raise ValueError(f"unknown error code {code!r}")
+            raise ValueError(f"unknown error code {describe(code)}")
+        if reason is not None and (
+            not isinstance(reason, str) or reason not in ERROR_REASONS[code]
+        ):
+            raise ValueError(f"unknown reason {describe(reason)} for code {code}")
         self.code = code
         self.message = message or code
         self.reason = reason
@@ -97,12 +208,7 @@ class DefinitionError(Exception):
     def __str__(self) -> str:
         where = ""
         if self.path is not None:
-            where = self.path
-            if self.line is not None:
-                where += f":{self.line}"
-                if self.column is not None:
-                    where += f":{self.column}"
-            where += ": "
+            where = format_location(self.path, self.line, self.column) + ": "
         reason = f" ({self.reason})" if self.reason else ""
         return f"{where}{self.code}{reason}: {self.message}"
 
@@ -137,7 +243,7 @@ class FrontmatterError(DefinitionError):
         column: int | None = None,
     ) -> None:
         if not isinstance(reason, str) or reason not in FRONTMATTER_REASONS:
-            raise ValueError(f"unknown frontmatter reason {reason!r}")
+            raise ValueError(f"unknown frontmatter reason {describe(reason)}")
         super().__init__(
             "skill_frontmatter_invalid",
             message or reason.replace("_", " "),

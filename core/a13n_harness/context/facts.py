@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from a13n_harness.context._checks import MAX_U64, is_bytes_like, is_u64
 from a13n_harness.context.encoder import encode_value
 from a13n_harness.context.errors import DefinitionError
 
@@ -134,7 +135,7 @@ def civil_date(epoch_seconds: int, utc_offset_seconds: int) -> str:
 
 # ---------------------------------------------------------------------- git status
 
-MAX_GIT_COUNT = 2**64 - 1
+MAX_GIT_COUNT = MAX_U64
 """The largest ahead/behind count accepted: git's own counters are machine
 integers, and the manifest carries every count as an unsigned 64-bit value."""
 
@@ -176,7 +177,7 @@ def _name(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
-def _invalid(message: str, reason: str) -> DefinitionError:
+def _invalid(reason: str, message: str) -> DefinitionError:
     return DefinitionError("git_status_invalid", message, reason=reason)
 
 
@@ -211,11 +212,11 @@ def parse_git_status(data: bytes) -> GitStatus:
     ``DefinitionError(code="git_status_invalid")`` with a ``reason``:
     ``truncated``, ``record``, ``header`` or ``missing_head``.
     """
-    if not isinstance(data, bytes | bytearray | memoryview):
-        raise _invalid(f"expected bytes, got {type(data).__name__}", "record")
+    if not is_bytes_like(data):
+        raise _invalid("record", f"expected bytes, got {type(data).__name__}")
     data = bytes(data)
     if data and not data.endswith(b"\0"):
-        raise _invalid("the last record does not end in NUL", "truncated")
+        raise _invalid("truncated", "the last record does not end in NUL")
     fields = data.split(b"\0")[:-1] if data else []
     headers: dict[bytes, bytes] = {}
     staged = unstaged = untracked = conflicted = renamed = 0
@@ -227,10 +228,10 @@ def parse_git_status(data: bytes) -> GitStatus:
         if kind == b"# ":
             header = _HEADER.fullmatch(record)
             if header is None:
-                raise _invalid(f"header record {index} is malformed", "header")
+                raise _invalid("header", f"header record {index} is malformed")
             key = header.group(1)
             if key in headers:
-                raise _invalid(f"header {key.decode('ascii')} repeats", "header")
+                raise _invalid("header", f"header {key.decode('ascii')} repeats")
             headers[key] = header.group(2)
             continue
         if kind == b"1 ":
@@ -239,26 +240,26 @@ def parse_git_status(data: bytes) -> GitStatus:
             change = _RENAMED.fullmatch(record)
             if change is not None:
                 if index >= len(fields):
-                    raise _invalid("a rename record has no source path", "truncated")
+                    raise _invalid("truncated", "a rename record has no source path")
                 if not fields[index]:
-                    raise _invalid("a rename record has an empty source path", "record")
+                    raise _invalid("record", "a rename record has an empty source path")
                 index += 1
                 renamed += 1
         elif kind == b"u ":
             if _UNMERGED.fullmatch(record) is None:
-                raise _invalid(f"unmerged record {index} is malformed", "record")
+                raise _invalid("record", f"unmerged record {index} is malformed")
             conflicted += 1
             continue
         elif kind in (b"? ", b"! "):
             if _PATH_ONLY.fullmatch(record) is None:
-                raise _invalid(f"record {index} has no path", "record")
+                raise _invalid("record", f"record {index} has no path")
             if kind == b"? ":
                 untracked += 1
             continue
         else:
-            raise _invalid(f"record {index} has an unknown type", "record")
+            raise _invalid("record", f"record {index} has an unknown type")
         if change is None:
-            raise _invalid(f"change record {index} is malformed", "record")
+            raise _invalid("record", f"change record {index} is malformed")
         xy = change.group(1)
         if xy[0:1] != b".":
             staged += 1
@@ -285,19 +286,19 @@ def _status_from_headers(
 ) -> GitStatus:
     head = headers.get(b"branch.head")
     if head is None:
-        raise _invalid("no '# branch.head' header", "missing_head")
+        raise _invalid("missing_head", "no '# branch.head' header")
     upstream = headers.get(b"branch.upstream")
     ahead = behind = 0
     ab = headers.get(b"branch.ab")
     if ab is not None:
         counts = _AB.fullmatch(ab)
         if counts is None:
-            raise _invalid("'# branch.ab' is not '+A -B'", "header")
+            raise _invalid("header", "'# branch.ab' is not '+A -B'")
         if upstream is None:
-            raise _invalid("'# branch.ab' without '# branch.upstream'", "header")
+            raise _invalid("header", "'# branch.ab' without '# branch.upstream'")
         ahead, behind = int(counts.group(1)), int(counts.group(2))
         if ahead > MAX_GIT_COUNT or behind > MAX_GIT_COUNT:
-            raise _invalid("an ahead/behind count exceeds 2**64 - 1", "header")
+            raise _invalid("header", "an ahead/behind count exceeds 2**64 - 1")
     return GitStatus(
         branch=None if head == b"(detached)" else _name(head),
         upstream=None if upstream is None else _name(upstream),
@@ -348,8 +349,8 @@ def facts_problem(facts: object) -> str | None:
     The dataclasses do not check their fields, so a Host can build (or forge)
     ``EnvironmentFacts`` holding anything; every consumer (rendering, the
     manifest) asks this first: five ``str`` facts, ``git`` a ``GitStatus`` or
-    ``None``, its names ``str`` or ``None`` and its counts non-negative
-    ``int`` (not ``bool``).
+    ``None``, its names ``str`` or ``None`` and its counts ``int`` (not
+    ``bool``) from 0 to ``2**64 - 1`` (contract §6).
     """
     if not isinstance(facts, EnvironmentFacts):
         return f"expected EnvironmentFacts, got {type(facts).__name__}"
@@ -367,8 +368,8 @@ def facts_problem(facts: object) -> str | None:
             return f"git {name} must be a str or None"
     for name in _GIT_COUNT_FIELDS:
         value = getattr(git, name, None)
-        if type(value) is not int or value < 0:
-            return f"git {name} must be a non-negative int"
+        if not is_u64(value):
+            return f"git {name} must be an int from 0 to 2**64 - 1"
     return None
 
 

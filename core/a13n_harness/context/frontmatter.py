@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import yaml
 from yaml import events as _events
 
-from a13n_harness.context._checks import is_bytes_like
+from a13n_harness.context._checks import has_lone_surrogate, is_bytes_like, is_count
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
 
 __all__ = [
@@ -87,7 +87,7 @@ def _limits_problem(limits: object) -> str | None:
         return f"limits must be a FrontmatterLimits, got {type(limits).__name__}"
     for field in _LIMIT_FIELDS:
         value = getattr(limits, field, None)
-        if type(value) is not int or value < 1:
+        if not is_count(value, 1):
             return f"FrontmatterLimits.{field} must be a positive int"
     return None
 
@@ -118,7 +118,7 @@ def normalize_description(text: str, max_chars: int = 1_024) -> tuple[str, bool]
     """
     if not isinstance(text, str):
         raise FrontmatterError("description_invalid", "a description must be a str")
-    if type(max_chars) is not int or max_chars < 1:
+    if not is_count(max_chars, 1):
         raise DefinitionError(
             "skill_frontmatter_invalid", "max_chars must be a positive int", reason="limits"
         )
@@ -171,7 +171,7 @@ def parse_skill_document(
         raise FrontmatterError("missing_description", "frontmatter has no description")
     if not isinstance(description.value, str):
         raise refuse("description_invalid", "description must be a scalar", description)
-    if _has_surrogate(description.value):
+    if has_lone_surrogate(description.value):
         # A YAML escape such as "\ud800" yields one; libyaml refuses it, the
         # pure parser does not, and no catalog can hold it.
         raise refuse("description_invalid", "description holds a lone surrogate", description)
@@ -179,10 +179,6 @@ def parse_skill_document(
     if not text_value:
         raise refuse("description_invalid", "description is empty", description)
     return SkillFrontmatter(name.value, text_value, truncated)
-
-
-def _has_surrogate(text: str) -> bool:
-    return any(0xD800 <= ord(char) <= 0xDFFF for char in text) if not text.isascii() else False
 
 
 def _frontmatter_text(data: bytes, max_bytes: int) -> str:

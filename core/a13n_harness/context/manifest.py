@@ -23,8 +23,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from a13n_harness.context._checks import has_lone_surrogate, is_bytes_like, is_count
-from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog, check_catalog
+from a13n_harness.context._checks import (
+    describe,
+    has_lone_surrogate,
+    is_bytes_like,
+    is_count,
+    is_u64,
+)
+from a13n_harness.context.catalog import CatalogEntry, SkillCatalog, check_catalog
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.facts import EnvironmentFacts, GitStatus, facts_problem
 
@@ -53,6 +59,11 @@ def _invalid(reason: str, message: str) -> DefinitionError:
     return DefinitionError("manifest_invalid", message, reason=reason)
 
 
+def _check_version(version: object) -> None:
+    if type(version) is not int or version != MANIFEST_VERSION:
+        raise _invalid("version", f"unsupported manifest version {describe(version)}")
+
+
 @dataclass(frozen=True, slots=True)
 class ContextManifest:
     """What one operation pins about its checkout: facts and catalog data."""
@@ -62,8 +73,7 @@ class ContextManifest:
     version: int = MANIFEST_VERSION
 
     def __post_init__(self) -> None:
-        if type(self.version) is not int or self.version != MANIFEST_VERSION:
-            raise _invalid("version", f"unsupported manifest version {self.version!r}")
+        _check_version(self.version)
         if not isinstance(self.skill_catalog, SkillCatalog):
             raise _invalid("type", "skill_catalog must be a SkillCatalog")
         if self.environment is not None and not isinstance(self.environment, EnvironmentFacts):
@@ -125,8 +135,7 @@ def encode_manifest(m: ContextManifest) -> bytes:
         raise _invalid("type", f"expected ContextManifest, got {type(m).__name__}")
     # The same checks as construction, for a manifest forged past them.
     version = getattr(m, "version", None)
-    if type(version) is not int or version != MANIFEST_VERSION:
-        raise _invalid("version", f"unsupported manifest version {version!r}")
+    _check_version(version)
     catalog = getattr(m, "skill_catalog", None)
     try:
         check_catalog(catalog)
@@ -198,8 +207,7 @@ def decode_manifest(data: bytes, max_bytes: int = MAX_MANIFEST_BYTES) -> Context
         raise _invalid("json", f"invalid JSON: {error}") from None
     top = _object(value, _TOP_KEYS, "manifest")
     version = top["version"]
-    if type(version) is not int or version != MANIFEST_VERSION:
-        raise _invalid("version", f"unsupported manifest version {version!r}")
+    _check_version(version)
     environment = _decode_environment(top["environment"])
     return ContextManifest(environment, _decode_catalog(top["skill_catalog"]), version)
 
@@ -219,16 +227,14 @@ def _object(value: object, keys: frozenset[str], where: str) -> dict[str, Any]:
 def _string(value: object, where: str) -> str:
     if not isinstance(value, str):
         raise _invalid("type", f"{where} must be a string")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise _invalid("surrogate", f"{where} holds a lone surrogate") from None
+    if has_lone_surrogate(value):
+        raise _invalid("surrogate", f"{where} holds a lone surrogate")
     return value
 
 
 def _count(value: object, where: str) -> int:
     # bool is an int subclass; a JSON true is not a count.
-    if type(value) is not int or not 0 <= value <= MAX_TOTAL:
+    if not is_u64(value):
         raise _invalid("type", f"{where} must be an integer from 0 to 2**64 - 1")
     return value
 
@@ -236,7 +242,7 @@ def _count(value: object, where: str) -> int:
 def _unlisted(value: object) -> int:
     # Unbounded here on purpose: a total past 2**64 - 1 is refused by the
     # catalog's checked total with its own code, catalog_total_unrepresentable.
-    if type(value) is not int or value < 0:
+    if not is_count(value):
         raise _invalid("type", "skill_catalog.unlisted must be a non-negative integer")
     return value
 
@@ -314,7 +320,7 @@ def publish_catalog(
     whole manifest per prefix. Refused with ``manifest_invalid`` (reason
     ``oversize``) when even the manifest listing nothing does not fit.
     """
-    if type(max_manifest_bytes) is not int or max_manifest_bytes < 0:
+    if not is_count(max_manifest_bytes):
         raise _invalid("type", "max_manifest_bytes must be a non-negative int")
     given_items: object = items
     given_roots: object = roots

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Final
 
-from a13n_harness.context._checks import is_count, is_text
+from a13n_harness.context._checks import describe, is_count, is_text
 from a13n_harness.context.catalog import SkillCatalog, catalog_total
 from a13n_harness.context.encoder import encode_value
 from a13n_harness.context.errors import DefinitionError
@@ -104,15 +104,19 @@ def _minimal_line(total: int, roots: tuple[str, ...], phrase: str) -> str:
     return f"{phrase} {verb} {total} {_plural(total)}\n"
 
 
-def _check_budget(budget_bytes: object) -> int:
-    # A negative budget has no rendering at all, not even "": refuse it.
-    if type(budget_bytes) is not int or budget_bytes < 0:
+def _check_budget(budget: object, label: str = "budget_bytes") -> int:
+    """``budget`` when it is a count, else ``allowance_invalid`` (reason ``budget``).
+
+    A negative budget has no rendering at all, not even "": refuse it. Shared
+    by the byte renderer and the token renderer (``label`` names the argument).
+    """
+    if not is_count(budget):
         raise DefinitionError(
             "allowance_invalid",
-            f"budget_bytes must be a non-negative int, got {budget_bytes!r}",
+            f"{label} must be a non-negative int, got {describe(budget)}",
             reason="budget",
         )
-    return budget_bytes
+    return budget
 
 
 def _utf8_len(text: str) -> int:
@@ -128,9 +132,11 @@ def catalog_allowance(context_tokens: int, response_reserve_tokens: int) -> int:
         ("context_tokens", context_tokens),
         ("response_reserve_tokens", response_reserve_tokens),
     ):
-        if type(value) is not int or value < 0:
+        if not is_count(value):
             raise DefinitionError(
-                "allowance_invalid", f"{label} must be a non-negative int, got {value!r}"
+                "allowance_invalid",
+                f"{label} must be a non-negative int, got {describe(value)}",
+                reason="budget",
             )
     return max(0, context_tokens - response_reserve_tokens) // 20
 
@@ -197,8 +203,10 @@ def _framed_lines(catalog: SkillCatalog, listed: int, total: int) -> list[str]:
 def framed_candidate(catalog: SkillCatalog, listed: int) -> str:
     """The framed candidate listing ``catalog.entries[:listed]``, exactly as the rule defines it."""
     total = catalog_total(catalog)
-    if type(listed) is not int or not 0 <= listed <= len(catalog.entries):
-        raise DefinitionError("catalog_invalid", f"no candidate lists {listed!r} entries")
+    if not is_count(listed) or listed > len(catalog.entries):
+        raise DefinitionError(
+            "catalog_invalid", f"no candidate lists {describe(listed)} entries", reason="listed"
+        )
     return "".join(_framed_lines(catalog, listed, total))
 
 
@@ -257,7 +265,7 @@ def verify_rendering(catalog: SkillCatalog, budget_bytes: int, rendered: Rendere
         raise refuse("not a RenderedCatalog")
     if (rendered.budget_bytes, rendered.total) != (budget, total):
         raise refuse("budget or total differs")
-    if type(rendered.listed) is not int or not 0 <= rendered.listed <= n:
+    if not is_count(rendered.listed) or rendered.listed > n:
         raise refuse("listed count out of range")
     if rendered.form not in FORMS or rendered.omitted != total - rendered.listed:
         raise refuse("form or omitted count wrong")

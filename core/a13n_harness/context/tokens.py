@@ -42,16 +42,18 @@ in the catalog's bytes. No black-box count can do better; declare
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from a13n_harness.context._checks import describe, is_count
 from a13n_harness.context.catalog import SkillCatalog, check_catalog, checked_total
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import (
     FOOTER,
     FORMS,
     HEADER,
+    _check_budget,
     _entry_line,
     _entry_plan,
     _minimal_line,
@@ -93,24 +95,25 @@ def declares(counter: object, declaration: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class Utf8ByteCounter:
-    """One token per UTF-8 byte: the byte budget of section 4, as a counter."""
+class _UnitCounter:
+    """A counter of text units (bytes, code points): it declares all three properties."""
 
     prefix_monotone: bool = True
     byte_bounded: bool = True
     line_additive: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Utf8ByteCounter(_UnitCounter):
+    """One token per UTF-8 byte: the byte budget of section 4, as a counter."""
 
     def count(self, text: str) -> int:
         return len(_text(text).encode("utf-8"))
 
 
 @dataclass(frozen=True, slots=True)
-class CodePointCounter:
+class CodePointCounter(_UnitCounter):
     """One token per code point: a bound for tokenizers that never split below a character."""
-
-    prefix_monotone: bool = True
-    byte_bounded: bool = True
-    line_additive: bool = True
 
     def count(self, text: str) -> int:
         return len(_text(text))
@@ -129,21 +132,6 @@ class CountedRendering:
     tokens: int
 
 
-def _budget(budget_tokens: object) -> int:
-    if type(budget_tokens) is not int or budget_tokens < 0:
-        raise DefinitionError(
-            "allowance_invalid",
-            f"budget_tokens must be a non-negative int, got {budget_tokens!r}",
-            reason="budget",
-        )
-    return budget_tokens
-
-
-def _check_catalog(catalog: object) -> SkillCatalog:
-    # The shared check: also refuses a catalog forged past its constructor.
-    return check_catalog(catalog)
-
-
 def _check_counter(counter: object) -> None:
     # A name is not a counter, although str has a count method.
     if isinstance(counter, (str, bytes, bytearray)) or not callable(
@@ -151,7 +139,7 @@ def _check_counter(counter: object) -> None:
     ):
         raise DefinitionError(
             "allowance_invalid",
-            f"not a token counter (no count(text) method): {counter!r}",
+            f"not a token counter (no count(text) method): {describe(counter)}",
             reason="counter",
         )
 
@@ -176,10 +164,10 @@ def _counted(counter: TokenCounter, text: str) -> int:
             f"the token counter raised {type(error).__name__}: {error}",
             reason="counter",
         ) from error
-    if type(tokens) is not int or tokens < 0:
+    if not is_count(tokens):
         raise DefinitionError(
             "allowance_invalid",
-            f"the token counter returned {tokens!r}, not a non-negative int",
+            f"the token counter returned {describe(tokens)}, not a non-negative int",
             reason="counter",
         )
     return tokens
@@ -262,8 +250,8 @@ def render_catalog_counted(
     to the first line past the budget: linear in bytes. A counter that declares
     neither gets at most n + 2 whole-candidate counts.
     """
-    budget = _budget(budget_tokens)
-    _check_catalog(catalog)
+    budget = _check_budget(budget_tokens, "budget_tokens")
+    check_catalog(catalog)
     _check_counter(counter)
     total = checked_total(len(catalog.entries), catalog.unlisted)
     if total == 0:
@@ -293,23 +281,32 @@ def render_catalog_counted(
     elif _additive_applies(counter, catalog, lines):
         found = _additive_search(budget, counter, total, lines, phrase)
         if found is None:
-            return _minimal_or_empty(catalog, budget, counter, total)
+            return _first_fit((), minimal_candidate(catalog), budget, counter, total)
         listed, tokens = found
         return CountedRendering(
             candidate(listed), "listing", listed, total - listed, total, budget, tokens
         )
-    for listed in range(highest, -1, -1):
-        text = candidate(listed)
+    listings = ((listed, candidate(listed)) for listed in range(highest, -1, -1))
+    return _first_fit(listings, minimal_candidate(catalog), budget, counter, total)
+
+
+def _first_fit(
+    listings: Iterable[tuple[int, str]],
+    minimal: str,
+    budget: int,
+    counter: TokenCounter,
+    total: int,
+) -> CountedRendering:
+    """The rule's order from the given framed candidates on: the first ``(listed, text)``
+    whose count fits ``budget``, else ``minimal`` if it fits, else the empty rendering.
+
+    Each candidate is counted whole. The renderer and both re-derivations of the
+    verifier end here; they differ in which candidates they build and how.
+    """
+    for listed, text in listings:
         tokens = _counted(counter, text)
         if tokens <= budget:
             return CountedRendering(text, "listing", listed, total - listed, total, budget, tokens)
-    return _minimal_or_empty(catalog, budget, counter, total)
-
-
-def _minimal_or_empty(
-    catalog: SkillCatalog, budget: int, counter: TokenCounter, total: int
-) -> CountedRendering:
-    minimal = minimal_candidate(catalog)
     tokens = _counted(counter, minimal)
     if tokens <= budget:
         return CountedRendering(minimal, "minimal", 0, total, total, budget, tokens)
@@ -341,27 +338,18 @@ def _expected_by_lines(
         if tokens <= budget:
             text = "".join((HEADER, *lines[:listed], more, pointer, FOOTER))
             return CountedRendering(text, "listing", listed, missing, total, budget, tokens)
-    minimal = _minimal_line(total, catalog.roots, phrase)
-    tokens = _counted(counter, minimal)
-    if tokens <= budget:
-        return CountedRendering(minimal, "minimal", 0, total, total, budget, tokens)
-    return CountedRendering("", "empty", 0, total, total, budget, 0)
+    return _first_fit((), _minimal_line(total, catalog.roots, phrase), budget, counter, total)
 
 
 def _expected_plainly(
     catalog: SkillCatalog, budget: int, counter: TokenCounter, total: int
 ) -> CountedRendering:
     """The rule as it reads: every candidate counted whole, in order."""
-    for listed in range(len(catalog.entries), -1, -1):
-        text = framed_candidate(catalog, listed)
-        tokens = _counted(counter, text)
-        if tokens <= budget:
-            return CountedRendering(text, "listing", listed, total - listed, total, budget, tokens)
-    minimal = minimal_candidate(catalog)
-    tokens = _counted(counter, minimal)
-    if tokens <= budget:
-        return CountedRendering(minimal, "minimal", 0, total, total, budget, tokens)
-    return CountedRendering("", "empty", 0, total, total, budget, 0)
+    listings = (
+        (listed, framed_candidate(catalog, listed))
+        for listed in range(len(catalog.entries), -1, -1)
+    )
+    return _first_fit(listings, minimal_candidate(catalog), budget, counter, total)
 
 
 def verify_rendering_counted(
@@ -377,8 +365,8 @@ def verify_rendering_counted(
     declaration every candidate is counted whole, as the rule reads.
     Raises ``DefinitionError(code="rendering_not_certified")`` on any difference.
     """
-    budget = _budget(budget_tokens)
-    _check_catalog(catalog)
+    budget = _check_budget(budget_tokens, "budget_tokens")
+    check_catalog(catalog)
     _check_counter(counter)
     total = checked_total(len(catalog.entries), catalog.unlisted)
     if not isinstance(rendered, CountedRendering) or rendered.form not in FORMS:

@@ -37,12 +37,14 @@ from dataclasses import dataclass
 from types import MappingProxyType, TracebackType
 from typing import Protocol
 
+from a13n_harness.context._checks import describe
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment.errors import (
     FileNotFound,
     FileOperatorError,
     FilePermissionDenied,
     FileProviderError,
+    check_limit,
 )
 from a13n_harness.environment.local import LocalFileOperator, check_host_directory
 from a13n_harness.environment.operator import BatchReader, DirectoryEntry, FileOperator, FileStat
@@ -162,7 +164,7 @@ def _check_mount_name(name: object) -> str:
     ):
         raise DefinitionError(
             "skill_root_invalid",
-            f"mount name must be one path segment: {name!r}",
+            f"mount name must be one path segment: {describe(name)}",
             reason="mount_name",
         )
     return name
@@ -172,7 +174,7 @@ def _check_provider(provider: object) -> FileProvider:
     if not callable(getattr(provider, "operator", None)) or not hasattr(provider, "generation"):
         raise DefinitionError(
             "skill_root_invalid",
-            f"a mount needs a FileProvider (generation and operator()), not {provider!r}",
+            f"a mount needs a FileProvider (generation and operator()), not {describe(provider)}",
             reason="provider",
         )
     return provider  # type: ignore[return-value]
@@ -182,16 +184,10 @@ def _check_selection(selection: object) -> EnvironmentPath:
     if not isinstance(selection, EnvironmentPath):
         raise DefinitionError(
             "skill_root_invalid",
-            f"not an EnvironmentPath from select_files: {selection!r}",
+            f"not an EnvironmentPath from select_files: {describe(selection)}",
             reason="selection",
         )
     return selection
-
-
-def _check_limit(limit: object) -> int:
-    if type(limit) is not int or limit < 0:
-        raise FileProviderError("limit must be a non-negative int")
-    return limit
 
 
 def _stale(path: str, why: str) -> DefinitionError:
@@ -265,7 +261,7 @@ class Environment:
         live = self._require_live()
         if not isinstance(name, str) or name not in live:
             raise DefinitionError(
-                "skill_root_unroutable", f"no mount named {name!r}", reason="unknown_mount"
+                "skill_root_unroutable", f"no mount named {describe(name)}", reason="unknown_mount"
             )
         del live[name]
 
@@ -281,7 +277,7 @@ class Environment:
         live = self._require_live()
         if not is_canonical_path(path):
             raise DefinitionError(
-                "skill_root_invalid", "not a canonical absolute path", path=repr(path)
+                "skill_root_invalid", "not a canonical absolute path", path=describe(path)
             )
         segments = path_segments(path)
         if segments[:1] == ["workspace"]:
@@ -298,7 +294,10 @@ class Environment:
         incarnation = live.get(name)
         if incarnation is None:
             raise DefinitionError(
-                "skill_root_unroutable", f"no mount named {name!r}", reason="no_mount", path=path
+                "skill_root_unroutable",
+                f"no mount named {describe(name)}",
+                reason="no_mount",
+                path=path,
             )
         return incarnation, "/" + "/".join(rest), default_route
 
@@ -409,7 +408,7 @@ class PinnedFiles:
 
     def _provider_path(self, path: str) -> str:
         if not is_canonical_path(path):
-            raise FilePermissionDenied("path is not a canonical absolute path", path=repr(path))
+            raise FilePermissionDenied("path is not a canonical absolute path", path=describe(path))
         prefix = self._prefix
         if path == prefix:
             return "/"
@@ -426,7 +425,7 @@ class PinnedFiles:
 
     async def read_bytes(self, path: str, limit: int) -> bytes:
         inner = self._provider_path(path)
-        _check_limit(limit)
+        check_limit(limit)
         self._check(path)
         result = await self._operator.read_bytes(inner, limit)
         self._check(path)
@@ -437,7 +436,7 @@ class PinnedFiles:
     ) -> Sequence[bytes | FileOperatorError]:
         if isinstance(paths, str | bytes) or not isinstance(paths, Sequence):
             raise FileProviderError("paths must be a sequence of paths")
-        _check_limit(limit)
+        check_limit(limit)
         inner: list[str] = []
         errors: dict[int, FileOperatorError] = {}
         for index, path in enumerate(paths):
@@ -501,7 +500,7 @@ class _EnvironmentFiles:
             incarnation, provider_path, _ = self._environment._route(path)
         except DefinitionError as failure:
             if failure.code == "skill_root_invalid":
-                raise FilePermissionDenied(failure.message, path=repr(path)) from None
+                raise FilePermissionDenied(failure.message, path=describe(path)) from None
             raise FileNotFound(failure.message, path=path) from None
         return incarnation.provider.operator(), provider_path
 

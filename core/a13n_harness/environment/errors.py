@@ -12,6 +12,7 @@ entry).
 
 from __future__ import annotations
 
+from a13n_harness.context._checks import is_count
 from a13n_harness.context.errors import DefinitionError
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "FileProviderError",
     "FileUnsupported",
     "NotADirectory",
+    "check_limit",
 ]
 
 
@@ -61,3 +63,13 @@ class FileProviderError(FileOperatorError):
     """The provider behind the operator failed (I/O error, broken mount, closed scope)."""
 
     default_code = "skill_provider_failed"
+
+
+def check_limit(limit: object) -> int:
+    """``limit`` (a read bound) when it is a non-negative ``int``, else :class:`FileProviderError`.
+
+    Every operator and scope checks its ``limit`` argument with this one rule.
+    """
+    if not is_count(limit):
+        raise FileProviderError("limit must be a non-negative int")
+    return limit

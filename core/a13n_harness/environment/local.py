@@ -43,6 +43,7 @@ from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from a13n_harness.context._checks import describe, is_bytes_like
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment._confinement import (
     LIST_FLAGS,
@@ -61,6 +62,7 @@ from a13n_harness.environment.errors import (
     FileProviderError,
     FileUnsupported,
     NotADirectory,
+    check_limit,
 )
 from a13n_harness.environment.operator import DirectoryEntry, EntryKind, FileStat
 from a13n_harness.environment.paths import is_canonical_path, path_segments
@@ -111,20 +113,14 @@ def _kind(mode: int) -> EntryKind:
 
 def _check_path(path: object) -> str:
     if not is_canonical_path(path):
-        raise FilePermissionDenied("path is not a canonical absolute path", path=repr(path))
+        raise FilePermissionDenied("path is not a canonical absolute path", path=describe(path))
     assert isinstance(path, str)
     return path
 
 
-def _check_limit(limit: object) -> int:
-    if type(limit) is not int or limit < 0:
-        raise FileProviderError("limit must be a non-negative int")
-    return limit
-
-
 def _check_data(data: object) -> bytes:
     # bytes(5) would allocate five NULs and bytes(10**10) ten gigabytes: only byte strings.
-    if not isinstance(data, bytes | bytearray | memoryview):
+    if not is_bytes_like(data):
         raise FileProviderError(f"data must be bytes, not {type(data).__name__}")
     return bytes(data)
 
@@ -151,7 +147,7 @@ def check_host_directory(root: object) -> str:
     if not encodable or not isinstance(path, str) or "\x00" in path:
         raise DefinitionError(
             "skill_root_invalid",
-            f"an operator root must be a non-empty host path: {root!r}",
+            f"an operator root must be a non-empty host path: {describe(root)}",
             reason="host_root",
         )
     return path
@@ -529,13 +525,13 @@ class LocalFileOperator:
 
     async def read_bytes(self, path: str, limit: int) -> bytes:
         checked = _check_path(path)
-        bound = _check_limit(limit)
+        bound = check_limit(limit)
         return await self._run(lambda walker: walker.read(checked, bound))
 
     async def read_many(
         self, paths: Sequence[str], limit: int
     ) -> Sequence[bytes | FileOperatorError]:
-        bound = _check_limit(limit)
+        bound = check_limit(limit)
         checked = _check_paths(paths)
 
         def chunk(walker: _Operations) -> list[bytes | FileOperatorError]:

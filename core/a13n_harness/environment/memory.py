@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from a13n_harness.context._checks import describe, is_bytes_like
 from a13n_harness.environment._confinement import MAX_LINK_HOPS
 from a13n_harness.environment.errors import (
     FileNotFound,
@@ -32,6 +33,7 @@ from a13n_harness.environment.errors import (
     FileProviderError,
     FileUnsupported,
     NotADirectory,
+    check_limit,
 )
 from a13n_harness.environment.operator import DirectoryEntry, EntryKind, FileStat
 from a13n_harness.environment.paths import (
@@ -99,7 +101,7 @@ def _copy(tree: object) -> dict[str, MemoryNode]:
         source, target = work.pop()
         for name, child in source.items():
             if not isinstance(name, str):
-                raise FileProviderError(f"a memory entry name must be a str: {name!r}")
+                raise FileProviderError(f"a memory entry name must be a str: {describe(name)}")
             if isinstance(child, Mapping):
                 copied: dict[str, MemoryNode] = {}
                 target[name] = copied
@@ -141,7 +143,7 @@ class MemoryFileOperator:
         it), and a target leaving the root is :class:`FilePermissionDenied`.
         """
         if not is_canonical_path(path):
-            raise FilePermissionDenied("path is not a canonical absolute path", path=repr(path))
+            raise FilePermissionDenied("path is not a canonical absolute path", path=describe(path))
         assert isinstance(path, str)
         stack: list[dict[str, MemoryNode]] = [self._root]
         resolved: list[str] = []
@@ -204,10 +206,9 @@ class MemoryFileOperator:
 
     def read_now(self, path: str, limit: int) -> bytes:
         """:meth:`read_bytes` without the coroutine."""
-        if type(limit) is not int or limit < 0:
-            raise FileProviderError("limit must be a non-negative int")
+        check_limit(limit)
         if not is_canonical_path(path):
-            raise FilePermissionDenied("path is not a canonical absolute path", path=repr(path))
+            raise FilePermissionDenied("path is not a canonical absolute path", path=describe(path))
         node = self._node(path)
         if not isinstance(node, bytes):
             raise FileUnsupported("not a regular file", path=path)
@@ -222,7 +223,7 @@ class MemoryFileOperator:
         return FileStat(_kind(node), len(node) if isinstance(node, bytes) else 0)
 
     async def write_bytes(self, path: str, data: bytes) -> None:
-        if not isinstance(data, bytes | bytearray | memoryview):
+        if not is_bytes_like(data):
             raise FileProviderError(f"data must be bytes, not {type(data).__name__}")
         parent, name = self._resolve(path)
         if name is None or isinstance(parent.get(name), dict | MemorySpecial):
@@ -232,7 +233,7 @@ class MemoryFileOperator:
     async def make_directory(self, path: str) -> None:
         segments = path_segments(path) if is_canonical_path(path) else None
         if segments is None:
-            raise FilePermissionDenied("path is not a canonical absolute path", path=repr(path))
+            raise FilePermissionDenied("path is not a canonical absolute path", path=describe(path))
         for depth in range(1, len(segments) + 1):
             prefix = "/" + "/".join(segments[:depth])
             parent, name = self._resolve(prefix)

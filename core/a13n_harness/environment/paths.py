@@ -16,17 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from a13n_harness.context._checks import describe, has_lone_surrogate
 from a13n_harness.context.errors import DefinitionError
 
 __all__ = ["is_canonical_path", "join_path", "path_segments", "resolve_link_target"]
-
-
-def _has_lone_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def is_canonical_path(path: object) -> bool:
@@ -38,13 +31,13 @@ def is_canonical_path(path: object) -> bool:
     segments = path[1:].split("/")
     if any(segment in ("", ".", "..") for segment in segments):
         return False
-    return not _has_lone_surrogate(path)
+    return not has_lone_surrogate(path)
 
 
 def path_segments(path: str) -> list[str]:
     """The segments of a canonical path (``[]`` for ``/``); not a str: ``skill_root_invalid``."""
     if type(path) is not str:
-        raise DefinitionError("skill_root_invalid", f"a path must be a str: {path!r}")
+        raise DefinitionError("skill_root_invalid", f"a path must be a str: {describe(path)}")
     return [] if path == "/" else path[1:].split("/")
 
 
