@@ -30,6 +30,7 @@ only read, and refused as the first folder; crashes land in
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -37,7 +38,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 from runner import fuzz  # fuzz/runner.py: the libFuzzer command line and its defaults
 
-if TYPE_CHECKING:  # a type only: importing the package here would escape instrumentation
+if TYPE_CHECKING:  # types only: importing the package here would escape instrumentation
+    from typing_extensions import TypeIs
+
     from a13n_harness.context.errors import DefinitionError
 
 _Argument = TypeVar("_Argument")
@@ -95,23 +98,31 @@ def instrumented(name: str) -> contextlib.AbstractContextManager[object]:
     return instrumentation
 
 
+@functools.cache
+def _refusal() -> type[DefinitionError]:
+    """``DefinitionError``, imported on first use: after the target's imports were instrumented."""
+    from a13n_harness.context.errors import DefinitionError  # noqa: PLC0415 - see above
+
+    return DefinitionError
+
+
+def _is_refusal(result: object) -> TypeIs[DefinitionError]:
+    return isinstance(result, _refusal())
+
+
 def attempt(
     function: Callable[[_Argument], _Result], argument: _Argument
 ) -> _Result | DefinitionError:
     """``function(argument)``, or the ``DefinitionError`` it was refused with (nothing else)."""
-    from a13n_harness.context.errors import DefinitionError  # noqa: PLC0415 - after instrumenting
-
     try:
         return function(argument)
-    except DefinitionError as error:
+    except _refusal() as error:
         return error
 
 
 def outcome_of(result: object) -> str:
     """``accepted``, or the refusal ``result`` as ``<code>`` or ``<code>:<reason>``."""
-    from a13n_harness.context.errors import DefinitionError  # noqa: PLC0415 - after instrumenting
-
-    if not isinstance(result, DefinitionError):
+    if not _is_refusal(result):
         return "accepted"
     return result.code if result.reason is None else f"{result.code}:{result.reason}"
 
@@ -123,9 +134,7 @@ def judge(
     refused: Callable[[bytes, DefinitionError], None],
 ) -> str:
     """Check an accepted ``result`` or a refusal with its own checker; the outcome."""
-    from a13n_harness.context.errors import DefinitionError  # noqa: PLC0415 - after instrumenting
-
-    if isinstance(result, DefinitionError):
+    if _is_refusal(result):
         refused(data, result)
     else:
         accepted(data, result)
