@@ -1,7 +1,9 @@
 """What every ``fuzz/fuzz_*.py`` target shares: instrumentation, one outcome format, its program.
 
 A target states its contract in its docstring and defines ``check(data)``
-(raises on a broken contract) and ``outcome(data)``; the rest is here:
+(raises on a broken contract) and ``outcome(data)``, both from one verdict
+function that checks the input and returns its outcome
+(``check, outcome = contract(verdict)``); the rest is here:
 
 - :func:`instrumented`: the ``with`` block around a target's imports of the
   package. When atheris drives the file, ``a13n_harness`` is instrumented for
@@ -10,6 +12,8 @@ A target states its contract in its docstring and defines ``check(data)``
   nothing of the package at load time, so nothing escapes instrumentation.
 - :func:`attempt`: a call's result, or the ``DefinitionError`` it was
   refused with; anything else escapes, and fails the run.
+- :func:`judge`: the verdict of an entry point's result: its accepted or
+  its refused checker, then its outcome.
 - :func:`outcome_of`: the one outcome format of every ``expected.json``:
   ``accepted``, or the refusal's ``<code>`` (``<code>:<reason>`` when it has
   a reason).
