@@ -318,6 +318,11 @@ def _normalise(
     return ast.dump(tree), messages
 
 
+# One-argument callables that never raise, whatever they are given: ``type``, and the pure
+# core's ``describe`` (context/_checks.py, "never raises and never runs the argument's own
+# code", a property in properties/test_checks.py). In a message, which value they are given
+# is message text.
+TOTAL_IN_MESSAGES = frozenset({"type", "describe"})
 # Spellings the language makes equal, each a rule rather than a listing (docs/mutation.md).
 # Flag parameters of the standard library that are read only as truth values: False, None
 # and leaving out a false default are one value. {(callee, keyword): default}
@@ -405,13 +410,13 @@ def _shape(message: ast.expr) -> str:
     for node in ast.walk(blank):
         if (
             isinstance(node, ast.Call)
-            and _callee(node) == "type"
+            and _callee(node) in TOTAL_IN_MESSAGES
             and len(node.args) == 1
             and not node.keywords
             and isinstance(node.args[0], ast.Name | ast.Constant)
         ):
-            # type() of a bound name or of a constant never raises: which one it names
-            # is message text (``type(None).__name__`` for ``type(value).__name__``).
+            # Of a bound name or of a constant these never raise: which value they
+            # describe is message text (``type(None).__name__`` for ``type(value).__name__``).
             node.args = [ast.Constant(None)]
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             node.value = ""
