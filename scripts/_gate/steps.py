@@ -207,10 +207,12 @@ PROPERTY_PARTS = 4
 
 
 def property_parts(root: Path, parts: int = PROPERTY_PARTS) -> list[list[str]]:
-    """The property modules (all but the corpus replay) in ``parts`` groups of about equal
-    size, the largest modules first (file size stands for run time); fewer when there are few."""
+    """The property modules (all but the corpus replay; the harness's own tests in
+    ``properties/harness/`` included) in ``parts`` groups of about equal size, the largest
+    modules first (file size stands for run time); fewer when there are few."""
+    modules = (root / "properties").rglob("test_*.py")
     files = sorted(
-        (path for path in (root / "properties").glob("test_*.py") if path.name != "test_corpus.py"),
+        (path for path in modules if path.name != "test_corpus.py"),
         key=lambda path: (-path.stat().st_size, path.name),
     )
     groups: list[list[str]] = [[] for _ in range(parts)]

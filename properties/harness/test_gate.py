@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 if str(REPO / "scripts") not in sys.path:
     sys.path.append(str(REPO / "scripts"))  # the gate's package, _gate
 
@@ -161,6 +161,23 @@ def test_exit_codes_are_named_as_pytest_names_them() -> None:
         assert int(pytest.ExitCode[code.name]) == int(code)
     assert exit_meaning(5) == "no tests collected"
     assert exit_meaning(-9) == "killed by signal 9"
+
+
+def test_the_property_parts_hold_every_test_module_once() -> None:
+    """The gate's property steps run every test module under ``properties/`` (the
+    harness's own, in ``properties/harness/``, too) exactly once; the corpus replay is its
+    own step."""
+    from _gate.steps import property_parts  # noqa: PLC0415 - scripts/ is on the path above
+
+    parts = property_parts(REPO)
+    listed = [module for part in parts for module in part]
+    expected = {
+        path.relative_to(REPO).as_posix()
+        for path in (REPO / "properties").rglob("test_*.py")
+        if path.name != "test_corpus.py"
+    }
+    assert sorted(listed) == sorted(expected)
+    assert "properties/harness/test_mutmut_rules.py" in listed
 
 
 HANGING_TEST = '''"""Hangs, with a subprocess of its own, whatever the code does."""
