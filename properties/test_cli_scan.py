@@ -496,6 +496,32 @@ def test_commands_import_no_event_loop_at_start_up(tmp_path: Path, command: str)
     assert result.stdout.decode() == ""
 
 
+def test_the_encoder_compiles_no_pattern_and_builds_no_table_at_import() -> None:
+    """Every catalog entry goes through the encoder; plain ASCII text needs none of its
+    patterns, so importing it compiles none (the astral class cost milliseconds) and
+    builds no table over the escaped code points."""
+    probe = (
+        "import re, sys\n"
+        "import a13n_harness.context.errors\n"
+        "before = len(re._cache)\n"
+        "import a13n_harness.context.encoder as encoder\n"
+        "tables = [n for n, v in vars(encoder).items()\n"
+        "          if n[:2] != '__' and isinstance(v, dict) and len(v) > 16]\n"
+        "print(len(re._cache) - before, tables)\n"
+        "assert encoder.encode_value('plain text') == 'plain text'\n"
+        "print(len(re._cache) - before)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=cli_environment(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.decode().split("\n") == ["0 []", "0", ""]
+
+
 # ---------------------------------------------------- start-up: the plain command line
 
 
