@@ -240,7 +240,9 @@ def verify(
         (scratch / "logs").mkdir()
         os.environ["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
         os.environ["HYPOTHESIS_PROFILE"] = "mutants"
-        os.environ["A13N_HARNESS_ROOT"] = str(scratch / "slot0")
+        # The corpus replay finds the tree beside its own file: each run's scratch copy (a
+        # root named from outside would be another slot's, rebuilt while this one runs).
+        os.environ.pop("A13N_HARNESS_ROOT", None)
         by_ident = {mutant.ident: mutant for mutant in runnable}
         # The longest deadlines first, so no slow mutant starts last and runs alone.
         order = sorted(runnable, key=lambda mutant: (-mutant.deadline, mutant.ident))
