@@ -1,7 +1,9 @@
 """What every ``fuzz/fuzz_*.py`` target shares: instrumentation, one outcome format, its program.
 
 A target states its contract in its docstring and defines ``check(data)``
-(raises on a broken contract) and ``outcome(data)``; the rest is here:
+(raises on a broken contract) and ``outcome(data)``, both from one verdict
+function that checks the input and returns its outcome
+(``check, outcome = contract(verdict)``); the rest is here:
 
 - :func:`instrumented`: the ``with`` block around a target's imports of the
   package. When atheris drives the file, ``a13n_harness`` is instrumented for
@@ -10,6 +12,8 @@ A target states its contract in its docstring and defines ``check(data)``
   nothing of the package at load time, so nothing escapes instrumentation.
 - :func:`attempt`: a call's result, or the ``DefinitionError`` it was
   refused with; anything else escapes, and fails the run.
+- :func:`judge`: the verdict of an entry point's result: its accepted or
+  its refused checker, then its outcome.
 - :func:`outcome_of`: the one outcome format of every ``expected.json``:
   ``accepted``, or the refusal's ``<code>`` (``<code>:<reason>`` when it has
   a reason).
@@ -30,6 +34,7 @@ only read, and refused as the first folder; crashes land in
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -37,7 +42,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 from runner import fuzz  # fuzz/runner.py: the libFuzzer command line and its defaults
 
-if TYPE_CHECKING:  # a type only: importing the package here would escape instrumentation
+if TYPE_CHECKING:  # types only: importing the package here would escape instrumentation
+    from typing_extensions import TypeIs
+
     from a13n_harness.context.errors import DefinitionError
 
 _Argument = TypeVar("_Argument")
@@ -95,23 +102,31 @@ def instrumented(name: str) -> contextlib.AbstractContextManager[object]:
     return instrumentation
 
 
+@functools.cache
+def _refusal() -> type[DefinitionError]:
+    """``DefinitionError``, imported on first use: after the target's imports were instrumented."""
+    from a13n_harness.context.errors import DefinitionError  # noqa: PLC0415 - see above
+
+    return DefinitionError
+
+
+def _is_refusal(result: object) -> TypeIs[DefinitionError]:
+    return isinstance(result, _refusal())
+
+
 def attempt(
     function: Callable[[_Argument], _Result], argument: _Argument
 ) -> _Result | DefinitionError:
     """``function(argument)``, or the ``DefinitionError`` it was refused with (nothing else)."""
-    from a13n_harness.context.errors import DefinitionError  # noqa: PLC0415 - after instrumenting
-
     try:
         return function(argument)
-    except DefinitionError as error:
+    except _refusal() as error:
         return error
 
 
 def outcome_of(result: object) -> str:
     """``accepted``, or the refusal ``result`` as ``<code>`` or ``<code>:<reason>``."""
-    from a13n_harness.context.errors import DefinitionError  # noqa: PLC0415 - after instrumenting
-
-    if not isinstance(result, DefinitionError):
+    if not _is_refusal(result):
         return "accepted"
     return result.code if result.reason is None else f"{result.code}:{result.reason}"
 
@@ -123,9 +138,7 @@ def judge(
     refused: Callable[[bytes, DefinitionError], None],
 ) -> str:
     """Check an accepted ``result`` or a refusal with its own checker; the outcome."""
-    from a13n_harness.context.errors import DefinitionError  # noqa: PLC0415 - after instrumenting
-
-    if isinstance(result, DefinitionError):
+    if _is_refusal(result):
         refused(data, result)
     else:
         accepted(data, result)

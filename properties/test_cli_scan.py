@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 
 from a13n_harness import cli as cli_module
 from a13n_harness.capabilities import SkillManager, SkillScan, SkillsPolicy
+from a13n_harness.cli import _lint as lint_module
 from a13n_harness.cli import _workspace as workspace_module
 from a13n_harness.cli import build_parser
 from a13n_harness.cli._output import Progress
@@ -63,9 +64,19 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX links and
 CORPUS = REPO / "corpus" / "fuzz_frontmatter"
 # 64 KiB: past every read bound discovery uses first (32 KiB + 4 KiB), small
 # enough that a drawn workspace is written in milliseconds.
-_HOSTILE = tuple(
-    sorted(path.read_bytes() for path in CORPUS.glob("*.md") if path.stat().st_size <= 65_536)
-)
+_HOSTILE = tuple(sorted(path.name for path in CORPUS.glob("*.md") if path.stat().st_size <= 65_536))
+
+
+class Corpus:
+    """A ``SKILL.md`` taken from the frontmatter corpus, shown by name (not by its bytes)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Corpus({self.name!r})"
+
+
 OUTSIDE_NAME = "outside"
 """A package folder beside the workspace, reachable only through an escaping link."""
 
@@ -75,6 +86,9 @@ class Escape:
 
     def __init__(self, absolute: bool) -> None:
         self.absolute = absolute
+
+    def __repr__(self) -> str:
+        return f"Escape(absolute={self.absolute})"
 
 
 Node = object
@@ -99,7 +113,7 @@ def _root(draw: st.DrawFn) -> Node | None:
         return Escape(draw(st.booleans()))
     tree: dict[str, Node] = dict(draw(skill_trees(max_entries=8)))
     for name in draw(st.lists(st.sampled_from(("h1", "h2", "h3", "h4")), unique=True)):
-        tree[name] = {"SKILL.md": draw(st.sampled_from(_HOSTILE))}
+        tree[name] = {"SKILL.md": Corpus(draw(st.sampled_from(_HOSTILE)))}
     # One tree in five escapes: an escape fails the whole scan, and most trees should not.
     escape = draw(st.sampled_from(("", "", "", "", "folder", "document")))
     if escape == "folder":
@@ -139,6 +153,8 @@ def _write(path: Path, node: Node, outside: Path) -> None:
             _write(path / name, child, outside)
     elif isinstance(node, bytes):
         path.write_bytes(node)
+    elif isinstance(node, Corpus):
+        path.write_bytes((CORPUS / node.name).read_bytes())
     elif isinstance(node, MemorySpecial):
         os.mkfifo(path)
     elif isinstance(node, MemorySymlink):
@@ -303,6 +319,44 @@ def test_negative_control_a_blocking_scan_through_host_paths_fails_the_property(
     property_fails(control_settings(given(workspaces())(check_same_scan)))
 
 
+def _lint_answer(workspace: Path, roots: Sequence[str]) -> object:
+    try:
+        result = lint_module.lint([str(workspace)], roots, Progress())
+    except DefinitionError as error:
+        return _error(error)
+    except OSError as error:
+        return ("OSError", str(error))
+    return result.findings, result.skills, lint_module.format_findings(result, "text", "0")
+
+
+def check_same_lint(case: tuple[dict[str, Node], tuple[str, ...], str]) -> None:
+    """``a13n-skills lint`` through the blocking driver and through ``asyncio.run`` with the
+    asynchronous operator: the same findings, counts and text."""
+    layout, roots, _ = case
+    with on_disk(layout) as workspace:
+        blocking = _lint_answer(workspace, roots)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(lint_module, "BlockingLocalFileOperator", LocalFileOperator)
+            patch.setattr(lint_module, "run_blocking", asyncio.run)
+            asynchronous = _lint_answer(workspace, roots)
+        assert blocking == asynchronous
+
+
+@_SCAN_SETTINGS
+@given(workspaces())
+def test_lint_through_the_blocking_driver_and_through_asyncio_agree(
+    case: tuple[dict[str, Node], tuple[str, ...], str],
+) -> None:
+    check_same_lint(case)
+
+
+def test_negative_control_lint_through_host_paths_fails_the_lint_property(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(lint_module, "BlockingLocalFileOperator", _HostPathOperator)
+    property_fails(control_settings(given(workspaces())(check_same_lint)))
+
+
 # ------------------------------------------------------------------ the driver
 
 
@@ -404,9 +458,18 @@ def test_catalog_never_blocks_on_a_fifo(tmp_path: Path, shape: str) -> None:
     assert b"- ok: fine" in result.stdout
 
 
-def test_catalog_imports_no_event_loop_at_start_up(tmp_path: Path) -> None:
-    """The start-up bound (issue 11): the scan runs without ``asyncio``, its thread pool,
-    the Environment module or ``json`` (the block needs none of them)."""
+_NOT_AT_START_UP = {
+    # The scan runs without an event loop, its thread pool, the Environment module; the
+    # block needs no json.
+    "catalog": ("asyncio", "concurrent.futures", "json", "a13n_harness.environment.environment"),
+    # pre-commit starts lint at every commit: the same scan and reads, no event loop.
+    "lint": ("asyncio", "concurrent.futures", "a13n_harness.environment.environment"),
+}
+
+
+@pytest.mark.parametrize("command", sorted(_NOT_AT_START_UP))
+def test_commands_import_no_event_loop_at_start_up(tmp_path: Path, command: str) -> None:
+    """The start-up bound (issue 11): what a command does not need, it does not import."""
     skills = tmp_path / ".agents" / "skills"
     for name in ("one", "two"):
         (skills / name).mkdir(parents=True)
@@ -416,14 +479,14 @@ def test_catalog_imports_no_event_loop_at_start_up(tmp_path: Path) -> None:
         "from a13n_harness.cli import main\n"
         "keep = os.dup(1)\n"
         "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
-        "code = main(sys.argv[1:])\n"
-        "names = ('asyncio', 'concurrent.futures', 'json',\n"
-        "         'a13n_harness.environment.environment')\n"
+        "code = main(sys.argv[2:])\n"
+        "names = sys.argv[1].split()\n"
         "os.write(keep, ' '.join(n for n in names if n in sys.modules).encode())\n"
         "raise SystemExit(code)\n"
     )
+    names = " ".join(_NOT_AT_START_UP[command])
     result = subprocess.run(
-        [sys.executable, "-c", probe, "catalog", str(tmp_path)],
+        [sys.executable, "-c", probe, names, command, str(tmp_path)],
         env=cli_environment(),
         capture_output=True,
         timeout=60,
@@ -444,7 +507,7 @@ _TOKENS = st.one_of(
 )
 _ARGVS = st.one_of(
     st.lists(_TOKENS, max_size=4),
-    st.tuples(st.just("catalog"), st.text(max_size=8)).map(list),
+    st.tuples(st.just("catalog"), _TOKENS).map(list),
     st.just(["catalog"]),
 )
 
@@ -452,7 +515,7 @@ _ARGVS = st.one_of(
 def check_plain_catalog(
     plain: Callable[[Sequence[str]], argparse.Namespace | None], argv: list[str]
 ) -> None:
-    """Where the plain path answers, argparse gives the same namespace; ``catalog`` and
+    """Where the plain path answers, argparse gives the same attributes; ``catalog`` and
     ``catalog WORKSPACE`` (WORKSPACE not an option) are always answered."""
     taken = plain(argv)
     if argv == ["catalog"] or (
@@ -464,7 +527,7 @@ def check_plain_catalog(
             parsed = build_parser().parse_args(argv)
         except SystemExit:
             raise AssertionError(f"argparse refuses {argv!r}; the plain path took it") from None
-        assert taken == parsed
+        assert vars(taken) == vars(parsed)
 
 
 @given(_ARGVS)
@@ -494,7 +557,7 @@ def test_the_plain_catalog_command_line_builds_no_parser() -> None:
         "keep = os.dup(1)\n"
         "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
         "code = main(sys.argv[1:])\n"
-        "os.write(keep, str('shutil' in sys.modules).encode())\n"
+        "os.write(keep, str({'shutil', 'argparse'} & set(sys.modules)).encode())\n"
         "raise SystemExit(code)\n"
     )
     result = subprocess.run(
@@ -505,4 +568,4 @@ def test_the_plain_catalog_command_line_builds_no_parser() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout == b"False"
+    assert result.stdout == b"set()"

@@ -286,27 +286,23 @@ def test_control_planted_lint_error_fails_the_gate_with_its_evidence(tmp_path: P
 PLANTED_CRASH = '''"""Any bytes are accepted, but a planted crash on inputs starting "boom"."""
 from __future__ import annotations
 
-from a13n_harness.context.encoder import encode_value
+from _target import contract, instrumented, main
+
+with instrumented(__name__):
+    from a13n_harness.context.encoder import encode_value
 
 
-def check(data: bytes) -> None:
+def _verdict(data: bytes) -> str:
     encode_value(data.decode("utf-8", "replace"))
     if data.startswith(b"boom"):
         raise ValueError("planted crash")
-
-
-def outcome(data: bytes) -> str:
     return "accepted"
 
 
-def _test_one_input(data: bytes) -> None:
-    check(data)
-
+check, outcome = contract(_verdict)
 
 if __name__ == "__main__":
-    from runner import fuzz
-
-    fuzz(__file__, _test_one_input)
+    main(__file__, check, outcome)
 '''
 
 
@@ -329,6 +325,25 @@ def test_control_planted_fuzz_crash_fails_the_gate_and_keeps_the_input(tmp_path:
     )
     assert "planted crash" in (root / "build" / "logs" / "fuzz-fuzz-planted.log").read_text()
     assert not list((root / "corpus" / "fuzz_planted").glob("*[0-9a-f]" * 40))  # corpus untouched
+
+
+def test_control_replaying_a_file_prints_its_outcome_or_fails_with_the_crash(
+    tmp_path: Path,
+) -> None:
+    """``python fuzz/<target>.py FILE`` (fuzz/_target.py): the outcome of a file that keeps the
+    contract, the traceback and exit status 1 for one that breaks it."""
+    root = _tree(tmp_path)
+    (root / "fuzz" / "fuzz_planted.py").write_text(PLANTED_CRASH)
+    (root / "fine.txt").write_bytes(b"fine")
+    (root / "boom.txt").write_bytes(b"boom")
+    kept = _run(root, "fuzz/fuzz_planted.py", "fine.txt")
+    assert (kept.returncode, kept.stdout) == (0, "fine.txt: accepted\n"), kept.stderr
+    broken = _run(root, "fuzz/fuzz_planted.py", "fine.txt", "boom.txt")
+    assert broken.returncode == 1
+    assert broken.stdout == "fine.txt: accepted\n"
+    assert "ValueError: planted crash" in broken.stderr
+    front = _run(root, "fuzz/fuzz_frontmatter.py", "fine.txt")
+    assert front.stdout == "fine.txt: skill_frontmatter_invalid:missing_fence\n", front.stderr
 
 
 def _load(name: str, path: Path) -> Any:

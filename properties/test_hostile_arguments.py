@@ -369,7 +369,7 @@ def instances(root: Path) -> dict[str, Callable[[], object]]:
         "a13n_harness.capabilities.skills.SkillsCapability": lambda: SkillsCapability(
             SkillManager.default()
         ),
-        "a13n_harness.capabilities.items.BoundSkillCatalog": lambda: BoundSkillCatalog((), (), ()),
+        "a13n_harness.capabilities.bound.BoundSkillCatalog": lambda: BoundSkillCatalog((), (), ()),
         "a13n_harness.capabilities.bindings.RunBindings": lambda: RunBindings(Environment()),
         "a13n_harness.capabilities.skills.PreparedSkills": lambda: PreparedSkills(
             "", (), BoundSkillCatalog((), (), ()), render_catalog(valid_catalog(), 0)

@@ -10,6 +10,10 @@ if TYPE_CHECKING:
     from a13n_harness.capabilities.bindings import (
         RunBindings,
     )
+    from a13n_harness.capabilities.bound import (
+        BoundSkillCatalog,
+        BoundSkillCatalogItem,
+    )
     from a13n_harness.capabilities.discovery import (
         FENCE_SLACK,
         SKILL_FILE,
@@ -17,8 +21,6 @@ if TYPE_CHECKING:
     )
     from a13n_harness.capabilities.items import (
         DIAGNOSTIC_CODES,
-        BoundSkillCatalog,
-        BoundSkillCatalogItem,
         SkillCatalogItem,
         SkillDiagnostic,
         SkillScan,
@@ -78,8 +80,8 @@ _LAZY: dict[str, str] = {
     "SKILL_FILE": "a13n_harness.capabilities.discovery",
     "read_limit": "a13n_harness.capabilities.discovery",
     "DIAGNOSTIC_CODES": "a13n_harness.capabilities.items",
-    "BoundSkillCatalog": "a13n_harness.capabilities.items",
-    "BoundSkillCatalogItem": "a13n_harness.capabilities.items",
+    "BoundSkillCatalog": "a13n_harness.capabilities.bound",
+    "BoundSkillCatalogItem": "a13n_harness.capabilities.bound",
     "SkillCatalogItem": "a13n_harness.capabilities.items",
     "SkillDiagnostic": "a13n_harness.capabilities.items",
     "SkillScan": "a13n_harness.capabilities.items",

@@ -24,12 +24,7 @@ from a13n_harness.capabilities.discovery import (
     confirm_unchanged,
     discover,
 )
-from a13n_harness.capabilities.items import (
-    BoundSkillCatalog,
-    BoundSkillCatalogItem,
-    SkillCatalogItem,
-    SkillScan,
-)
+from a13n_harness.capabilities.items import SkillCatalogItem, SkillScan
 from a13n_harness.capabilities.sources import (
     FileSkillSource,
     SkillMaterializer,
@@ -41,7 +36,8 @@ from a13n_harness.capabilities.sources import (
 from a13n_harness.context._checks import describe
 from a13n_harness.context.errors import DefinitionError
 
-if TYPE_CHECKING:  # the Environment module is loaded by scan_environment, not by a direct scan
+if TYPE_CHECKING:  # loaded by scan_environment, not by a direct scan (the command line's)
+    from a13n_harness.capabilities.bound import BoundSkillCatalog
     from a13n_harness.environment import Environment, EnvironmentPath, FileOperator
 
 __all__ = ["DEFAULT_WORKSPACE_ROOT", "SkillManager"]
@@ -142,7 +138,11 @@ class SkillManager:
 
     async def scan_environment(self, *, environment: Environment) -> BoundSkillCatalog:
         """Scan through pinned scopes of an entered ``environment``; see the module docstring."""
-        # Imported here: a direct scan (the command line's) does not load the Environment module.
+        # Imported here: a direct scan (the command line's) loads neither module.
+        from a13n_harness.capabilities.bound import (  # noqa: PLC0415
+            BoundSkillCatalog,
+            BoundSkillCatalogItem,
+        )
         from a13n_harness.environment import Environment  # noqa: PLC0415
 
         if not isinstance(environment, Environment) or not environment.entered:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from a13n_harness.capabilities.bindings import RunBindings
-from a13n_harness.capabilities.items import BoundSkillCatalog
+from a13n_harness.capabilities.bound import BoundSkillCatalog
 from a13n_harness.capabilities.manager import SkillManager
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.errors import DefinitionError

@@ -493,20 +493,22 @@ def _plain_catalog(arguments: Sequence[str]) -> argparse.Namespace | None:
     """The namespace the parser gives ``catalog`` or ``catalog WORKSPACE`` with no option,
     or ``None`` for every other command line.
 
-    The most common call then builds no parser: the help formatter (which imports shutil)
-    and the five subcommands cost about a twelfth of the command's start-up
-    (``scripts/bench.py cli``). Only that exact shape is taken here: any option, and
-    a WORKSPACE starting with ``-``, go through argparse. ``properties/test_cli_scan.py``
-    holds the result equal to ``build_parser().parse_args(arguments)``.
+    The most common call then imports no argparse and builds no parser: argparse, its help
+    formatter (which imports shutil) and the five subcommands cost about a tenth of the
+    command's start-up (``scripts/bench.py cli``). Only that exact shape is taken here: any
+    option, and a WORKSPACE starting with ``-``, go through argparse. The commands read
+    attributes only, so a ``SimpleNamespace`` with the parser's attributes serves;
+    ``properties/test_cli_scan.py`` holds them equal to ``build_parser().parse_args(arguments)``.
     """
     if not 1 <= len(arguments) <= 2 or arguments[0] != "catalog":
         return None
     workspace = arguments[1] if len(arguments) == 2 else "."
     if workspace.startswith("-"):
         return None
-    import argparse
+    from types import SimpleNamespace
+    from typing import cast  # typing is loaded by the scan's modules anyway
 
-    return argparse.Namespace(
+    plain = SimpleNamespace(
         command="catalog",
         workspace=workspace,
         root=[],
@@ -518,6 +520,7 @@ def _plain_catalog(arguments: Sequence[str]) -> argparse.Namespace | None:
         json=False,
         run=_run_catalog,
     )
+    return cast("argparse.Namespace", plain)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,7 +2,8 @@
 
 A PATH is a ``SKILL.md`` file, a skill folder (a folder holding ``SKILL.md``) or
 a workspace. A workspace is scanned through :class:`LocalFileOperator` (nothing
-outside it is read, symbolic links included) with the ``--root`` values, or by
+outside it is read, symbolic links included; its blocking form, driven without
+an event loop as ``catalog`` does) with the ``--root`` values, or by
 default with :data:`LINT_ROOTS`: the two roots discovery uses plus the layouts
 of the published skill repositories (``skills/`` in anthropics/skills;
 ``skills/.curated``, ``skills/.system`` and ``skills/.experimental`` in
@@ -23,7 +24,6 @@ checked for a PATH is the error ``no_skills_found``.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import posixpath
@@ -50,6 +50,7 @@ from a13n_harness.environment import (
     LocalFileOperator,
     NotADirectory,
 )
+from a13n_harness.environment.local import BlockingLocalFileOperator, run_blocking
 
 __all__ = ["JSON_FORMAT_VERSION", "LINT_ROOTS", "Finding", "LintResult", "format_findings", "lint"]
 
@@ -140,7 +141,7 @@ class _Linter:
         )
         if not check.references:
             return
-        with LocalFileOperator(os.path.dirname(host)) as inside:
+        with BlockingLocalFileOperator(os.path.dirname(host)) as inside:
             for reference in check.references:
                 problem = await _resolve(inside, reference.target)
                 if problem is not None:
@@ -154,13 +155,13 @@ class _Linter:
         folder = os.path.basename(os.path.abspath(path))
         shown = os.path.normpath(os.path.join(path, SKILL_FILE))
         self.progress.show(f"linting {shown}")
-        with LocalFileOperator(path) as files:
+        with BlockingLocalFileOperator(path) as files:
             await self.skill(files, "/" + SKILL_FILE, shown, folder)
 
     # ------------------------------------------------------------- a workspace
 
     async def workspace(self, workspace: str, roots: Sequence[str]) -> None:
-        with LocalFileOperator(workspace) as files:
+        with BlockingLocalFileOperator(workspace) as files:
             await self._workspace(files, workspace, roots)
 
     async def _workspace(
@@ -321,7 +322,7 @@ def lint(paths: Sequence[str], roots: Sequence[str], progress: Progress) -> Lint
         return LintResult(tuple(linter.findings), linter.skills)
 
     try:
-        return asyncio.run(run())
+        return run_blocking(run())  # no event loop: see cli._workspace
     finally:
         progress.clear()
 
