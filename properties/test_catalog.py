@@ -118,3 +118,32 @@ def test_negative_control_catalog_without_total_check_fails_the_boundary_propert
             assert total <= MAX_TOTAL
 
     property_fails(boundary_holds)
+
+
+def _code_reason(call: object, *args: object) -> tuple[str, str | None]:
+    assert callable(call)
+    with pytest.raises(DefinitionError) as caught:
+        call(*args)
+    return caught.value.code, caught.value.reason
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [("a",), [CatalogEntry("a", "d", "f")], (CatalogEntry("a", "d", "f"), None)],
+    ids=["str-in-tuple", "list", "none-after-entry"],
+)
+def test_catalog_entries_must_be_a_tuple_of_entries(entries: object) -> None:
+    """contract §3: ``entries`` is a tuple of ``CatalogEntry``; a list, or a tuple holding anything
+    else (even a single item, where no order check would look at it), is ``catalog_invalid``
+    with reason ``entries``."""
+    assert _code_reason(SkillCatalog, entries) == ("catalog_invalid", "entries")
+
+
+@pytest.mark.parametrize(
+    ("listed", "unlisted", "reason"),
+    [(True, 0, "listed"), (-1, 0, "listed"), (0, 1.0, "unlisted"), (0, -1, "unlisted")],
+)
+def test_checked_total_names_the_bad_count(listed: object, unlisted: object, reason: str) -> None:
+    """contract §3: a count that is not a non-negative int is ``catalog_invalid`` with the reason
+    naming which count it was, ``listed`` or ``unlisted``."""
+    assert _code_reason(checked_total, listed, unlisted) == ("catalog_invalid", reason)

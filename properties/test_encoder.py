@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 from hypothesis import example, given
@@ -215,3 +216,26 @@ def test_negative_control_encoder_leaking_u2028_fails_inertness() -> None:
         assert_inert(_leaky_encode(s))
 
     property_fails(inert_under)
+
+
+@pytest.mark.parametrize("bad", [None, b"bytes", 3])
+@pytest.mark.parametrize("function", [encode_value, decode_value])
+def test_non_str_values_are_refused_with_a_message_naming_the_type(
+    function: Callable[[str], str], bad: object
+) -> None:
+    """§1 errors: a stable code and a message a human can act on (mutmut encoder survivors)."""
+    with pytest.raises(DefinitionError) as caught:
+        function(bad)  # type: ignore[arg-type]
+    assert caught.value.code == "context_value_invalid"
+    assert type(bad).__name__ in caught.value.message
+
+
+def test_refusals_of_non_canonical_text_say_where() -> None:
+    """``decode_value`` names the raw code point or the bad entity and its offset."""
+    with pytest.raises(DefinitionError) as raw:
+        decode_value("ab\u2028")
+    assert (raw.value.reason, raw.value.message) == ("raw_character", "raw U+2028 at offset 2")
+    with pytest.raises(DefinitionError) as entity:
+        decode_value("a&#xa;")
+    assert entity.value.reason == "entity"
+    assert "offset 1" in entity.value.message

@@ -613,3 +613,200 @@ def test_a_refusal_without_a_position_is_placed_at_the_frontmatter_start(
     with pytest.raises(FrontmatterError) as caught:
         parse_skill_document(b"---\nname: a\ndescription: d\n---\n")
     assert (caught.value.reason, caught.value.line, caught.value.column) == (reason, 2, 1)
+
+
+def _frontmatter_error(data: bytes) -> FrontmatterError:
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(data)
+    return caught.value
+
+
+@pytest.mark.parametrize("field", ["max_bytes", "max_depth", "max_nodes", "max_description_chars"])
+def test_frontmatter_limits_accept_one_and_refuse_zero(field: str) -> None:
+    """§2: every FrontmatterLimits field is a positive int, so 1 is the smallest allowed."""
+    assert getattr(FrontmatterLimits(**{field: 1}), field) == 1
+    with pytest.raises(ValueError, match=field):
+        FrontmatterLimits(**{field: 0})
+
+
+def test_normalize_description_default_limit_is_1024() -> None:
+    """contract §2: the default description limit is 1,024 code points; 1,025 are cut."""
+    assert normalize_description("a" * 1024) == ("a" * 1024, False)
+    assert normalize_description("a" * 1025) == ("a" * 1023 + "\N{HORIZONTAL ELLIPSIS}", True)
+
+
+def test_private_use_code_point_after_the_surrogates_is_a_valid_description() -> None:
+    """contract §2, §3: only lone surrogates (U+D800..U+DFFF) are refused; U+E000 is ordinary."""
+    data = "---\nname: a\ndescription: x\ue000 \ud7ff\n---\n".encode()
+    assert parse_skill_document(data).description == "x\ue000 \ud7ff"
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\udfff"])
+def test_pure_parser_surrogate_escapes_are_description_invalid(
+    monkeypatch: pytest.MonkeyPatch, escape: str
+) -> None:
+    """contract §0, §2: without libyaml the pure parser is used; a lone surrogate in a
+    description (first and last of U+D800..U+DFFF) is ``description_invalid``."""
+    monkeypatch.setattr(fm, "_EventSource", yaml.BaseLoader)
+    data = f'---\nname: a\ndescription: "x{escape}"\n---\n'.encode()
+    error = _frontmatter_error(data)
+    assert (error.reason, error.line, error.column) == ("description_invalid", 3, 14)
+
+
+def test_error_position_after_an_empty_first_frontmatter_line() -> None:
+    """§2: line/column are 1-based in the file; after an empty line 2 a tag is on line 3."""
+    error = _frontmatter_error(b"---\n\n!!str x: 1\n---\n")
+    assert (error.reason, error.line, error.column) == ("tag", 3, 1)
+    error = _frontmatter_error(b"---\n\nname: !!str x\n---\n")
+    assert (error.reason, error.line, error.column) == ("tag", 3, 7)
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "column"),
+    [
+        # problem mark only (no context mark): the unexpected value indicator.
+        (b"---\nname: a\ndescription: b\n  c: d\n---\n", 4, 4),
+        # problem and context marks differ: the problem mark wins.
+        (b'---\nname: a\ndescription: "b\n---\n', 4, 1),
+    ],
+)
+def test_yaml_syntax_errors_carry_the_problem_position(data: bytes, line: int, column: int) -> None:
+    """§2: a PyYAML error is ``yaml_syntax``, located (1-based, whole file) at its problem."""
+    error = _frontmatter_error(data)
+    assert (error.reason, error.line, error.column) == ("yaml_syntax", line, column)
+
+
+@pytest.mark.parametrize(
+    ("data", "reason", "line", "column"),
+    [
+        # a description that is a sequence: located at the value's first node.
+        (b"---\nname: a\ndescription:\n  - x\n---\n", "description_invalid", 4, 3),
+        # a description that is only whitespace: located at the scalar.
+        (b'---\nname: a\ndescription:  "  "\n---\n', "description_invalid", 3, 15),
+        # nothing between the fences: the empty frontmatter starts on line 2.
+        (b"---\n---\n", "not_mapping", 2, 1),
+        (b"---\n# only a comment\n---\n", "not_mapping", 2, 1),
+        # a reader error (a C0 control) at the very start of the frontmatter.
+        (b"---\n\x01\n---\n", "yaml_syntax", 2, 1),
+    ],
+)
+def test_frontmatter_errors_are_located(data: bytes, reason: str, line: int, column: int) -> None:
+    """contract §2: each refusal carries its reason and a 1-based line/column in the whole file."""
+    error = _frontmatter_error(data)
+    assert (error.reason, error.line, error.column) == (reason, line, column)
+
+
+def test_description_limit_comes_from_the_limits() -> None:
+    """contract §2: a description longer than ``max_description_chars`` is cut to that many."""
+    data = b"---\nname: a\ndescription: abcdefgh\n---\n"
+    parsed = parse_skill_document(data, FrontmatterLimits(max_description_chars=5))
+    assert (parsed.description, parsed.description_truncated) == (
+        "abcd\N{HORIZONTAL ELLIPSIS}",
+        True,
+    )
+    parsed = parse_skill_document(data, FrontmatterLimits(max_description_chars=8))
+    assert (parsed.description, parsed.description_truncated) == ("abcdefgh", False)
+
+
+@pytest.mark.parametrize(
+    ("data", "max_bytes", "reason"),
+    [
+        # no closing fence, text after the opening fence exactly max_bytes long: unterminated.
+        (b"---\nabcde", 5, "unterminated"),
+        # one byte more: too_large.
+        (b"---\nabcdef", 5, "too_large"),
+        # the BOM and the opening fence do not count towards max_bytes.
+        (b"\xef\xbb\xbf---\nname: a", 7, "unterminated"),
+        (b"\xef\xbb\xbf---\nname: ab", 7, "too_large"),
+        (b"---\nname: a\n", 10, "unterminated"),
+        (b"---\nname: a\nbcd", 10, "too_large"),
+        # a closing fence after a frontmatter line that ends one byte past max_bytes.
+        (b"---\nabcde\n---\n", 5, "too_large"),
+    ],
+)
+def test_unterminated_versus_too_large_boundary(data: bytes, max_bytes: int, reason: str) -> None:
+    """contract §2: no closing fence is ``too_large`` if the text after the opening fence already
+    exceeds ``max_bytes``, else ``unterminated``; both are located at line 2, column 1."""
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(data, FrontmatterLimits(max_bytes=max_bytes))
+    assert (caught.value.reason, caught.value.line, caught.value.column) == (reason, 2, 1)
+
+
+def test_frontmatter_of_exactly_max_bytes_is_parsed() -> None:
+    """§2: frontmatter of exactly ``max_bytes`` bytes (newlines included) is not too large."""
+    data = b"---\nname: a\ndescription: b\n---\n"
+    assert parse_skill_document(data, FrontmatterLimits(max_bytes=23)).name == "a"
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(data, FrontmatterLimits(max_bytes=22))
+    assert (caught.value.reason, caught.value.line, caught.value.column) == ("too_large", 2, 1)
+
+
+class _NestingRefusal:
+    """An event source standing in for libyaml 0.2.6+, whose scanner refuses nesting past 1,000
+    before any event reaches the depth guard."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def get_event(self) -> object:
+        mark = yaml.Mark("<frontmatter>", 7, 0, 7, None, 0)
+        raise yaml.scanner.ScannerError(
+            "while parsing a flow node", None, "exceeded maximum nesting depth", mark
+        )
+
+    def dispose(self) -> None:
+        pass
+
+
+def test_a_parser_nesting_refusal_is_too_deep(monkeypatch: pytest.MonkeyPatch) -> None:
+    """§2: nesting past the limit is ``too_deep`` whichever guard sees it first: ours, or the
+    refusal newer libyaml raises in its scanner (located at its problem mark)."""
+    data = b"---\nname: [[[[\n---\n"
+    monkeypatch.setattr(fm, "_EventSource", _NestingRefusal)
+    error = _frontmatter_error(data)
+    assert (error.code, error.reason, error.line, error.column) == (
+        "skill_frontmatter_invalid",
+        "too_deep",
+        2,
+        8,
+    )
+    assert "maximum nesting depth" in str(error)
+
+
+@pytest.mark.parametrize("depth", [40, 1_200])
+def test_deep_flow_nesting_is_too_deep_with_the_installed_parser(depth: int) -> None:
+    """contract §2: deep flow nesting is ``too_deep`` with whatever libyaml PyYAML ships."""
+    data = b"---\nname: a\ndescription: " + b"[" * depth + b"]" * depth + b"\n---\n"
+    assert _frontmatter_error(data).reason == "too_deep"
+
+
+@pytest.mark.parametrize("name", ["PDF", "Pdf-tools", "pdf-Tools", "PDF-TOOLS"])
+def test_uppercase_names_are_refused(name: str) -> None:
+    """§2: the name matches ``^[a-z0-9]+(-[a-z0-9]+)*$``; ASCII lowercase only (mutant 003)."""
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(f"---\nname: {name}\ndescription: d\n---\n".encode())
+    assert caught.value.reason == "name_invalid"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "name: a\ndescription: d\nx: *undefined\n",
+        "name: a\ndescription: d\nx: [*undefined]\n",
+        "name: *undefined\ndescription: d\n",
+    ],
+)
+def test_alias_without_anchor_is_refused_as_alias(body: str) -> None:
+    """contract §2: anchors *or aliases* anywhere are refused with ``alias`` (mutant 005)."""
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(f"---\n{body}---\n".encode())
+    assert caught.value.reason == "alias"
+
+
+def test_bom_is_skipped_once() -> None:
+    """contract §2: one leading UTF-8 BOM is skipped (mutant 023); a second one is not."""
+    document = b"---\r\nname: a\r\ndescription: d\r\n---\r\n"
+    assert parse_skill_document(b"\xef\xbb\xbf" + document).name == "a"
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(b"\xef\xbb\xbf\xef\xbb\xbf" + document)
+    assert caught.value.reason == "missing_fence"

@@ -349,3 +349,82 @@ def test_encoding_a_forged_catalog_says_whether_a_string_has_no_utf8_form(
     ``manifest_invalid``; the reason is ``surrogate`` exactly when a root, name, description
     or file of it holds a lone surrogate, and ``catalog`` otherwise (never another error)."""
     assert _encode_refusal(catalog) == ("manifest_invalid", reason)
+
+
+def _code_reason(call: object, *args: object) -> tuple[str, str | None]:
+    assert callable(call)
+    with pytest.raises(DefinitionError) as caught:
+        call(*args)
+    return caught.value.code, caught.value.reason
+
+
+@pytest.mark.parametrize("bad", [-1, True, "5", 5.0, None])
+def test_publish_catalog_refuses_a_bad_byte_limit(bad: object) -> None:
+    """§5: ``max_manifest_bytes`` is a non-negative int, else ``manifest_invalid``/``type``."""
+    assert _code_reason(publish_catalog, [], [], bad) == ("manifest_invalid", "type")
+
+
+def test_publish_catalog_refuses_items_that_are_not_entries() -> None:
+    """§3, §5: published items are ``CatalogEntry``, else ``catalog_invalid``/``entries``."""
+    good = CatalogEntry("a", "d", "f")
+    item = SimpleNamespace(name="b", description="d", file="f")
+    assert _code_reason(publish_catalog, [good, item], [], 10_000) == ("catalog_invalid", "entries")
+
+
+def test_publish_catalog_keeps_the_roots() -> None:
+    """contract §5: the published catalog carries the configured roots."""
+    published = publish_catalog([CatalogEntry("a", "d", "f")], ["r/", "s"], 10_000)
+    assert published == SkillCatalog((CatalogEntry("a", "d", "f"),), 0, ("r/", "s"))
+
+
+def test_manifest_construction_refusals_have_their_reasons() -> None:
+    """§5: a bad version is reason ``version``; a wrong catalog or facts type is ``type``."""
+    catalog = SkillCatalog(())
+    assert _code_reason(ContextManifest, None, catalog, 2) == ("manifest_invalid", "version")
+    assert _code_reason(ContextManifest, None, "catalog") == ("manifest_invalid", "type")
+    assert _code_reason(ContextManifest, "facts", catalog) == ("manifest_invalid", "type")
+    assert _code_reason(encode_manifest, "manifest") == ("manifest_invalid", "type")
+
+
+def _facts(git: GitStatus | None) -> EnvironmentFacts:
+    return EnvironmentFacts("/w", "bash", "linux", "2024-01-01", "UTC", git)
+
+
+@pytest.mark.parametrize("ahead", [2**64, True])
+def test_encoding_refuses_git_counts_decoding_would_refuse(ahead: int) -> None:
+    """§5: ``encode_manifest`` never emits what ``decode_manifest`` refuses: a git count is a
+    non-bool int up to 2**64 - 1 (``manifest_invalid``, reason ``type``)."""
+    manifest = ContextManifest(
+        _facts(GitStatus(None, None, ahead, 0, 0, 0, 0, 0, 0)), SkillCatalog(())
+    )
+    assert _code_reason(encode_manifest, manifest) == ("manifest_invalid", "type")
+    good = ContextManifest(
+        _facts(GitStatus("m", None, 2**64 - 1, 0, 0, 0, 0, 0, 0)), SkillCatalog(())
+    )
+    assert decode_manifest(encode_manifest(good)) == good
+
+
+def test_encoding_refuses_a_lone_surrogate_in_a_tampered_catalog() -> None:
+    """§5: a lone surrogate never reaches the manifest bytes, even in a catalog altered behind
+    the frozen dataclass's back: ``manifest_invalid``, reason ``surrogate``."""
+    catalog = SkillCatalog(())
+    object.__setattr__(catalog, "roots", ("\ud800",))
+    manifest = ContextManifest(None, catalog)
+    assert _code_reason(encode_manifest, manifest) == ("manifest_invalid", "surrogate")
+
+
+def test_publish_catalog_is_exact_at_every_manifest_size() -> None:
+    """§5: the longest prefix whose whole manifest fits, by exact JSON sizes (mutant 025)."""
+    items = [CatalogEntry(f"skill-{i}", f"does thing {i} ✓", f"/s/skill-{i}") for i in range(6)]
+    roots = ("/s",)
+
+    def size(listed: int) -> int:
+        catalog = SkillCatalog(tuple(items[:listed]), len(items) - listed, roots)
+        return len(encode_manifest(ContextManifest(None, catalog)))
+
+    sizes = [size(listed) for listed in range(len(items) + 1)]
+    for budget in range(sizes[0], sizes[-1] + 2):
+        published = publish_catalog(items, roots, budget)
+        fitting = max(k for k in range(len(items) + 1) if sizes[k] <= budget)
+        assert len(published.entries) == fitting, budget
+        assert len(encode_manifest(ContextManifest(None, published))) <= budget

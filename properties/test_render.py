@@ -11,12 +11,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from a13n_harness import DefinitionError
+from a13n_harness.context import render as render_module
 from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog
+from a13n_harness.context.encoder import encode_value
 from a13n_harness.context.render import (
     FOOTER,
     HEADER,
     RenderedCatalog,
     catalog_allowance,
+    framed_candidate,
+    minimal_candidate,
     reference_render,
     render_catalog,
     verify_rendering,
@@ -322,3 +326,104 @@ def test_negative_control_broken_renderers_fail_the_longest_prefix_oracle(broken
         assert_longest_prefix(broken, catalog, max(0, size + delta))
 
     property_fails(oracle, (AssertionError, DefinitionError))
+
+
+def _code_reason(call: object, *args: object) -> tuple[str, str | None]:
+    assert callable(call)
+    with pytest.raises(DefinitionError) as caught:
+        call(*args)
+    return caught.value.code, caught.value.reason
+
+
+def test_empty_form_is_refused_when_the_minimal_candidate_fits_exactly() -> None:
+    """§4: the minimal candidate comes before ``""``, and it fits at ``len == budget_bytes``,
+    so certifying ``""`` there is ``rendering_not_certified``."""
+    catalog = SkillCatalog((), unlisted=1)
+    budget = len(minimal_candidate(catalog).encode("utf-8"))
+    rendered = render_catalog(catalog, budget)
+    assert (rendered.form, rendered.text) == ("minimal", "the skill roots have 1 skill\n")
+    verify_rendering(catalog, budget, rendered)
+    empty = RenderedCatalog("", "empty", 0, 1, 1, budget)
+    assert _code_reason(verify_rendering, catalog, budget, empty)[0] == "rendering_not_certified"
+    verify_rendering(catalog, budget - 1, RenderedCatalog("", "empty", 0, 1, 1, budget - 1))
+
+
+@pytest.mark.parametrize("listed", [-1, 2, True, 1.0])
+def test_framed_candidate_refuses_a_count_outside_the_entries(listed: object) -> None:
+    """§4: framed candidates exist for ``0 <= k <= n`` only; others are ``catalog_invalid``."""
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
+    assert framed_candidate(catalog, 1).count("- a: d (file: f)") == 1
+    assert _code_reason(framed_candidate, catalog, listed)[0] == "catalog_invalid"
+
+
+@pytest.mark.parametrize("budget", [-1, True, 1.5, None])
+def test_byte_renderers_refuse_a_bad_budget_with_reason_budget(budget: object) -> None:
+    """contract §4: ``budget_bytes`` that is not a non-negative int is ``allowance_invalid`` with
+    reason ``budget``, from the renderer, the oracle and the certifier alike."""
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
+    expected = ("allowance_invalid", "budget")
+    assert _code_reason(render_catalog, catalog, budget) == expected
+    assert _code_reason(reference_render, catalog, budget) == expected
+    rendered = render_catalog(catalog, 100)
+    assert _code_reason(verify_rendering, catalog, budget, rendered) == expected
+
+
+def test_the_walk_below_the_bisection_point_is_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    """contract §4 (O(n) rendering): the bisection bounds the listed count by header, pointer and
+    footer plus the entry lines, so the walk down only crosses the few candidates a longer
+    "more not listed" line can push out; it never starts past that bound."""
+    entries = tuple(CatalogEntry(f"s{i:04d}", "word word", "f") for i in range(400))
+    catalog = SkillCatalog(entries, 5, ("/r",))
+    full = len(framed_candidate(catalog, 400).encode("utf-8"))
+    built: list[int] = []
+    more_line = render_module._more_line
+
+    def counting(missing: int) -> str:
+        built.append(missing)
+        return more_line(missing)
+
+    monkeypatch.setattr(render_module, "_more_line", counting)
+    for budget in range(0, full + 1, 61):
+        built.clear()
+        rendered = render_catalog(catalog, budget)
+        assert len(built) <= 3, (budget, built)
+        verify_rendering(catalog, budget, rendered)
+
+
+def test_entry_lines_are_encoded_once_per_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
+    """contract §4 (O(n) rendering): a catalog's entry lines are encoded on its first render only;
+    later renders at other budgets reuse them, and a catalog whose entries were swapped behind
+    the frozen dataclass's back is encoded afresh."""
+    catalog = SkillCatalog(tuple(CatalogEntry(f"s{i}", "d", "f") for i in range(5)), 1, ("/r",))
+    encoded: list[str] = []
+    encode = encode_value
+
+    def counting(value: str) -> str:
+        if " (file: " in value:  # an entry line, not the roots phrase
+            encoded.append(value)
+        return encode(value)
+
+    monkeypatch.setattr(render_module, "encode_value", counting)
+    first = render_catalog(catalog, 10_000)
+    assert len(encoded) == 5
+    for budget in (0, 200, 10_000):
+        render_catalog(catalog, budget)
+    assert len(encoded) == 5
+    object.__setattr__(catalog, "entries", catalog.entries[:2])
+    assert render_catalog(catalog, 10_000) != first
+    assert len(encoded) == 7
+
+
+def test_multibyte_listing_is_budgeted_in_bytes() -> None:
+    """contract §4: candidates are measured in UTF-8 bytes, not code points (mutant 009)."""
+    entries = tuple(CatalogEntry(name, "€" * 40 + "😀" * 10, f"/s/{name}") for name in "abc")
+    catalog = SkillCatalog(entries, roots=("/s",))
+    full = render_catalog(catalog, 1 << 40)
+    size = len(full.text.encode("utf-8"))
+    assert size > len(full.text)
+    for budget in (size, size - 1, len(full.text), len(full.text) - 1):
+        rendered = render_catalog(catalog, budget)
+        assert len(rendered.text.encode("utf-8")) <= budget
+        verify_rendering(catalog, budget, rendered)
+    assert render_catalog(catalog, size).listed == 3
+    assert render_catalog(catalog, size - 1).listed < 3

@@ -11,7 +11,12 @@ from hypothesis import strategies as st
 
 from a13n_harness import DefinitionError
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
-from a13n_harness.context.render import framed_candidate, minimal_candidate, render_catalog
+from a13n_harness.context.render import (
+    RenderedCatalog,
+    framed_candidate,
+    minimal_candidate,
+    render_catalog,
+)
 from a13n_harness.context.tokens import (
     CodePointCounter,
     CountedRendering,
@@ -419,3 +424,113 @@ def test_a_candidate_that_fits_exactly_is_chosen(make: type) -> None:
     rendered = render_catalog_counted(catalog, exact, make())
     assert (rendered.listed, rendered.tokens) == (4, exact)
     verify_rendering_counted(catalog, exact, rendered, make())
+
+
+def _code_reason(call: object, *args: object) -> tuple[str, str | None]:
+    assert callable(call)
+    with pytest.raises(DefinitionError) as caught:
+        call(*args)
+    return caught.value.code, caught.value.reason
+
+
+def test_counted_minimal_form_fits_at_exactly_the_budget() -> None:
+    """§9: as in section 4, a candidate fits when its count is ``<=`` the budget; the counted
+    verifier certifies the minimal form at exactly its count."""
+    catalog = SkillCatalog((), unlisted=2, roots=("r",))
+    counter = Utf8ByteCounter()
+    budget = counter.count(minimal_candidate(catalog))
+    rendered = render_catalog_counted(catalog, budget, counter)
+    assert (rendered.form, rendered.text, rendered.tokens) == (
+        "minimal",
+        "r/ has 2 skills\n",
+        budget,
+    )
+    verify_rendering_counted(catalog, budget, rendered, counter)
+
+
+@pytest.mark.parametrize(
+    "claimed", ["r/ has 2 skills\n", None, RenderedCatalog("", "empty", 0, 2, 2, 0)]
+)
+def test_counted_verifier_refuses_what_is_not_a_counted_rendering(claimed: object) -> None:
+    """§9: the counted ``verify_rendering`` variant refuses anything but a ``CountedRendering``
+    with ``rendering_not_certified`` (never another exception type)."""
+    catalog = SkillCatalog((), unlisted=2, roots=("r",))
+    code, _ = _code_reason(verify_rendering_counted, catalog, 0, claimed, Utf8ByteCounter())
+    assert code == "rendering_not_certified"
+
+
+class _ZeroCounter:
+    """Counts every text as zero tokens: a legal (if useless) count."""
+
+    def count(self, text: str) -> int:
+        return 0
+
+
+def test_a_counter_may_return_zero() -> None:
+    """contract §9: a count is a non-negative int, so 0 is accepted and everything fits."""
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),), unlisted=1)
+    rendered = render_catalog_counted(catalog, 0, _ZeroCounter())
+    assert (rendered.form, rendered.listed, rendered.tokens) == ("listing", 1, 0)
+
+
+@pytest.mark.parametrize("budget", [-1, True, 1.5, None])
+def test_counted_renderer_refuses_a_bad_budget_with_reason_budget(budget: object) -> None:
+    """contract §9: a budget that is not a non-negative int is ``allowance_invalid`` with reason
+    ``budget`` (``counter`` is kept for a counter that misbehaves), from the renderer and the
+    verifier alike."""
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
+    counter = Utf8ByteCounter()
+    assert _code_reason(render_catalog_counted, catalog, budget, counter) == (
+        "allowance_invalid",
+        "budget",
+    )
+    rendered = render_catalog_counted(catalog, 100, counter)
+    assert _code_reason(verify_rendering_counted, catalog, budget, rendered, counter) == (
+        "allowance_invalid",
+        "budget",
+    )
+
+
+class _EntryLineCounter:
+    """One token per listed entry line and none for the framing: prefix-monotone, and a
+    candidate costs exactly what its header and entry lines cost."""
+
+    prefix_monotone = True
+
+    def count(self, text: str) -> int:
+        return text.count("\n- ")
+
+
+def _sweep_catalogs() -> list[SkillCatalog]:
+    def entries(n: int, width: int) -> tuple[CatalogEntry, ...]:
+        return tuple(
+            CatalogEntry(f"s{i:02d}", "w " * (1 + (i * width) % 7), f"/r/s{i:02d}/SKILL.md")
+            for i in range(n)
+        )
+
+    return [
+        SkillCatalog(entries(n, width), unlisted, ("/r",))
+        for n, width, unlisted in [(1, 1, 0), (3, 2, 0), (4, 3, 2), (7, 5, 0), (30, 1, 1)]
+    ]
+
+
+@pytest.mark.parametrize(
+    "counter",
+    [Utf8ByteCounter(), CodePointCounter(), _EntryLineCounter()],
+    ids=lambda counter: type(counter).__name__,
+)
+def test_counted_renderer_is_certified_at_every_budget(counter: TokenCounter) -> None:
+    """contract §9: at every budget from 0 to one past the full listing, the prefix-monotone search
+    returns exactly what the linear rule gives: the bisection's bounds (a header that fits when
+    no entry line does, a prefix costing exactly the budget, 30 entries whose separators would
+    add up) never cost a candidate."""
+    for catalog in _sweep_catalogs():
+        top = counter.count(framed_candidate(catalog, len(catalog.entries)))
+        for budget in range(top + 2):
+            rendered = render_catalog_counted(catalog, budget, counter)
+            verify_rendering_counted(catalog, budget, rendered, counter)
+    three = _sweep_catalogs()[1]
+    rendered = render_catalog_counted(three, 0, _EntryLineCounter())
+    assert (rendered.form, rendered.listed) == ("listing", 0)
+    rendered = render_catalog_counted(three, 2, _EntryLineCounter())
+    assert (rendered.form, rendered.listed) == ("listing", 2)

@@ -79,10 +79,8 @@ TESTS = (
     "properties/test_catalog.py",
     "properties/test_render.py",
     "properties/test_manifest.py",
-    "properties/test_defects_core.py",
     "properties/test_corpus.py",
     "properties/test_tokens.py",
-    "properties/test_mutmut_kills.py",
     "properties/test_checks.py",
 )
 

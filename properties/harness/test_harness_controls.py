@@ -10,8 +10,9 @@ replay, verifier or gate against it (docs/harness-conventions.md):
 - a gate step that selects no test,
 - a planted lint error and a planted fuzz crash, each failing the gate with its
   evidence printed and kept (log, tail, rerun command, JUnit, replay command),
-- a fuzz run pointed at ``corpus/``, a packaged target that crashes, and a
-  changed function whose mutant no test sees.
+- a fuzz run pointed at ``corpus/`` and a packaged target that crashes.
+
+The mutation gate's rules have their controls in ``test_mutmut_rules.py``.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SWALLOWING_TARGET = '''"""Any bytes are accepted (a broken target: it hides every crash)."""
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import parse_skill_document
@@ -215,49 +216,6 @@ def test_control_step_selecting_nothing_fails_the_gate(tmp_path: Path, only: str
     assert result.stdout.strip().splitlines()[-1] == "0 passed, 1 failed"
 
 
-def _mutmut_gate() -> object:
-    # Loaded under another name: "mutmut" is the tool's own package.
-    spec = importlib.util.spec_from_file_location("_mutmut_gate", REPO / "scripts" / "mutmut.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _mutated_module(scratch: Path, *functions: tuple[str, str]) -> None:
-    folder = scratch / "mutants" / "src" / "a13n_harness" / "context"
-    folder.mkdir(parents=True)
-    text = "".join(f"def x_f__mutmut_{suffix}(a):\n{body}\n" for suffix, body in functions)
-    (folder / "encoder.py").write_text(text, encoding="utf-8")
-
-
-def test_mutmut_keys_follow_the_change_not_the_number(tmp_path: Path) -> None:
-    """An equivalent listing names the change: renumbering keeps its key, another change (or a
-    second identical change in the function) gets a different one."""
-    gate: Any = _mutmut_gate()
-    orig = ("orig", "    b = 1\n    return a + b\n")
-    first, second = tmp_path / "first", tmp_path / "second"
-    _mutated_module(
-        first, orig, ("1", "    b = 2\n    return a + b\n"), ("2", "    b = 1\n    return a - b\n")
-    )
-    _mutated_module(
-        second,
-        orig,
-        ("1", "    b = 1\n    return a - b\n"),
-        ("2", "    b = 1\n    return a - b\n"),
-        ("3", "    b = 2\n    return a + b\n"),
-    )
-    one = gate.mutant_changes(first, ["encoder"])
-    two = gate.mutant_changes(second, ["encoder"])
-    name = "a13n_harness.context.encoder.x_f__mutmut_"
-    assert one[name + "1"][2] == ["- b = 1", "+ b = 2"]
-    assert one[name + "1"][1] == two[name + "3"][1]  # renumbered, same key
-    assert one[name + "2"][1] == two[name + "1"][1]
-    assert two[name + "2"][1] == two[name + "1"][1] + ".1"  # the same change again
-    assert one[name + "1"][1] != one[name + "2"][1]
-
-
 def _gate(root: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
     script = str(REPO / "scripts" / "verify.py")
     return _run(root, script, "--root", str(root), *arguments)
@@ -401,163 +359,3 @@ def test_control_crashing_packaged_target_fails_the_local_clusterfuzzlite_run(
     assert len(problems) == 1
     assert "crash-0123" in problems[0]
     assert "replay: python fuzz/fuzz_x.py artifacts/fuzz_x/crash-0123" in problems[0]
-
-
-def test_control_changed_function_whose_mutant_survives_fails_the_mutation_gate() -> None:
-    """--changed-since: a change no test sees leaves a survivor (or "no tests"), and fails."""
-    gate: Any = _mutmut_gate()
-    before = "def f(a):\n    return a + 1\n\n\nclass C:\n    def m(self):\n        return 1\n"
-    after = before.replace("a + 1", "a + 2") + "\n\ndef g(b):\n    return b\n"
-    assert gate.changed_functions(before, after) == ["x_f", "x_g"]
-    assert gate.changed_functions(None, before) == ["x_f", "xǁCǁm"]
-    name = "a13n_harness.context.encoder.x_g__mutmut_1"
-    changes: dict[str, tuple[str, str, list[str]]] = {
-        name: ("a13n_harness.context.encoder.x_g", "k", [])
-    }
-    for status in ("no tests", "survived"):
-        verdict = gate.judge(
-            {name: status, "a13n_harness.context.encoder.x_f__mutmut_1": "killed"},
-            changes,
-            {},
-            {"a13n_harness.context.encoder.x_g"},
-        )
-        assert verdict["survived"] == [name]
-        assert verdict["total"] == 1  # x_f is outside the changed functions
-    listed = gate.judge(
-        {name: "skipped"}, changes, {("a13n_harness.context.encoder.x_g", "k"): "r"}
-    )
-    assert listed["equivalent"] == 1
-    assert not listed["survived"]
-    unlisted = gate.judge({name: "skipped"}, changes, {})
-    assert unlisted["unchecked"] == [name]
-
-
-MESSAGE_MODULE = """
-from a13n_harness.context.errors import DefinitionError
-
-
-def _invalid(reason, message):
-    return DefinitionError("catalog_invalid", message, reason=reason)
-
-
-def check(value, where):
-    if value < 0:
-        raise _invalid("negative", f"{where} is {value}, below 0")
-    if value > 9:
-        raise DefinitionError("catalog_invalid", f"{chr(value)} too big", reason="large")
-    return value
-"""
-
-
-@pytest.mark.parametrize(
-    ("mutated", "excused"),
-    [
-        ('f"{where} is {value}, below 0"', 'f"XX{where} is {value}, below 0XX"'),
-        ('"catalog_invalid", f"{chr(value)} too big"', '"catalog_invalid", None'),
-        ('"catalog_invalid", f"{chr(value)} too big", ', '"catalog_invalid", '),
-        ('f"{chr(value)} too big"', 'f"{chr(value)} TOO BIG"'),
-    ],
-)
-def test_message_rule_excuses_a_mutant_that_only_changes_a_message(
-    mutated: str, excused: str
-) -> None:
-    """Changed, upper-cased, ``None`` or dropped (defaulted) messages are equivalent."""
-    gate: Any = _mutmut_gate()
-    slots = gate.message_slots(MESSAGE_MODULE)
-    assert slots["_invalid"] == ("message", 1, False)
-    assert slots["check"] == ("where", 1, False)  # used only inside a message
-    original = MESSAGE_MODULE[MESSAGE_MODULE.index("def check") :]
-    assert mutated in original
-    assert gate.message_only(original, original.replace(mutated, excused, 1), slots)
-
-
-@pytest.mark.parametrize(
-    ("mutated", "changed"),
-    [
-        ('"catalog_invalid", f"{chr', '"XXcatalog_invalidXX", f"{chr'),  # the code
-        ('reason="large"', 'reason="LARGE"'),  # the reason
-        ('_invalid("negative"', '_invalid("XXnegativeXX"'),  # the reason, through a helper
-        ('reason="large"', "reason=None"),
-        ("chr(value)", "chr(None)"),  # the message now raises TypeError
-        ('_invalid("negative", f"{where} is {value}, below 0")', '_invalid("negative", )'),
-        ("value > 9", "value >= 9"),
-    ],
-)
-def test_message_rule_does_not_excuse_a_code_or_reason_change(mutated: str, changed: str) -> None:
-    """The rule's negative control: a code, a reason, a raising message, a required message
-    dropped or any other change is left to the tests."""
-    gate: Any = _mutmut_gate()
-    slots = gate.message_slots(MESSAGE_MODULE)
-    original = MESSAGE_MODULE[MESSAGE_MODULE.index("def check") :]
-    assert mutated in original
-    assert not gate.message_only(original, original.replace(mutated, changed, 1), slots)
-
-
-SPELLING_MODULE = """
-import json
-
-from a13n_harness.context.errors import DefinitionError
-
-
-def check(text: str, value, data: bytes):
-    if type(value) is not int:
-        raise DefinitionError("catalog_invalid", f"got {type(value).__name__}", reason="type")
-    if value < 0:
-        raise DefinitionError("catalog_invalid", f"got {type(value.real).__name__}")
-    start = text.rfind("\\n", 0, 5) + value.find("x", 0)
-    dumped = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return data.decode("utf-8"), text.encode("utf-8"), start, dumped
-"""
-
-
-@pytest.mark.parametrize(
-    ("mutated", "excused"),
-    [
-        ('data.decode("utf-8")', 'data.decode("UTF-8")'),  # codec names: case-insensitive
-        ('text.encode("utf-8")', 'text.encode("UTF_8")'),
-        ("ensure_ascii=False", "ensure_ascii=None"),  # a flag read as a truth value
-        ('text.rfind("\\n", 0, 5)', 'text.rfind("\\n", None, 5)'),  # str start: None is 0
-        ("{type(value).__name__}", "{type(None).__name__}"),  # which type a message names
-    ],
-)
-def test_spelling_rules_excuse_a_mutant_that_means_the_same(mutated: str, excused: str) -> None:
-    """Codec-name case, a false flag spelt ``None``, a ``None`` start of a ``str`` parameter's
-    search and the type a message names are equivalent by rule, not listed one by one."""
-    gate: Any = _mutmut_gate()
-    slots = gate.message_slots(SPELLING_MODULE)
-    original = SPELLING_MODULE[SPELLING_MODULE.index("def check") :]
-    assert mutated in original
-    changed = original.replace(mutated, excused, 1)
-    assert gate.message_only(original, changed, slots, spellings=True)
-    # Only the spelling rules excuse it: the message rule alone does not.
-    assert not gate.message_only(original, changed, slots) or "type(None)" in excused
-
-
-@pytest.mark.parametrize(
-    ("mutated", "changed"),
-    [
-        ('data.decode("utf-8")', 'data.decode("latin-1")'),  # another codec
-        ('data.decode("utf-8")', 'data.decode("XXutf-8XX")'),  # no codec: LookupError
-        ("ensure_ascii=False", "ensure_ascii=True"),
-        ("ensure_ascii=False, ", ""),  # the default is True
-        ("sort_keys=True", "sort_keys=None"),
-        (", sort_keys=True", ""),  # the default is False
-        ('text.rfind("\\n", 0, 5)', 'text.rfind("\\n", 1, 5)'),
-        ('value.find("x", 0)', 'value.find("x", None)'),  # not a str parameter: list.index...
-        ("if type(value) is not int", "if type(None) is not int"),  # not a message
-        ("{type(value.real).__name__}", "{type(None).__name__}"),  # value.real may raise
-        ('"catalog_invalid", f"got {type(value).__name__}"', '"XXcatalog_invalidXX", None'),
-        ('reason="type"', 'reason="TYPE"'),
-        ('reason="type"', "reason=None"),
-    ],
-)
-def test_spelling_rules_do_not_excuse_a_change_of_meaning(mutated: str, changed: str) -> None:
-    """The spelling rules' negative control: another codec, a flag's other truth value, another
-    start, a search on what may not be a ``str``, a ``type()`` outside a message or of an
-    expression that may raise, and a changed code or reason are left to the tests."""
-    gate: Any = _mutmut_gate()
-    slots = gate.message_slots(SPELLING_MODULE)
-    original = SPELLING_MODULE[SPELLING_MODULE.index("def check") :]
-    assert mutated in original
-    mutant = original.replace(mutated, changed, 1)
-    assert not gate.message_only(original, mutant, slots, spellings=True)
