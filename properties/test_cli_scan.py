@@ -470,6 +470,8 @@ _NOT_AT_START_UP = {
         "json",
         "a13n_harness.environment.environment",
         *_NO_SCAN_NEEDS,
+        # The protocols are loaded on first use: defining one imports typing.
+        "typing",
     ),
     # pre-commit starts lint at every commit: the same scan and reads, no event loop.
     "lint": (

@@ -53,8 +53,6 @@ from dataclasses import dataclass
 from a13n_harness.capabilities.items import SkillCatalogItem, SkillDiagnostic
 from a13n_harness.capabilities.pool import ReadOutcome, read_all
 from a13n_harness.capabilities.sources import (
-    SkillMaterializer,
-    SkillSource,
     SkillsPolicy,
     check_materializers,
     check_sources,
@@ -70,13 +68,19 @@ from a13n_harness.environment import (
     ENTRY_KINDS,
     DirectoryEntry,
     FileNotFound,
-    FileOperator,
     FileOperatorError,
     FilePermissionDenied,
     FileUnsupported,
     NotADirectory,
     join_path,
 )
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from a13n_harness.capabilities.sources import SkillMaterializer, SkillSource
+    from a13n_harness.environment import FileOperator
 
 __all__ = [
     "FENCE_SLACK",
@@ -303,8 +307,9 @@ class Discovery:
     diagnostics: tuple[SkillDiagnostic, ...]
 
 
-RootAccess = Callable[[str], FileOperator | None]
-"""The operator for a root, or ``None`` when the root is unroutable."""
+if TYPE_CHECKING:
+    RootAccess = Callable[[str], FileOperator | None]
+    """The operator for a root, or ``None`` when the root is unroutable."""
 
 
 class _Candidate:

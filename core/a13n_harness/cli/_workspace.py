@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Literal
 
 from a13n_harness.capabilities import (
     FileSkillSource,
@@ -31,6 +30,12 @@ from a13n_harness.capabilities import (
 from a13n_harness.cli._output import Progress
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.environment.local import BlockingLocalFileOperator, run_blocking
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Literal
 
 DEFAULT_ROOTS = ("/.agents/skills", "/.claude/skills")
 """The roots ``catalog``, ``lint`` and ``manifest`` scan when no ``--root`` is given."""

@@ -41,7 +41,6 @@ import stat as stat_module
 import weakref
 from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from a13n_harness.context._checks import describe, is_bytes_like
 from a13n_harness.context.errors import DefinitionError
@@ -64,12 +63,19 @@ from a13n_harness.environment.errors import (
     NotADirectory,
     check_limit,
 )
-from a13n_harness.environment.operator import DirectoryEntry, EntryKind, FileStat
+from a13n_harness.environment.operator import DirectoryEntry, FileStat
 from a13n_harness.environment.paths import is_canonical_path, path_segments
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
-    from typing import ClassVar
+    from typing import Any, ClassVar, TypeVar
+
+    from a13n_harness.environment.operator import EntryKind
+
+    _T = TypeVar("_T")
 
 __all__ = [
     "EXECUTOR_THREADS",
@@ -79,8 +85,6 @@ __all__ = [
     "check_host_directory",
     "run_blocking",
 ]
-
-_T = TypeVar("_T")
 
 
 # 8 threads: the same bound as discovery's read workers, shared by every
