@@ -190,6 +190,8 @@ def injected_defects(plan: Plan) -> Iterator[Step]:
             "2",
             "--json",
             plan.shown(summary),
+            "--logs",
+            plan.shown(plan.logs / "mutants"),
         ],
         # 146 CPU s for 125 defects with warm runs (391 CPU s, 558 s wall on a quiet clone
         # before); CI boxes have run this step 1.7x slower than a quiet local one.
