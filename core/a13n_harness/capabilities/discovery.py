@@ -45,7 +45,7 @@ Decisions the contract leaves open:
 
 from __future__ import annotations
 
-import threading
+import _thread  # threading.Lock itself; the threading module is not needed (start-up)
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -232,7 +232,7 @@ class _VerdictMemo:
     def __init__(self) -> None:
         self._entries: OrderedDict[tuple[bytes, FrontmatterLimits], Verdict] = OrderedDict()
         self._bytes = 0
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def verdict(self, data: bytes, limits: FrontmatterLimits) -> Verdict:
         key = (data, limits)
@@ -307,10 +307,18 @@ RootAccess = Callable[[str], FileOperator | None]
 """The operator for a root, or ``None`` when the root is unroutable."""
 
 
-@dataclass(frozen=True, slots=True)
 class _Candidate:
-    document: str
-    entry: str | None  # None: the root's own package
+    """A SKILL.md to read and the root entry it belongs to.
+
+    A plain class, not a dataclass: generating one costs the command's start-up
+    about a millisecond, and nothing compares, hashes or prints a candidate.
+    """
+
+    __slots__ = ("document", "entry")
+
+    def __init__(self, document: str, entry: str | None) -> None:
+        self.document = document
+        self.entry = entry  # None: the root's own package
 
 
 def _provider_failed(
