@@ -48,7 +48,6 @@ from __future__ import annotations
 import _thread  # threading.Lock itself; the threading module is not needed (start-up)
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from a13n_harness.capabilities.items import SkillCatalogItem, SkillDiagnostic
 from a13n_harness.capabilities.pool import ReadOutcome, read_all
@@ -290,21 +289,32 @@ def document_verdict(data: bytes, limit: int, limits: FrontmatterLimits) -> Verd
     return None if decisive is None else _MEMO.verdict(decisive, limits)
 
 
-@dataclass(frozen=True, slots=True)
 class DiscoveredSkill:
-    """A resolved package with the exact bytes read for it and the limit they were read at."""
+    """A resolved package with the exact bytes read for it and the limit they were read at.
 
-    item: SkillCatalogItem
-    data: bytes
-    limit: int
+    Like :class:`Discovery`, an internal result (the manager turns it into the public
+    :class:`SkillScan`), kept a plain class: a frozen dataclass costs a command's
+    start-up about a millisecond to create. Treat it as read-only.
+    """
+
+    __slots__ = ("data", "item", "limit")
+
+    def __init__(self, item: SkillCatalogItem, data: bytes, limit: int) -> None:
+        self.item = item
+        self.data = data
+        self.limit = limit
 
 
-@dataclass(frozen=True, slots=True)
 class Discovery:
-    """Resolved packages sorted by name, and every diagnostic in scan order."""
+    """Resolved packages sorted by name, and every diagnostic in scan order (read-only)."""
 
-    skills: tuple[DiscoveredSkill, ...]
-    diagnostics: tuple[SkillDiagnostic, ...]
+    __slots__ = ("diagnostics", "skills")
+
+    def __init__(
+        self, skills: tuple[DiscoveredSkill, ...], diagnostics: tuple[SkillDiagnostic, ...]
+    ) -> None:
+        self.skills = skills
+        self.diagnostics = diagnostics
 
 
 if TYPE_CHECKING:
