@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import math
+import pickle
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from a13n_harness.context._checks import (
     has_lone_surrogate,
     is_bytes_like,
     is_count,
+    is_text,
     is_u64,
 )
 from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog
@@ -93,7 +95,7 @@ VALUES = st.one_of(INTEGERS, NOT_INTS)
 def count_oracle(value: object, minimum: int = 0) -> bool:
     # Written differently from the library: exclude bool and every int
     # subclass by class membership, compare by subtraction.
-    return value.__class__ in (int,) and not isinstance(value, bool) and value - minimum >= 0  # type: ignore[operator]
+    return value.__class__ in (int,) and not isinstance(value, bool) and value - minimum >= 0
 
 
 def counts_agree(implementation: Callable[..., bool]) -> Callable[[], None]:
@@ -522,7 +524,14 @@ SHOWN_ARGUMENTS: dict[str, Callable[[object], object]] = {
     "SkillsPolicy max_skills": lambda bad: SkillsPolicy(max_skills=bad),  # type: ignore[arg-type]
     "SkillsPolicy conflict": lambda bad: SkillsPolicy(conflict=bad),  # type: ignore[arg-type]
     "render_environment git count": lambda bad: render_environment(
-        EnvironmentFacts("/", "sh", "os", "d", "z", GitStatus("m", None, bad, 0, 0, 0, 0, 0, 0))
+        EnvironmentFacts(
+            "/",
+            "sh",
+            "os",
+            "d",
+            "z",
+            GitStatus("m", None, bad, 0, 0, 0, 0, 0, 0),  # type: ignore[arg-type]
+        )
     ),
     "MemoryFileOperator path": lambda bad: _read(MemoryFileOperator({}), bad, 10)(),
     "MemoryFileOperator limit": lambda bad: _read(MemoryFileOperator({"f": b""}), "/f", bad)(),
@@ -562,3 +571,57 @@ def test_a_counter_answering_a_huge_count_is_refused() -> None:
     with pytest.raises(DefinitionError) as caught:
         render_catalog_counted(_catalog(), 100, HugeCounter())
     assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "counter")
+
+
+# ------------------------------------------------------------------ the error type itself
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("", True), ("é", True), ("\ud800", False), ("a\udfffb", False), (b"x", False), (None, False)],
+)
+def test_is_text_is_a_str_with_a_utf8_form(value: object, expected: bool) -> None:
+    assert is_text(value) is expected
+
+
+ERRORS = [
+    DefinitionError("catalog_invalid", "bad entries", reason="entries"),
+    DefinitionError("skill_root_missing", "gone", path="/r", line=3, column=7),
+    DefinitionError("skill_root_missing"),
+    FrontmatterError("missing_name", path="/s/SKILL.md", line=1, column=1),
+    FrontmatterError("name_invalid", "bad name", path="/s/SKILL.md", line=2),
+]
+
+
+@pytest.mark.parametrize("error", ERRORS, ids=repr)
+def test_an_error_survives_pickling_whole(error: DefinitionError) -> None:
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is type(error)
+    assert copy.__dict__ == error.__dict__
+    assert (str(copy), repr(copy), copy.args) == (str(error), repr(error), error.args)
+
+
+def test_str_repr_and_defaults_of_the_error_type() -> None:
+    plain = DefinitionError("skill_root_missing")
+    assert (plain.message, plain.args) == ("skill_root_missing", ("skill_root_missing",))
+    assert str(plain) == "skill_root_missing: skill_root_missing"
+    located = DefinitionError("catalog_invalid", "bad", reason="entries", path="/p", line=2)
+    assert str(located) == "/p:2:1: catalog_invalid (entries): bad"
+    assert repr(located) == (
+        "DefinitionError(code='catalog_invalid', message='bad', reason='entries', "
+        "path='/p', line=2, column=None)"
+    )
+    front = FrontmatterError("missing_name", path="/s/SKILL.md", line=4, column=5)
+    assert (front.code, front.reason, front.message) == (
+        "skill_frontmatter_invalid",
+        "missing_name",
+        "missing name",  # the reason, spelt with spaces, when no message is given
+    )
+    assert (front.path, front.line, front.column) == ("/s/SKILL.md", 4, 5)
+    assert str(front) == "/s/SKILL.md:4:5: skill_frontmatter_invalid (missing_name): missing name"
+    assert repr(front).startswith("FrontmatterError(code='skill_frontmatter_invalid', ")
+    assert FrontmatterError("alias", "anchors").message == "anchors"
+    with pytest.raises(ValueError, match="unknown frontmatter reason 'nope'"):
+        FrontmatterError("nope")
+    with pytest.raises(ValueError, match="unknown frontmatter reason an object of type list"):
+        FrontmatterError([])  # type: ignore[arg-type]

@@ -458,12 +458,28 @@ def test_catalog_never_blocks_on_a_fifo(tmp_path: Path, shape: str) -> None:
     assert b"- ok: fine" in result.stdout
 
 
+# What neither scanning command needs: the reads take the confinement walk alone, so no
+# ctypes for the openat2 fast path; locks come from _thread, not the threading module.
+_NO_SCAN_NEEDS = ("ctypes", "threading")
 _NOT_AT_START_UP = {
     # The scan runs without an event loop, its thread pool, the Environment module; the
     # block needs no json.
-    "catalog": ("asyncio", "concurrent.futures", "json", "a13n_harness.environment.environment"),
+    "catalog": (
+        "asyncio",
+        "concurrent.futures",
+        "json",
+        "a13n_harness.environment.environment",
+        *_NO_SCAN_NEEDS,
+        # The protocols are loaded on first use: defining one imports typing.
+        "typing",
+    ),
     # pre-commit starts lint at every commit: the same scan and reads, no event loop.
-    "lint": ("asyncio", "concurrent.futures", "a13n_harness.environment.environment"),
+    "lint": (
+        "asyncio",
+        "concurrent.futures",
+        "a13n_harness.environment.environment",
+        *_NO_SCAN_NEEDS,
+    ),
 }
 
 
@@ -494,6 +510,32 @@ def test_commands_import_no_event_loop_at_start_up(tmp_path: Path, command: str)
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.decode() == ""
+
+
+def test_the_encoder_compiles_no_pattern_and_builds_no_table_at_import() -> None:
+    """Every catalog entry goes through the encoder; plain ASCII text needs none of its
+    patterns, so importing it compiles none (the astral class cost milliseconds) and
+    builds no table over the escaped code points."""
+    probe = (
+        "import re, sys\n"
+        "import a13n_harness.context.errors\n"
+        "before = len(re._cache)\n"
+        "import a13n_harness.context.encoder as encoder\n"
+        "tables = [n for n, v in vars(encoder).items()\n"
+        "          if n[:2] != '__' and isinstance(v, dict) and len(v) > 16]\n"
+        "print(len(re._cache) - before, tables)\n"
+        "assert encoder.encode_value('plain text') == 'plain text'\n"
+        "print(len(re._cache) - before)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=cli_environment(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.decode().split("\n") == ["0 []", "0", ""]
 
 
 # ---------------------------------------------------- start-up: the plain command line

@@ -69,7 +69,9 @@ REPO = Path(__file__).resolve().parent.parent
 EQUIVALENT = Path(__file__).resolve().parent / "mutmut_equivalent.txt"
 THRESHOLD = 0.97
 # The modules mutated by default: the whole pure core.
-MODULES = ("encoder", "frontmatter", "catalog", "render", "manifest", "tokens")
+# _checks and errors hold the shared validators, the reasons table and the location
+# format that the other modules call (issue 13 item 4): mutated with them.
+MODULES = ("encoder", "frontmatter", "catalog", "render", "manifest", "tokens", "_checks", "errors")
 # A fast selection that still holds every oracle of those modules.
 TESTS = (
     "properties/test_encoder.py",
@@ -79,6 +81,7 @@ TESTS = (
     "properties/test_manifest.py",
     "properties/test_corpus.py",
     "properties/test_tokens.py",
+    "properties/test_checks.py",
 )
 
 

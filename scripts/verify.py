@@ -17,16 +17,21 @@ time (``--jobs``), the longest first.
 Evidence: each step's whole output goes to ``build/logs/<step>.log``; a failed
 step prints its last lines and the exact command that reruns it alone.
 ``build/junit.xml`` holds one test case per step (the properties and corpus
-steps also keep pytest's own JUnit files beside their logs). Fuzzing writes new
+steps also keep pytest's own JUnit files beside their logs; the defect verifier
+keeps the log of each defect not killed in ``build/logs/mutants/``). Fuzzing writes new
 coverage to ``build/fuzz-corpus/<target>/`` and crash, timeout and
 out-of-memory inputs to ``build/fuzz-artifacts/<target>/``; each new artifact
 fails its step and is printed with the command that replays it.
 
 It prints one line as each step starts and ends, then one table; writes
 ``build/verify-report.json`` (per-step wall and CPU seconds) and appends one
-line to ``build/verify-history.jsonl``; ends with the line ``N passed, N failed``
+line (per-step wall and CPU seconds, the load average) to
+``build/verify-history.jsonl``; ends with the line ``N passed, N failed``
 and exits non-zero when any step failed. ``--only NAME`` (repeatable) runs just
 the steps whose name contains NAME and fails when that selects none.
+
+The steps are registered in ``scripts/_gate/steps.py``; the runner, the JUnit reader and
+the report writers are in ``scripts/_gate/`` too.
 """
 
 from __future__ import annotations

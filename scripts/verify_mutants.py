@@ -218,11 +218,17 @@ def judge(mutant: Mutant, done: warm.Done) -> Outcome:
 
 
 def verify(
-    root: Path, mutants: list[Mutant], workers: int, phases: dict[str, float]
+    root: Path,
+    mutants: list[Mutant],
+    workers: int,
+    phases: dict[str, float],
+    keep: Path | None = None,
 ) -> list[Outcome]:
     """Run every applicable mutant, then confirm each kill on the clean tree; ``phases`` gets
-    the wall seconds of each phase."""
+    the wall seconds of each phase, ``keep`` the pytest logs of every defect not killed."""
     started = time.monotonic()
+    if keep is not None:
+        shutil.rmtree(keep, ignore_errors=True)  # logs of an earlier run are not this run's
     outcomes: list[Outcome] = []
     runnable: list[Mutant] = []
     for mutant in mutants:
@@ -240,7 +246,9 @@ def verify(
         (scratch / "logs").mkdir()
         os.environ["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
         os.environ["HYPOTHESIS_PROFILE"] = "mutants"
-        os.environ["A13N_HARNESS_ROOT"] = str(scratch / "slot0")
+        # The corpus replay finds the tree beside its own file: each run's scratch copy (a
+        # root named from outside would be another slot's, rebuilt while this one runs).
+        os.environ.pop("A13N_HARNESS_ROOT", None)
         by_ident = {mutant.ident: mutant for mutant in runnable}
         # The longest deadlines first, so no slow mutant starts last and runs alone.
         order = sorted(runnable, key=lambda mutant: (-mutant.deadline, mutant.ident))
@@ -261,11 +269,15 @@ def verify(
             time.monotonic() - started - phases["start"] - phases["mutants"], 1
         )
         phases["confirmed_tests"] = len(killers)
-    for outcome in first:
-        unconfirmed = sorted(clean_failures & set(outcome.killed_by))
-        if unconfirmed:
-            outcome.status = "empty"
-            outcome.note = f"{unconfirmed[0]} fails on the clean tree too"
+        for outcome in first:
+            unconfirmed = sorted(clean_failures & set(outcome.killed_by))
+            if unconfirmed:
+                outcome.status = "empty"
+                outcome.note = f"{unconfirmed[0]} fails on the clean tree too"
+            log = scratch / "logs" / f"{outcome.ident}.log"
+            if keep is not None and outcome.status != "killed" and log.is_file():
+                keep.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(log, keep / log.name)
     return sorted(outcomes + first, key=lambda outcome: outcome.ident)
 
 
@@ -276,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the summary here")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("-k", dest="pattern", default="", help="mutant id regex")
+    parser.add_argument("--logs", type=Path, help="keep the pytest log of each defect not killed")
     args = parser.parse_args(argv)
     root: Path = args.root.resolve()
     folder: Path = args.mutants or root / "mutants"
@@ -290,7 +303,9 @@ def main(argv: list[str] | None = None) -> int:
         except (ValueError, tomllib.TOMLDecodeError) as error:
             broken.append(Outcome(path.stem, "error", 0.0, str(error)))
     phases: dict[str, float] = {}
-    outcomes = sorted(broken + verify(root, mutants, args.workers, phases), key=lambda o: o.ident)
+    outcomes = sorted(
+        broken + verify(root, mutants, args.workers, phases, args.logs), key=lambda o: o.ident
+    )
     print(
         table(
             ("mutant", "status", "seconds", "class / note"),
@@ -341,6 +356,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(summary['errors'])} errors in {seconds}s"
     )
     print(f"phases (wall s): {phases}")
+    for outcome in outcomes:
+        if outcome.status != "killed":
+            kept = args.logs / f"{outcome.ident}.log" if args.logs is not None else None
+            shown = f"  log: {kept}" if kept is not None and kept.is_file() else ""
+            command = f"python scripts/verify_mutants.py -k '^{outcome.ident}$'"
+            print(f"rerun {outcome.ident}: {command}{shown}")
     if not outcomes:
         print("no mutants found: nothing was verified")
         return 1

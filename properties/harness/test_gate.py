@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -162,14 +163,14 @@ def test_exit_codes_are_named_as_pytest_names_them() -> None:
     assert exit_meaning(-9) == "killed by signal 9"
 
 
-def test_the_property_halves_hold_every_test_module_once() -> None:
-    """The gate's two property steps run every test module under ``properties/`` (the
+def test_the_property_parts_hold_every_test_module_once() -> None:
+    """The gate's property steps run every test module under ``properties/`` (the
     harness's own, in ``properties/harness/``, too) exactly once; the corpus replay is its
     own step."""
-    from _gate.steps import property_halves  # noqa: PLC0415 - scripts/ is on the path above
+    from _gate.steps import property_parts  # noqa: PLC0415 - scripts/ is on the path above
 
-    halves = property_halves(REPO)
-    listed = [module for half in halves for module in half]
+    parts = property_parts(REPO)
+    listed = [module for part in parts for module in part]
     expected = {
         path.relative_to(REPO).as_posix()
         for path in (REPO / "properties").rglob("test_*.py")
@@ -177,3 +178,60 @@ def test_the_property_halves_hold_every_test_module_once() -> None:
     }
     assert sorted(listed) == sorted(expected)
     assert "properties/harness/test_mutmut_rules.py" in listed
+
+
+HANGING_TEST = '''"""Hangs, with a subprocess of its own, whatever the code does."""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+
+def test_hangs() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    with open(os.environ["HANG_PID_FILE"], "w") as sink:
+        sink.write(str(child.pid))
+    time.sleep(120)
+'''
+
+
+def test_verifier_deadline_ends_a_hanging_run_and_its_subprocesses(tmp_path: Path) -> None:
+    """A defect whose tests hang is a timeout (never a kill), found at its deadline, and the
+    forked run's own subprocesses end with it."""
+    root = tmp_path / "tree"
+    shutil.copytree(REPO / "core", root / "core", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "properties").mkdir()
+    (root / "properties" / "test_hang.py").write_text(HANGING_TEST, encoding="utf-8")
+    shutil.copy2(REPO / "pyproject.toml", root)
+    (root / "mutants").mkdir()
+    (root / "mutants" / "900_hang.toml").write_text(
+        'file = "core/a13n_harness/context/encoder.py"\n'
+        'find = "def is_escaped("\n'
+        'replace = "# control\\ndef is_escaped("\n'
+        'selection = ["properties/test_hang.py", "-k", "hangs"]\n'
+        'class = "control"\nwhy = "negative control"\ndeadline = 3\n',
+        encoding="utf-8",
+    )
+    pid_file = tmp_path / "hang.pid"
+    env = dict(os.environ, HANG_PID_FILE=str(pid_file), PYTHONPATH=str(root / "core"))
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "verify_mutants.py"), "--root", str(root)],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
+    )
+    assert time.monotonic() - started < 60, "the deadline did not end the run"
+    assert result.returncode == 1, result.stdout
+    assert "timeout" in result.stdout
+    assert "0 killed" in result.stdout
+    child = int(pid_file.read_text(encoding="utf-8"))
+    for _ in range(50):
+        if not _alive(child):
+            break
+        time.sleep(0.1)
+    assert not _alive(child), "the hanging test's subprocess outlived the deadline"

@@ -10,7 +10,6 @@ import shlex
 import shutil
 import sys
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -250,7 +249,3 @@ def failure_report(result: Result) -> str:
         lines.append(f"rerun: {result.rerun}")
     lines.append(f"   or: python scripts/verify.py --only {shlex.quote(result.name)}")
     return "\n".join(lines)
-
-
-def elapsed_since(started: float) -> float:
-    return round(time.monotonic() - started, 1)

@@ -120,7 +120,7 @@ def lint(plan: Plan) -> Iterator[Step]:
             counted(r"(\d+) files? already formatted"),
             2,
         ),
-        ("mypy strict", ["mypy"], counted(r"in (\d+) source files?"), 40),
+        ("mypy strict", ["mypy"], counted(r"in (\d+) source files?"), 15),
         ("import-linter", ["lint-imports", "--no-cache"], counted(r"Contracts: (\d+) kept"), 6),
         (
             "workflow schema",
@@ -190,27 +190,35 @@ def injected_defects(plan: Plan) -> Iterator[Step]:
             "2",
             "--json",
             plan.shown(summary),
+            "--logs",
+            plan.shown(plan.logs / "mutants"),
         ],
         # 146 CPU s for 125 defects with warm runs (391 CPU s, 558 s wall on a quiet clone
         # before); CI boxes have run this step 1.7x slower than a quiet local one.
         1800,
         lambda out: json_count(summary, "total"),
         "module:pytest",
-        estimate=300,  # the longest step: it starts first
+        estimate=120,  # about 95 CPU s on two workers; the longest step, it starts first
     )
 
 
-def property_halves(root: Path) -> list[list[str]]:
+# The properties run as this many steps: the scheduler packs four parts beside the other
+# steps better than two halves (module size predicts a module's time poorly, so no split is
+# even; a smaller part leaves less of a core idle at the end). Each part costs one start.
+PROPERTY_PARTS = 4
+
+
+def property_parts(root: Path, parts: int = PROPERTY_PARTS) -> list[list[str]]:
     """The property modules (all but the corpus replay; the harness's own tests in
-    ``properties/harness/`` included) in two groups of about equal size, the largest modules
-    first (file size stands for run time); one group when there are few."""
+    ``properties/harness/`` included) in ``parts`` groups of about equal size, the largest
+    modules first (file size stands for run time); fewer when there are few."""
     modules = (root / "properties").rglob("test_*.py")
     files = sorted(
         (path for path in modules if path.name != "test_corpus.py"),
         key=lambda path: (-path.stat().st_size, path.name),
     )
-    groups: list[list[str]] = [[], []]
-    sizes = [0, 0]
+    groups: list[list[str]] = [[] for _ in range(parts)]
+    sizes = [0] * parts
     for path in files:
         smaller = sizes.index(min(sizes))
         groups[smaller].append(relative(str(path), root))
@@ -220,12 +228,12 @@ def property_halves(root: Path) -> list[list[str]]:
 
 @step
 def properties(plan: Plan) -> Iterator[Step]:
-    # Two halves, one per core; the corpus replay is its own step, not run twice.
-    halves = property_halves(plan.root)
-    for index, files in enumerate(halves, start=1):
-        name = "properties (ci)" if len(halves) == 1 else f"properties (ci) {index}/{len(halves)}"
-        # About 3 minutes of CPU each on an idle box; the deadline leaves room for a busy one.
-        yield pytest_step(plan, name, files, deadline=900, profile="ci", estimate=180)
+    # The corpus replay is its own step, not run twice.
+    groups = property_parts(plan.root)
+    for index, files in enumerate(groups, start=1):
+        name = "properties (ci)" if len(groups) == 1 else f"properties (ci) {index}/{len(groups)}"
+        # Under a minute of CPU each on an idle box; the deadline leaves room for a busy one.
+        yield pytest_step(plan, name, files, deadline=900, profile="ci", estimate=60)
 
 
 def fuzz_artifacts(folder: Path) -> set[Path]:
@@ -320,7 +328,7 @@ def clusterfuzzlite(plan: Plan) -> Iterator[Step]:
         900,
         lambda out: last_int(r"(\d+) packaged targets? ran", out.output),
         "module:PyInstaller",
-        estimate=90,
+        estimate=75,
     )
 
 
@@ -340,7 +348,7 @@ def crosshair(plan: Plan) -> Iterator[Step]:
         # --report_all prints one line per postcondition analysed.
         lambda out: sum(1 for line in out.output.splitlines() if re.search(r":\d+: ", line)),
         "crosshair",
-        estimate=60,
+        estimate=45,  # nine conditions, most run to their 4 s timeout
     )
 
 

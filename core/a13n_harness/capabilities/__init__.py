@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from a13n_harness._lazy import lazy_attributes
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from a13n_harness.capabilities.bindings import (

@@ -45,16 +45,13 @@ Decisions the contract leaves open:
 
 from __future__ import annotations
 
-import threading
+import _thread  # threading.Lock itself; the threading module is not needed (start-up)
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from a13n_harness.capabilities.items import SkillCatalogItem, SkillDiagnostic
 from a13n_harness.capabilities.pool import ReadOutcome, read_all
 from a13n_harness.capabilities.sources import (
-    SkillMaterializer,
-    SkillSource,
     SkillsPolicy,
     check_materializers,
     check_sources,
@@ -70,13 +67,19 @@ from a13n_harness.environment import (
     ENTRY_KINDS,
     DirectoryEntry,
     FileNotFound,
-    FileOperator,
     FileOperatorError,
     FilePermissionDenied,
     FileUnsupported,
     NotADirectory,
     join_path,
 )
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from a13n_harness.capabilities.sources import SkillMaterializer, SkillSource
+    from a13n_harness.environment import FileOperator
 
 __all__ = [
     "FENCE_SLACK",
@@ -232,7 +235,7 @@ class _VerdictMemo:
     def __init__(self) -> None:
         self._entries: OrderedDict[tuple[bytes, FrontmatterLimits], Verdict] = OrderedDict()
         self._bytes = 0
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def verdict(self, data: bytes, limits: FrontmatterLimits) -> Verdict:
         key = (data, limits)
@@ -286,31 +289,51 @@ def document_verdict(data: bytes, limit: int, limits: FrontmatterLimits) -> Verd
     return None if decisive is None else _MEMO.verdict(decisive, limits)
 
 
-@dataclass(frozen=True, slots=True)
 class DiscoveredSkill:
-    """A resolved package with the exact bytes read for it and the limit they were read at."""
+    """A resolved package with the exact bytes read for it and the limit they were read at.
 
-    item: SkillCatalogItem
-    data: bytes
-    limit: int
+    Like :class:`Discovery`, an internal result (the manager turns it into the public
+    :class:`SkillScan`), kept a plain class: a frozen dataclass costs a command's
+    start-up about a millisecond to create. Treat it as read-only.
+    """
+
+    __slots__ = ("data", "item", "limit")
+
+    def __init__(self, item: SkillCatalogItem, data: bytes, limit: int) -> None:
+        self.item = item
+        self.data = data
+        self.limit = limit
 
 
-@dataclass(frozen=True, slots=True)
 class Discovery:
-    """Resolved packages sorted by name, and every diagnostic in scan order."""
+    """Resolved packages sorted by name, and every diagnostic in scan order (read-only)."""
 
-    skills: tuple[DiscoveredSkill, ...]
-    diagnostics: tuple[SkillDiagnostic, ...]
+    __slots__ = ("diagnostics", "skills")
+
+    def __init__(
+        self, skills: tuple[DiscoveredSkill, ...], diagnostics: tuple[SkillDiagnostic, ...]
+    ) -> None:
+        self.skills = skills
+        self.diagnostics = diagnostics
 
 
-RootAccess = Callable[[str], FileOperator | None]
-"""The operator for a root, or ``None`` when the root is unroutable."""
+if TYPE_CHECKING:
+    RootAccess = Callable[[str], FileOperator | None]
+    """The operator for a root, or ``None`` when the root is unroutable."""
 
 
-@dataclass(frozen=True, slots=True)
 class _Candidate:
-    document: str
-    entry: str | None  # None: the root's own package
+    """A SKILL.md to read and the root entry it belongs to.
+
+    A plain class, not a dataclass: generating one costs the command's start-up
+    about a millisecond, and nothing compares, hashes or prints a candidate.
+    """
+
+    __slots__ = ("document", "entry")
+
+    def __init__(self, document: str, entry: str | None) -> None:
+        self.document = document
+        self.entry = entry  # None: the root's own package
 
 
 def _provider_failed(

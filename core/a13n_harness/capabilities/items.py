@@ -8,7 +8,9 @@ direct scan (the command line's) does not define what it never returns.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from a13n_harness.capabilities.bound import BoundSkillCatalog, BoundSkillCatalogItem

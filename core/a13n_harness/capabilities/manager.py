@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from a13n_harness.capabilities.discovery import (
     Discovery,
@@ -27,8 +26,6 @@ from a13n_harness.capabilities.discovery import (
 from a13n_harness.capabilities.items import SkillCatalogItem, SkillScan
 from a13n_harness.capabilities.sources import (
     FileSkillSource,
-    SkillMaterializer,
-    SkillSource,
     SkillsPolicy,
     check_materializers,
     check_sources,
@@ -36,8 +33,12 @@ from a13n_harness.capabilities.sources import (
 from a13n_harness.context._checks import describe
 from a13n_harness.context.errors import DefinitionError
 
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:  # loaded by scan_environment, not by a direct scan (the command line's)
     from a13n_harness.capabilities.bound import BoundSkillCatalog
+    from a13n_harness.capabilities.sources import SkillMaterializer, SkillSource
     from a13n_harness.environment import Environment, EnvironmentPath, FileOperator
 
 __all__ = ["DEFAULT_WORKSPACE_ROOT", "SkillManager"]

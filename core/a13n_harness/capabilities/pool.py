@@ -26,13 +26,15 @@ from collections.abc import Callable, Sequence
 
 from a13n_harness.context._checks import is_count
 from a13n_harness.context.errors import DefinitionError
-from a13n_harness.environment import (
-    BatchReader,
-    FileOperator,
-    FileOperatorError,
-    FileProviderError,
-)
+from a13n_harness.environment import FileOperatorError, FileProviderError
 from a13n_harness.environment.errors import check_limit
+from a13n_harness.environment.operator import is_batch_reader
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from a13n_harness.environment import BatchReader, FileOperator
 
 __all__ = ["MAX_READ_WORKERS", "ReadOutcome", "read_all"]
 
@@ -111,9 +113,9 @@ async def read_all(
         return []
     results: list[ReadOutcome | None] = [None] * count
     failures: list[BaseException] = []  # a callback's error, raised after the workers are joined
-    batch = isinstance(files, BatchReader)
+    batch = is_batch_reader(files)
     if batch:
-        assert isinstance(files, BatchReader)
+        assert is_batch_reader(files)
         lanes = min(workers, max(1, int(files.read_concurrency)))
         # One chunk per lane: measured faster than smaller chunks, whose extra
         # thread hops and interpreter-lock hand-offs cost more than the overlap gains.
@@ -128,7 +130,7 @@ async def read_all(
         for start in jobs:
             end = min(start + chunk, count)
             if batch:
-                assert isinstance(files, BatchReader)
+                assert is_batch_reader(files)
                 results[start:end] = await _read_chunk(files, paths[start:end], limit)
             else:
                 results[start] = await _read_one(files, paths[start], limit)

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
 
 from a13n_harness.context._checks import describe, is_count
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import FrontmatterLimits
-from a13n_harness.environment import FileOperator, is_canonical_path
+from a13n_harness.environment import is_canonical_path
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from a13n_harness.capabilities._protocols import SkillMaterializer, SkillSource
 
 __all__ = [
     "MAX_ENTRIES_PER_ROOT",
@@ -122,22 +129,6 @@ def _positive(value: object, what: str, code: str, reason: str) -> int:
     return value
 
 
-class SkillSource(Protocol):
-    """The whole source surface: an id, its roots, and how they are read."""
-
-    @property
-    def source_id(self) -> str: ...
-
-    @property
-    def roots(self) -> tuple[str, ...]: ...
-
-    @property
-    def required(self) -> bool: ...
-
-    @property
-    def max_entries_per_root(self) -> int: ...
-
-
 @dataclass(frozen=True, slots=True)
 class FileSkillSource:
     """Skill packages below explicitly configured roots of a file operator.
@@ -215,13 +206,17 @@ class SkillsPolicy:
             )
 
 
-class SkillMaterializer(Protocol):
-    """Trusted Host code that publishes managed packages beneath ``target_root`` before a scan."""
+_PROTOCOLS = frozenset({"SkillMaterializer", "SkillSource"})
 
-    @property
-    def materializer_id(self) -> str: ...
+if not TYPE_CHECKING:
 
-    @property
-    def target_root(self) -> str: ...
+    def __getattr__(name: str) -> object:
+        # The protocols are loaded on first use (PEP 562): defining one imports ``typing``,
+        # which a scan does not need (start-up of the command line).
+        if name not in _PROTOCOLS:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from a13n_harness.capabilities import _protocols  # noqa: PLC0415 - on first use (module docstring)
 
-    async def materialize(self, *, files: FileOperator) -> None: ...
+        value = getattr(_protocols, name)
+        globals()[name] = value
+        return value

@@ -506,7 +506,6 @@ def _plain_catalog(arguments: Sequence[str]) -> argparse.Namespace | None:
     if workspace.startswith("-"):
         return None
     from types import SimpleNamespace
-    from typing import cast  # typing is loaded by the scan's modules anyway
 
     plain = SimpleNamespace(
         command="catalog",
@@ -520,7 +519,8 @@ def _plain_catalog(arguments: Sequence[str]) -> argparse.Namespace | None:
         json=False,
         run=_run_catalog,
     )
-    return cast("argparse.Namespace", plain)
+    namespace: argparse.Namespace = plain  # type: ignore[assignment]  # duck-typed, see above
+    return namespace
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
 
 from a13n_harness.capabilities import (
     FileSkillSource,
@@ -32,6 +30,12 @@ from a13n_harness.capabilities import (
 from a13n_harness.cli._output import Progress
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.environment.local import BlockingLocalFileOperator, run_blocking
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Literal
 
 DEFAULT_ROOTS = ("/.agents/skills", "/.claude/skills")
 """The roots ``catalog``, ``lint`` and ``manifest`` scan when no ``--root`` is given."""
@@ -58,12 +62,18 @@ def check_workspace(workspace: str) -> str:
     return workspace
 
 
-@dataclass(frozen=True, slots=True)
 class WorkspaceScan:
-    """What one scan of a workspace found, with the roots as configured."""
+    """What one scan of a workspace found, with the roots as configured.
 
-    roots: tuple[str, ...]
-    scan: SkillScan
+    A plain class, not a dataclass: generating one costs the command's start-up
+    about a millisecond, and nothing compares or prints a workspace scan.
+    """
+
+    __slots__ = ("roots", "scan")
+
+    def __init__(self, roots: tuple[str, ...], scan: SkillScan) -> None:
+        self.roots = roots
+        self.scan = scan
 
     @property
     def display_roots(self) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ Grammar of the encoded form (what :func:`decode_value` accepts)::
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from a13n_harness.context.errors import DefinitionError
 
@@ -44,8 +45,6 @@ ESCAPED_RANGES: tuple[tuple[int, int], ...] = (
 _ESCAPED_CLASS = "".join(
     f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ESCAPED_RANGES
 )
-_NEEDS_ENCODING = re.compile(f"[&<>{_ESCAPED_CLASS}]")
-_TOKEN = re.compile(r"&(?:(amp|lt|gt)|#x([0-9A-F]{1,6}));|[&<>]")
 _ENTITY_CHAR = {"amp": "&", "lt": "<", "gt": ">"}
 
 
@@ -55,14 +54,38 @@ def is_escaped(code_point: int) -> bool:
 
 
 _ASCII_CHANGED = bytes([*range(0x20), 0x7F, *b"&<>"])
-_NUMERIC = {chr(cp): f"&#x{cp:X};" for lo, hi in ESCAPED_RANGES for cp in range(lo, hi + 1)}
-_NUMERIC_ONLY = re.compile(f"[{_ESCAPED_CLASS}]")
-# The escaped ASCII code points, spelled out: the C0 controls and DEL.
-_NUMERIC_ASCII = re.compile("[\x00-\x1f\x7f]")
+
+# The patterns are compiled on first use, not at import: compiling the astral class
+# costs milliseconds of a command's start-up, and plain ASCII text needs none of them.
+
+
+@cache
+def _needs_encoding() -> re.Pattern[str]:
+    """A character the encoder changes: ``&``, ``<``, ``>`` or an escaped code point."""
+    return re.compile(f"[&<>{_ESCAPED_CLASS}]")
+
+
+@cache
+def _token() -> re.Pattern[str]:
+    """What :func:`decode_value` reads: a named or numeric reference, or a raw ``&<>``."""
+    return re.compile(r"&(?:(amp|lt|gt)|#x([0-9A-F]{1,6}));|[&<>]")
+
+
+@cache
+def _numeric_only() -> re.Pattern[str]:
+    """An escaped code point."""
+    return re.compile(f"[{_ESCAPED_CLASS}]")
+
+
+@cache
+def _numeric_ascii() -> re.Pattern[str]:
+    """The escaped ASCII code points, spelled out: the C0 controls and DEL."""
+    return re.compile("[\x00-\x1f\x7f]")
 
 
 def _numeric(match: re.Match[str]) -> str:
-    return _NUMERIC[match.group()]
+    # Computed per match (no table of every escaped code point built at import).
+    return f"&#x{ord(match.group()):X};"
 
 
 def encode_value(s: str) -> str:
@@ -82,11 +105,11 @@ def encode_value(s: str) -> str:
         # ASCII character the encoder would change; if none went, s is done.
         if len(s.encode("ascii").translate(None, _ASCII_CHANGED)) == len(s):
             return s
-        numeric = _NUMERIC_ASCII  # no need to test ASCII against the astral ranges
-    elif _NEEDS_ENCODING.search(s) is None:
+        numeric = _numeric_ascii()  # no need to test ASCII against the astral ranges
+    elif _needs_encoding().search(s) is None:
         return s
     else:
-        numeric = _NUMERIC_ONLY
+        numeric = _numeric_only()
     # str.replace runs in C; only the rare control, bidi and format code
     # points pay for a Python callback.
     named = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -105,7 +128,7 @@ def decode_value(t: str) -> str:
         raise DefinitionError("context_value_invalid", f"expected str, got {type(t).__name__}")
     parts: list[str] = []
     position = 0
-    for match in _TOKEN.finditer(t):
+    for match in _token().finditer(t):
         _check_plain(t, position, match.start())
         parts.append(t[position : match.start()])
         name, digits = match.group(1), match.group(2)
@@ -130,7 +153,7 @@ def _canonical_hex(digits: str) -> bool:
 
 
 def _check_plain(t: str, start: int, end: int) -> None:
-    found = _NEEDS_ENCODING.search(t, start, end)
+    found = _needs_encoding().search(t, start, end)
     if found is not None:
         raise DefinitionError(
             "context_value_invalid",

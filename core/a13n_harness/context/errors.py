@@ -224,9 +224,11 @@ class DefinitionError(Exception):
 
 
 def _rebuild(cls: type[DefinitionError], state: dict[str, object]) -> DefinitionError:
+    """Unpickle: ``state`` is the ``__dict__`` that ``__reduce__`` copied, so it holds
+    every attribute ``__init__`` set, ``message`` among them."""
     error = cls.__new__(cls)
     error.__dict__.update(state)
-    Exception.__init__(error, state.get("message", ""))
+    Exception.__init__(error, state["message"])
     return error
 
 

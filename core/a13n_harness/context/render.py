@@ -19,12 +19,17 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Final
 
 from a13n_harness.context._checks import describe, is_count, is_text
 from a13n_harness.context.catalog import SkillCatalog, catalog_total
 from a13n_harness.context.encoder import encode_value
 from a13n_harness.context.errors import DefinitionError
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "BYTE_BOUNDED",

@@ -59,16 +59,13 @@ Requires POSIX ``dir_fd`` support (Linux, macOS, the BSDs).
 
 from __future__ import annotations
 
-import ctypes
+import _thread  # threading.Lock itself; the threading module is not needed (start-up)
 import errno
 import os
 import stat as stat_module
 import sys
-import threading
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Self
 
 from a13n_harness.environment.errors import (
     FileNotFound,
@@ -79,6 +76,12 @@ from a13n_harness.environment.errors import (
     NotADirectory,
 )
 from a13n_harness.environment.paths import path_segments, resolve_link_target
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Self
 
 __all__ = [
     "LIST_FLAGS",
@@ -113,12 +116,6 @@ ROOT_FLAGS = (_O_PATH or os.O_RDONLY) | _O_DIRECTORY | _O_CLOEXEC
 WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC
 
 
-class _OpenHow(ctypes.Structure):
-    """Linux's ``struct open_how`` for ``openat2(2)``."""
-
-    _fields_ = (("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64))
-
-
 # An O_PATH handle opens nothing a driver sees; the reopen through /proc/self/fd
 # follows that magic link by design, to the inode the handle already holds.
 _HANDLE_FLAGS = (_O_PATH or os.O_RDONLY) | _O_NOFOLLOW | _O_CLOEXEC
@@ -128,7 +125,7 @@ _SYS_OPENAT2 = 437  # the same number on every architecture using the generic sy
 # followed and nothing outside the starting directory is reached.
 _RESOLVE_CONFINED = 0x02 | 0x04 | 0x08
 _openat2_state: list[Callable[[int, bytes], int] | None] = []
-_probe_lock = threading.Lock()
+_probe_lock = _thread.allocate_lock()
 
 
 def _probe_openat2() -> Callable[[int, bytes], int] | None:
@@ -143,11 +140,24 @@ def _probe_openat2() -> Callable[[int, bytes], int] | None:
     """
     if sys.platform != "linux":
         return None
+    # Imported here, on the first read that asks for the fast path: ctypes costs a
+    # one-shot command (which reads through the walk alone) more than it saves.
+    import ctypes  # noqa: PLC0415
+
+    class OpenHow(ctypes.Structure):
+        """Linux's ``struct open_how`` for ``openat2(2)``."""
+
+        _fields_ = (
+            ("flags", ctypes.c_uint64),
+            ("mode", ctypes.c_uint64),
+            ("resolve", ctypes.c_uint64),
+        )
+
     try:
         syscall = ctypes.CDLL(None, use_errno=True).syscall
     except (OSError, AttributeError):
         return None
-    how = _OpenHow(_HANDLE_FLAGS, 0, _RESOLVE_CONFINED)
+    how = OpenHow(_HANDLE_FLAGS, 0, _RESOLVE_CONFINED)
     reference = ctypes.byref(how)
     size = ctypes.sizeof(how)
 
@@ -214,13 +224,19 @@ def _keep_shared_prefix(names: list[str], fds: list[int], wanted: Sequence[str])
     return shared
 
 
-@dataclass(slots=True)
 class Located:
-    """``name`` inside the directory ``parent`` (``name is None``: ``parent`` itself)."""
+    """``name`` inside the directory ``parent`` (``name is None``: ``parent`` itself).
 
-    parent: int
-    name: str | None
-    mode: int | None  # lstat mode of name; None when it does not exist
+    A plain class, not a dataclass: generating one costs a command's start-up
+    about a millisecond, and nothing compares or prints what a walk found.
+    """
+
+    __slots__ = ("mode", "name", "parent")
+
+    def __init__(self, parent: int, name: str | None, mode: int | None) -> None:
+        self.parent = parent
+        self.name = name
+        self.mode = mode  # lstat mode of name; None when it does not exist
 
 
 class Walker:

@@ -34,14 +34,13 @@ Requires POSIX ``dir_fd`` support (Linux, macOS, the BSDs).
 
 from __future__ import annotations
 
+import _thread  # threading.Lock itself; the threading module is not needed (start-up)
 import contextlib
 import os
 import stat as stat_module
-import threading
 import weakref
 from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from a13n_harness.context._checks import describe, is_bytes_like
 from a13n_harness.context.errors import DefinitionError
@@ -64,11 +63,19 @@ from a13n_harness.environment.errors import (
     NotADirectory,
     check_limit,
 )
-from a13n_harness.environment.operator import DirectoryEntry, EntryKind, FileStat
+from a13n_harness.environment.operator import DirectoryEntry, FileStat
 from a13n_harness.environment.paths import is_canonical_path, path_segments
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
+    from typing import Any, ClassVar, TypeVar
+
+    from a13n_harness.environment.operator import EntryKind
+
+    _T = TypeVar("_T")
 
 __all__ = [
     "EXECUTOR_THREADS",
@@ -79,15 +86,13 @@ __all__ = [
     "run_blocking",
 ]
 
-_T = TypeVar("_T")
-
 
 # 8 threads: the same bound as discovery's read workers, shared by every
 # operator and every event loop, so a scan neither starts threads nor waits
 # for a fresh default executor to shut down at the end of ``asyncio.run``.
 EXECUTOR_THREADS = 8
 _executor: ThreadPoolExecutor | None = None
-_executor_lock = threading.Lock()
+_executor_lock = _thread.allocate_lock()
 
 
 def _shared_executor() -> ThreadPoolExecutor:
@@ -308,6 +313,20 @@ class _Operations(Walker):
             raise os_error(error, path) from None
 
 
+class _WalkOnlyOperations(_Operations):
+    """The operations of a one-shot command: every read takes the general walk.
+
+    The ``openat2`` fast path saves a few system calls a read; a command that
+    reads a handful of files pays more for setting it up (``ctypes`` and a
+    probe of the kernel) than it saves. The walk alone decides every read the
+    fast path would have taken (it falls back to the walk on any doubt), so
+    what is read and refused is the same.
+    """
+
+    def open_beneath(self, path: str) -> tuple[int, int] | None:
+        return None
+
+
 def _list_kinds(fd: int) -> list[tuple[str, bool]]:
     with os.scandir(fd) as listing:
         return [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in listing]
@@ -414,9 +433,11 @@ class LocalFileOperator:
         "_users",
     )
 
+    _operations: ClassVar[type[_Operations]] = _Operations
+
     def __init__(self, root: str | os.PathLike[str]) -> None:
         path = check_host_directory(root)
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self._users = 0
         self._closed = False
         self._fd = -1
@@ -495,7 +516,7 @@ class LocalFileOperator:
     def _call(self, operation: Callable[[_Operations], _T]) -> _T:
         fd = self._acquire()
         try:
-            with _Operations(fd, self._segments) as walker:
+            with self._operations(fd, self._segments) as walker:
                 return operation(walker)
         finally:
             self._release()
@@ -572,10 +593,13 @@ class BlockingLocalFileOperator(LocalFileOperator):
     Its coroutines never suspend, so :func:`run_blocking` can drive a scan
     through it without an event loop (the command line does). Awaited inside an
     event loop it would block the loop: use :class:`LocalFileOperator` there.
-    Everything else (pinned root, confinement, refusals, bounds) is inherited.
+    Everything else (pinned root, confinement, refusals, bounds) is inherited;
+    its reads take the confinement walk without the ``openat2`` fast path
+    (:class:`_WalkOnlyOperations`).
     """
 
     __slots__ = ()
+    _operations = _WalkOnlyOperations
 
     def __repr__(self) -> str:
         return f"BlockingLocalFileOperator({self.root!r})"

@@ -1,12 +1,22 @@
-"""The async file-operator protocol every scan goes through (docs/contract.md §7)."""
+"""The async file-operator protocol every scan goes through (docs/contract.md §7).
+
+The protocols themselves (:class:`FileOperator`, :class:`BatchReader`) and
+:data:`EntryKind` are defined in ``_protocols`` and loaded from there on first
+use (PEP 562): a scan needs only the values below, and ``typing``, which
+defining a protocol imports, costs a command's start-up several milliseconds.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
 
-from a13n_harness.environment.errors import FileOperatorError
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
+    from a13n_harness.environment._protocols import BatchReader, EntryKind, FileOperator
 
 __all__ = [
     "ENTRY_KINDS",
@@ -17,7 +27,6 @@ __all__ = [
     "FileStat",
 ]
 
-EntryKind = Literal["file", "directory", "symlink", "other"]
 ENTRY_KINDS: tuple[EntryKind, ...] = ("file", "directory", "symlink", "other")
 
 
@@ -37,64 +46,24 @@ class FileStat:
     size: int
 
 
-class FileOperator(Protocol):
-    """Async access to one path namespace, whose ``/`` is the operator's root.
+def is_batch_reader(files: object) -> TypeGuard[BatchReader]:
+    """``isinstance(files, BatchReader)`` without loading ``typing``: the same test.
 
-    Paths are canonical absolute paths (:mod:`a13n_harness.environment.paths`).
-    Errors are :class:`~a13n_harness.environment.errors.FileOperatorError`
-    subclasses: ``FileNotFound``, ``FilePermissionDenied``, ``NotADirectory``,
-    ``FileUnsupported``, ``FileProviderError``.
+    ``BatchReader`` is a runtime-checkable protocol, whose check is that every
+    member is there and that its method is not ``None``.
     """
-
-    async def list_directory(self, path: str) -> Sequence[DirectoryEntry]:
-        """Every entry of the directory ``path``, in any order."""
-        ...
-
-    async def read_bytes(self, path: str, limit: int) -> bytes:
-        """At most ``limit`` bytes from the start of the regular file ``path``."""
-        ...
-
-    async def stat(self, path: str) -> FileStat:
-        """What ``path`` names, links followed."""
-        ...
-
-    async def write_bytes(self, path: str, data: bytes) -> None:
-        """Create or replace the regular file ``path`` (its directory must exist)."""
-        ...
-
-    async def make_directory(self, path: str) -> None:
-        """Create the directory ``path`` and any missing parents; an existing one is fine."""
-        ...
-
-    async def remove(self, path: str) -> None:
-        """Remove the file or link ``path``, or the directory tree ``path`` (links not followed)."""
-        ...
+    return hasattr(files, "read_concurrency") and getattr(files, "read_many", None) is not None
 
 
-@runtime_checkable
-class BatchReader(Protocol):
-    """Optional extension: read several files in one call.
+_PROTOCOLS = frozenset({"BatchReader", "EntryKind", "FileOperator"})
 
-    Discovery hands each of its (at most eight) workers a contiguous chunk of
-    reads; an operator that can do a chunk in one hop (one thread switch for
-    :class:`~a13n_harness.environment.LocalFileOperator`) implements this.
-    A chunk is read sequentially, so a worker still has one read in flight.
-    Each result is the bytes (as :meth:`FileOperator.read_bytes` would return
-    them) or the :class:`FileOperatorError` that read would raise.
+if not TYPE_CHECKING:
 
-    ``read_concurrency`` says how many chunks the reader serves well in
-    parallel (1 for a local disk, where threads only contend for the
-    interpreter; up to 8 for a network provider). Discovery never uses more
-    than eight.
-    """
+    def __getattr__(name: str) -> object:
+        if name not in _PROTOCOLS:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from a13n_harness.environment import _protocols  # noqa: PLC0415 - on first use (module docstring)
 
-    @property
-    def read_concurrency(self) -> int:
-        """How many ``read_many`` calls are worth having in flight at once."""
-        ...
-
-    async def read_many(
-        self, paths: Sequence[str], limit: int
-    ) -> Sequence[bytes | FileOperatorError]:
-        """``read_bytes(path, limit)`` for each path, in order, errors as values."""
-        ...
+        value = getattr(_protocols, name)
+        globals()[name] = value
+        return value
