@@ -9,7 +9,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from a13n_harness import DefinitionError
-from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog, checked_total
+from a13n_harness.context import catalog as catalog_module
+from a13n_harness.context.catalog import (
+    MAX_TOTAL,
+    CatalogEntry,
+    SkillCatalog,
+    catalog_total,
+    checked_total,
+)
 from a13n_harness.testing.controls import control_settings, property_fails
 from a13n_harness.testing.strategies import catalog_entries, skill_catalogs
 
@@ -147,3 +154,56 @@ def test_checked_total_names_the_bad_count(listed: object, unlisted: object, rea
     """contract §3: a count that is not a non-negative int is ``catalog_invalid`` with the reason
     naming which count it was, ``listed`` or ``unlisted``."""
     assert _code_reason(checked_total, listed, unlisted) == ("catalog_invalid", reason)
+
+
+# ------------------------------------------------ catalog_total on what it is handed
+# The refusals of catalog_total itself (its hostile-argument family also runs in
+# test_hostile_arguments.py, which mutation testing does not run): exact code and reason.
+
+
+@pytest.mark.parametrize("catalog", [None, 5, "catalog", (), object()], ids=repr)
+def test_catalog_total_refuses_what_is_not_a_catalog(catalog: object) -> None:
+    """contract §3: anything but a SkillCatalog is ``catalog_invalid`` with reason ``type``."""
+    assert _code_reason(catalog_total, catalog) == ("catalog_invalid", "type")
+
+
+def test_catalog_total_refuses_a_catalog_with_no_entries_attribute() -> None:
+    """A SkillCatalog made past its constructor (``object.__new__``: no field set) is refused
+    as ``catalog_invalid`` (reason ``entries``), never an ``AttributeError``."""
+    assert _code_reason(catalog_total, object.__new__(SkillCatalog)) == (
+        "catalog_invalid",
+        "entries",
+    )
+
+
+def test_catalog_total_refuses_entries_forged_to_none() -> None:
+    """entries forged to None, with no trace of an earlier check, are checked and refused."""
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),), 1)
+    object.__setattr__(catalog, "entries", None)
+    object.__setattr__(catalog, "_checked_entries", None)
+    assert _code_reason(catalog_total, catalog) == ("catalog_invalid", "entries")
+
+
+def test_catalog_total_checks_entries_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entries the constructor checked are not checked again (a warm render stays
+    O(log n)), but entries swapped in afterwards are, once, and then refused or kept."""
+    entries = (CatalogEntry("a", "d", "f"), CatalogEntry("b", "d", "g"))
+    catalog = SkillCatalog(entries, 3)
+    seen: list[object] = []
+    real = catalog_module._check_entries
+
+    def spy(value: object) -> None:
+        seen.append(value)
+        real(value)
+
+    monkeypatch.setattr(catalog_module, "_check_entries", spy)
+    assert catalog_total(catalog) == catalog_total(catalog) == 5
+    assert seen == []
+    swapped = (CatalogEntry("c", "d", "h"),)
+    object.__setattr__(catalog, "entries", swapped)
+    assert catalog_total(catalog) == catalog_total(catalog) == 4
+    assert seen == [swapped]
+    object.__setattr__(
+        catalog, "entries", (CatalogEntry("b", "d", "g"), CatalogEntry("a", "d", "f"))
+    )
+    assert _code_reason(catalog_total, catalog) == ("catalog_invalid", "order")

@@ -810,3 +810,72 @@ def test_bom_is_skipped_once() -> None:
     with pytest.raises(FrontmatterError) as caught:
         parse_skill_document(b"\xef\xbb\xbf\xef\xbb\xbf" + document)
     assert caught.value.reason == "missing_fence"
+
+
+# ------------------------------------------------------------------ hostile arguments, exactly
+# The refusals of the arguments themselves (their wider family runs in
+# test_hostile_arguments.py, which mutation testing does not run): exact code,
+# reason and location.
+
+_DOCUMENT = b"---\nname: a\ndescription: d\n---\n"
+
+
+@pytest.mark.parametrize(
+    ("data", "type_name"),
+    [("---\nname: a\ndescription: d\n---\n", "str"), (None, "NoneType"), (10**10, "int")],
+    ids=repr,
+)
+def test_what_is_not_bytes_is_refused_as_encoding_at_line_1_column_1(
+    data: object, type_name: str
+) -> None:
+    """contract §2: a SKILL.md that is not bytes is ``skill_frontmatter_invalid``, reason
+    ``encoding``, located at the first byte (line 1, column 1); the message names its type."""
+    with pytest.raises(FrontmatterError) as caught:
+        parse_skill_document(data)  # type: ignore[arg-type]
+    error = caught.value
+    assert (error.code, error.reason, error.line, error.column) == (
+        "skill_frontmatter_invalid",
+        "encoding",
+        1,
+        1,
+    )
+    assert type_name in error.message
+
+
+def _unset_limits() -> FrontmatterLimits:
+    """A FrontmatterLimits made past its constructor: not one field set."""
+    return object.__new__(FrontmatterLimits)
+
+
+def _forged_limits(**fields: object) -> FrontmatterLimits:
+    limits = FrontmatterLimits()
+    for name, value in fields.items():
+        object.__setattr__(limits, name, value)
+    return limits
+
+
+@pytest.mark.parametrize(
+    ("limits", "named"),
+    [
+        (None, "NoneType"),
+        (5, "int"),
+        ({"max_bytes": 1}, "dict"),
+        (_unset_limits(), "max_bytes"),
+        (_forged_limits(max_depth=0), "max_depth"),
+        (_forged_limits(max_nodes=True), "max_nodes"),
+        (_forged_limits(max_description_chars="9"), "max_description_chars"),
+    ],
+    ids=repr,
+)
+def test_limits_that_are_not_limits_are_refused_with_reason_limits(
+    limits: object, named: str
+) -> None:
+    """Limits that are not a FrontmatterLimits, or one forged past its constructor (a field
+    unset, zero, a bool, a str), are ``skill_frontmatter_invalid`` with reason ``limits``
+    before any byte is parsed, never an ``AttributeError``; the message names the type
+    given or the bad field."""
+    with pytest.raises(DefinitionError) as caught:
+        parse_skill_document(_DOCUMENT, limits)  # type: ignore[arg-type]
+    assert (caught.value.code, caught.value.reason) == ("skill_frontmatter_invalid", "limits")
+    assert named in caught.value.message
+    assert "NoneType" not in caught.value.message or limits is None

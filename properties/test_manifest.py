@@ -10,12 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from a13n_harness import DefinitionError
+from a13n_harness.context import manifest as manifest_module
 from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog
 from a13n_harness.context.facts import EnvironmentFacts, GitStatus
 from a13n_harness.context.manifest import (
     ContextManifest,
     decode_manifest,
     encode_manifest,
+    environment_json,
     publish_catalog,
 )
 from a13n_harness.testing.strategies import (
@@ -428,3 +430,92 @@ def test_publish_catalog_is_exact_at_every_manifest_size() -> None:
         fitting = max(k for k in range(len(items) + 1) if sizes[k] <= budget)
         assert len(published.entries) == fitting, budget
         assert len(encode_manifest(ContextManifest(None, published))) <= budget
+
+
+# ------------------------------------------------------------------ hostile arguments, exactly
+# The refusals of the arguments themselves (their wider family runs in
+# test_hostile_arguments.py, which mutation testing does not run): exact code and reason.
+
+
+@pytest.mark.parametrize(
+    ("items", "roots"),
+    [("ab", ()), (b"ab", ()), ((), "/skills"), ((), b"/skills"), ("ab", "/skills")],
+    ids=repr,
+)
+def test_publish_catalog_refuses_strings_of_items_or_roots(items: object, roots: object) -> None:
+    """A str or bytes of items or of roots is iterable, but a string of roots is one root, not
+    one per character: ``catalog_invalid`` with reason ``roots``, whichever of the two it is."""
+    assert _code_reason(publish_catalog, items, roots, 10_000) == ("catalog_invalid", "roots")
+
+
+def _unset_manifest(**fields: object) -> ContextManifest:
+    """A ContextManifest made past its constructor, with only ``fields`` set."""
+    manifest = object.__new__(ContextManifest)
+    for name, value in fields.items():
+        object.__setattr__(manifest, name, value)
+    return manifest
+
+
+def test_encoding_a_manifest_with_unset_fields() -> None:
+    """A manifest made with ``object.__new__`` is refused for its first missing field (version,
+    then catalog), never an ``AttributeError``; an unset environment is no environment."""
+    assert _code_reason(encode_manifest, _unset_manifest()) == ("manifest_invalid", "version")
+    assert _code_reason(encode_manifest, _unset_manifest(version=1)) == (
+        "manifest_invalid",
+        "catalog",
+    )
+    unset = _unset_manifest(version=1, skill_catalog=SkillCatalog(()))
+    assert encode_manifest(unset) == encode_manifest(ContextManifest(None, SkillCatalog(())))
+
+
+@pytest.mark.parametrize(
+    ("facts", "where"),
+    [
+        (EnvironmentFacts("/\ud800", "sh", "linux", "d", "UTC", None), "environment.cwd"),
+        (EnvironmentFacts("/", "sh", "linux", "d", "\udfff", None), "environment.timezone"),
+        (
+            EnvironmentFacts(
+                "/", "sh", "linux", "d", "UTC", GitStatus("\ud800", None, 0, 0, 0, 0, 0, 0)
+            ),
+            "git.branch",
+        ),
+    ],
+    ids=repr,
+)
+def test_a_lone_surrogate_in_facts_is_refused_where_it_sits(
+    facts: EnvironmentFacts, where: str
+) -> None:
+    """The facts are checked as decode_manifest would check them before anything is encoded:
+    ``manifest_invalid`` with reason ``surrogate``, and the message names the fact holding it
+    (the whole-manifest encoder could only say "a string")."""
+    for catalog in (SkillCatalog(()), SkillCatalog((CatalogEntry("a", "d", "f"),), 2, ("r",))):
+        with pytest.raises(DefinitionError) as caught:
+            encode_manifest(ContextManifest(facts, catalog))
+        assert (caught.value.code, caught.value.reason) == ("manifest_invalid", "surrogate")
+        assert where in caught.value.message
+
+
+def _forged_facts(**fields: object) -> EnvironmentFacts:
+    facts = EnvironmentFacts("/", "sh", "linux", "d", "UTC", None)
+    for name, value in fields.items():
+        object.__setattr__(facts, name, value)
+    return facts
+
+
+@pytest.mark.parametrize(
+    "facts",
+    [_forged_facts(cwd=5), _forged_facts(git="main"), _forged_facts(shell=None), "facts"],
+    ids=repr,
+)
+def test_environment_json_refuses_facts_forged_past_their_type(facts: object) -> None:
+    """``environment_json`` checks the facts it is handed: ``manifest_invalid``, reason ``type``."""
+    assert _code_reason(environment_json, facts) == ("manifest_invalid", "type")
+    assert environment_json(None) is None
+
+
+@pytest.mark.parametrize("value", ["\ud800", ["a", "\udfff"], {"k": "\ud800"}], ids=repr)
+def test_the_encoder_refuses_a_lone_surrogate_it_is_handed(value: object) -> None:
+    """The last line of defence: whatever reaches the JSON encoder with a lone surrogate is
+    ``manifest_invalid`` with reason ``surrogate`` (every public path checks before it)."""
+    assert _code_reason(manifest_module._dumps, value) == ("manifest_invalid", "surrogate")
+    assert manifest_module._dumps(["a", "é"]) == '["a","é"]'.encode()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given
@@ -277,7 +278,7 @@ def test_allowance_examples() -> None:
 def test_allowance_refuses_bad_arguments(context: object, reserve: object) -> None:
     with pytest.raises(DefinitionError) as caught:
         catalog_allowance(context, reserve)  # type: ignore[arg-type]
-    assert caught.value.code == "allowance_invalid"
+    assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "budget")
 
 
 def pointer_dropping_render(catalog: SkillCatalog, budget: int) -> RenderedCatalog:
@@ -353,7 +354,7 @@ def test_framed_candidate_refuses_a_count_outside_the_entries(listed: object) ->
     """§4: framed candidates exist for ``0 <= k <= n`` only; others are ``catalog_invalid``."""
     catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
     assert framed_candidate(catalog, 1).count("- a: d (file: f)") == 1
-    assert _code_reason(framed_candidate, catalog, listed)[0] == "catalog_invalid"
+    assert _code_reason(framed_candidate, catalog, listed) == ("catalog_invalid", "listed")
 
 
 @pytest.mark.parametrize("budget", [-1, True, 1.5, None])
@@ -366,6 +367,10 @@ def test_byte_renderers_refuse_a_bad_budget_with_reason_budget(budget: object) -
     assert _code_reason(reference_render, catalog, budget) == expected
     rendered = render_catalog(catalog, 100)
     assert _code_reason(verify_rendering, catalog, budget, rendered) == expected
+    # Not a contract (message wording may change), a diagnostic: the message names the argument.
+    with pytest.raises(DefinitionError) as caught:
+        render_catalog(catalog, budget)
+    assert re.match(r"budget_bytes\b", caught.value.message), caught.value.message
 
 
 def test_the_walk_below_the_bisection_point_is_short(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -427,3 +432,67 @@ def test_multibyte_listing_is_budgeted_in_bytes() -> None:
         verify_rendering(catalog, budget, rendered)
     assert render_catalog(catalog, size).listed == 3
     assert render_catalog(catalog, size - 1).listed < 3
+
+
+# ------------------------------------------------------------------ renderings handed in to certify
+# verify_rendering on what it is handed: anything but a RenderedCatalog whose every field has
+# its declared type is refused as "not a RenderedCatalog" (rendering_not_certified), never an
+# AttributeError and never certified.
+
+
+class _LooksLikeListing:
+    """Not a str, yet equal to "listing": a form forged to slip past ``in FORMS``."""
+
+    def __eq__(self, other: object) -> bool:
+        return other == "listing"
+
+    def __hash__(self) -> int:
+        return hash("listing")
+
+
+def _certification_refusal(rendered: object) -> tuple[str, str | None]:
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),), 1)
+    with pytest.raises(DefinitionError) as caught:
+        verify_rendering(catalog, 10_000, rendered)  # type: ignore[arg-type]
+    return caught.value.code, caught.value.reason
+
+
+def _tampered_rendering(**fields: object) -> RenderedCatalog:
+    rendered = render_catalog(SkillCatalog((CatalogEntry("a", "d", "f"),), 1), 10_000)
+    for name, value in fields.items():
+        object.__setattr__(rendered, name, value)
+    return rendered
+
+
+def _unset_field(name: str) -> RenderedCatalog:
+    rendered = _tampered_rendering()
+    object.__delattr__(rendered, name)
+    return rendered
+
+
+@pytest.mark.parametrize(
+    "rendered",
+    [
+        _tampered_rendering(form=_LooksLikeListing()),
+        _tampered_rendering(text=5),
+        _tampered_rendering(text="\ud800"),
+        _tampered_rendering(text=None, form=None),
+        *(_unset_field(name) for name in ("text", "form", "listed", "omitted", "budget_bytes")),
+        _tampered_rendering(listed=True),
+    ],
+    ids=repr,
+)
+def test_a_rendering_with_a_field_of_another_type_is_not_certified(rendered: object) -> None:
+    """A field of another type (a form that only compares equal to "listing", a text that is
+    no str or holds a lone surrogate) or a field left unset is refused before any comparison."""
+    assert _certification_refusal(rendered) == ("rendering_not_certified", None)
+
+
+def test_a_lookalike_of_a_rendering_is_not_certified() -> None:
+    """An object with every field of the right rendering, but not a RenderedCatalog, is refused."""
+    genuine = _tampered_rendering()
+    verify_rendering(SkillCatalog((CatalogEntry("a", "d", "f"),), 1), 10_000, genuine)
+    lookalike = SimpleNamespace(
+        **{name: getattr(genuine, name) for name in RenderedCatalog.__dataclass_fields__}
+    )
+    assert _certification_refusal(lookalike) == ("rendering_not_certified", None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 
 import pytest
@@ -489,6 +490,14 @@ def test_counted_renderer_refuses_a_bad_budget_with_reason_budget(budget: object
         "allowance_invalid",
         "budget",
     )
+    # Not a contract (message wording may change), a diagnostic: the message names the
+    # argument the caller passed, budget_tokens, not the byte renderer's budget_bytes.
+    with pytest.raises(DefinitionError) as caught:
+        render_catalog_counted(catalog, budget, counter)
+    assert re.match(r"budget_tokens\b", caught.value.message), caught.value.message
+    with pytest.raises(DefinitionError) as caught:
+        verify_rendering_counted(catalog, budget, rendered, counter)
+    assert re.match(r"budget_tokens\b", caught.value.message), caught.value.message
 
 
 class _EntryLineCounter:
@@ -534,3 +543,65 @@ def test_counted_renderer_is_certified_at_every_budget(counter: TokenCounter) ->
     assert (rendered.form, rendered.listed) == ("listing", 0)
     rendered = render_catalog_counted(three, 2, _EntryLineCounter())
     assert (rendered.form, rendered.listed) == ("listing", 2)
+
+
+# ------------------------------------------------------------------ edges of the candidate order
+# Candidates exist for 0 <= listed <= n only, whatever the counter says about a text no rule
+# builds; the budget a rendering was made for is kept in every form.
+
+
+@pytest.mark.parametrize("counter", SHIPPED, ids=type)
+def test_every_counted_form_keeps_its_budget(counter: TokenCounter) -> None:
+    """``budget_tokens`` of a listing, a minimal and an empty rendering is the budget asked."""
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),), 1)
+    minimal = counter.count(minimal_candidate(catalog))
+    for budget in (10_000, minimal, minimal - 1, 0):
+        rendered = render_catalog_counted(catalog, budget, counter)
+        assert rendered.budget_tokens == budget
+        verify_rendering_counted(catalog, budget, rendered, counter)
+    forms = [render_catalog_counted(catalog, b, counter).form for b in (10_000, minimal, 0)]
+    assert forms == ["listing", "minimal", "empty"]
+
+
+@pytest.mark.parametrize("counter", [*SHIPPED, WordCounter()], ids=type)
+def test_a_catalog_of_unlisted_skills_only_lists_none(counter: TokenCounter) -> None:
+    """No entries and ``unlisted > 0``: the only framed candidate lists 0 (a prefix-monotone
+    counter's bisection starts below it), so a roomy budget gives the listing of 0."""
+    catalog = SkillCatalog((), 3)
+    rendered = render_catalog_counted(catalog, 10_000, counter)
+    assert (rendered.form, rendered.listed, rendered.omitted) == ("listing", 0, 3)
+    assert rendered.text == framed_candidate(catalog, 0)
+    verify_rendering_counted(catalog, 10_000, rendered, counter)
+
+
+class _ElevenCounter:
+    """Declares nothing; counts a text free when it says "11 more skills", dear otherwise:
+    the text of a candidate listing -1 entries of a catalog of 10 unlisted skills."""
+
+    def count(self, text: str) -> int:
+        return 0 if "11 more skills" in text else 10**6
+
+
+class _TenMoreLineCounter:
+    """Line-additive (a sum over lines): 100 for a line saying "10 more", 1 for any other."""
+
+    line_additive = True
+
+    def count(self, text: str) -> int:
+        lines = text.splitlines(keepends=True)
+        return sum(100 if line.startswith("10 more") else 1 for line in lines)
+
+
+def test_no_candidate_lists_fewer_than_zero_entries() -> None:
+    """The walk down the candidates stops at listing 0, even when a counter would let the
+    text of a "listing -1" through: the renderer (whole counts) and the verifier (line sums)."""
+    catalog = SkillCatalog((), 10)
+    rendered = render_catalog_counted(catalog, 5, _ElevenCounter())
+    assert (rendered.form, rendered.listed) == ("empty", 0)
+    verify_rendering_counted(catalog, 5, rendered, _ElevenCounter())
+    counter = _TenMoreLineCounter()
+    check_line_additive(counter)
+    budget = counter.count(framed_candidate(catalog, 0)) - 100 + 1
+    rendered = render_catalog_counted(catalog, budget, counter)
+    assert (rendered.form, rendered.listed) == ("minimal", 0)
+    verify_rendering_counted(catalog, budget, rendered, counter)

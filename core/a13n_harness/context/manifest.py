@@ -116,10 +116,14 @@ def environment_json(facts: EnvironmentFacts | None) -> dict[str, Any] | None:
     }
 
 
-def _manifest_json(manifest: ContextManifest) -> dict[str, Any]:
+def _manifest_json(
+    manifest: ContextManifest, environment: EnvironmentFacts | None
+) -> dict[str, Any]:
     catalog = manifest.skill_catalog
     return {
-        "environment": environment_json(manifest.environment),
+        # The environment read once by encode_manifest: a manifest forged with
+        # object.__new__ may have no environment attribute at all (no environment).
+        "environment": environment_json(environment),
         "skill_catalog": {
             "roots": list(catalog.roots),
             "skills": [_entry_json(entry) for entry in catalog.entries],
@@ -148,7 +152,7 @@ def encode_manifest(m: ContextManifest) -> bytes:
     environment = getattr(m, "environment", None)
     if environment is not None:
         _check_environment_values(environment)
-    return _dumps(_manifest_json(m))
+    return _dumps(_manifest_json(m, environment))
 
 
 def _holds_lone_surrogate(catalog: object) -> bool:
