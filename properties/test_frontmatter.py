@@ -865,7 +865,6 @@ def _forged_limits(**fields: object) -> FrontmatterLimits:
         (_forged_limits(max_nodes=True), "max_nodes"),
         (_forged_limits(max_description_chars="9"), "max_description_chars"),
     ],
-    ids=repr,
 )
 def test_limits_that_are_not_limits_are_refused_with_reason_limits(
     limits: object, named: str

@@ -480,7 +480,6 @@ def _unset_field(name: str) -> RenderedCatalog:
         *(_unset_field(name) for name in ("text", "form", "listed", "omitted", "budget_bytes")),
         _tampered_rendering(listed=True),
     ],
-    ids=repr,
 )
 def test_a_rendering_with_a_field_of_another_type_is_not_certified(rendered: object) -> None:
     """A field of another type (a form that only compares equal to "listing", a text that is
