@@ -475,7 +475,7 @@ def test_encoding_a_manifest_with_unset_fields() -> None:
         (EnvironmentFacts("/", "sh", "linux", "d", "\udfff", None), "environment.timezone"),
         (
             EnvironmentFacts(
-                "/", "sh", "linux", "d", "UTC", GitStatus("\ud800", None, 0, 0, 0, 0, 0, 0)
+                "/", "sh", "linux", "d", "UTC", GitStatus("\ud800", None, 0, 0, 0, 0, 0, 0, 0)
             ),
             "git.branch",
         ),

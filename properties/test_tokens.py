@@ -605,25 +605,3 @@ def test_no_candidate_lists_fewer_than_zero_entries() -> None:
     rendered = render_catalog_counted(catalog, budget, counter)
     assert (rendered.form, rendered.listed) == ("minimal", 0)
     verify_rendering_counted(catalog, budget, rendered, counter)
-
-
-class _EmptyIsSevenCounter:
-    """Line-additive (one token per line), but counts the empty text as 7: the declaration
-    says nothing about "" (it is no line), so nothing may count a "more" line that is absent."""
-
-    line_additive = True
-
-    def count(self, text: str) -> int:
-        return len(text.splitlines()) if text else 7
-
-
-def test_an_absent_more_line_is_not_counted() -> None:
-    """A listing of every skill has no "more not listed" line; its count is its lines' sum
-    alone, in the renderer and in the verifier's re-derivation alike."""
-    counter = _EmptyIsSevenCounter()
-    check_line_additive(counter)
-    catalog = SkillCatalog((CatalogEntry("a", "d", "f"), CatalogEntry("b", "d", "g")))
-    rendered = render_catalog_counted(catalog, 10_000, counter)
-    assert (rendered.form, rendered.listed) == ("listing", 2)
-    assert rendered.tokens == len(rendered.text.splitlines())
-    verify_rendering_counted(catalog, 10_000, rendered, counter)
