@@ -369,7 +369,7 @@ def test_byte_renderers_refuse_a_bad_budget_with_reason_budget(budget: object) -
     assert _code_reason(verify_rendering, catalog, budget, rendered) == expected
     # Not a contract (message wording may change), a diagnostic: the message names the argument.
     with pytest.raises(DefinitionError) as caught:
-        render_catalog(catalog, budget)
+        render_catalog(catalog, budget)  # type: ignore[arg-type]
     assert re.match(r"budget_bytes\b", caught.value.message), caught.value.message
 
 

@@ -493,10 +493,10 @@ def test_counted_renderer_refuses_a_bad_budget_with_reason_budget(budget: object
     # Not a contract (message wording may change), a diagnostic: the message names the
     # argument the caller passed, budget_tokens, not the byte renderer's budget_bytes.
     with pytest.raises(DefinitionError) as caught:
-        render_catalog_counted(catalog, budget, counter)
+        render_catalog_counted(catalog, budget, counter)  # type: ignore[arg-type]
     assert re.match(r"budget_tokens\b", caught.value.message), caught.value.message
     with pytest.raises(DefinitionError) as caught:
-        verify_rendering_counted(catalog, budget, rendered, counter)
+        verify_rendering_counted(catalog, budget, rendered, counter)  # type: ignore[arg-type]
     assert re.match(r"budget_tokens\b", caught.value.message), caught.value.message
 
 
