@@ -417,10 +417,12 @@ def unlisted_reasons(root: Path) -> list[str]:
     ]
 
 
+@pytest.mark.source_text
 def test_every_reason_raised_in_the_sources_is_in_the_table() -> None:
     assert unlisted_reasons(SOURCES) == []
 
 
+@pytest.mark.source_text
 def test_every_reason_in_the_table_is_raised_somewhere() -> None:
     """No stale entry: the table is what the library raises (contract: "the reasons above
     are the ones the library raises")."""
@@ -433,6 +435,7 @@ def test_every_reason_in_the_table_is_raised_somewhere() -> None:
     assert table - found == set(COMPUTED_REASONS)
 
 
+@pytest.mark.source_text
 def test_negative_control_the_source_walk_finds_a_typo(tmp_path: Path) -> None:
     """A misspelt reason, direct or through a module's _invalid helper, is reported."""
     catalog = (SOURCES / "context" / "catalog.py").read_text(encoding="utf-8")

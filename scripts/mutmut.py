@@ -85,12 +85,10 @@ TESTS = (
 )
 
 
-# Tests that read the core's source text, which under mutmut holds every mutant's body
-# (its "XX...XX" codes and reasons): they fail mutmut's clean run, and kill nothing there.
-DESELECTED = [
-    "--deselect",
-    "properties/test_checks.py::test_every_reason_raised_in_the_sources_is_in_the_table",
-]
+# Tests that read the core's source text (marked ``source_text``), which under mutmut holds
+# every mutant's body (its "XX...XX" codes and reasons): they fail mutmut's clean run, and
+# kill nothing there. A marker, not a list of names, so a new such test is covered too.
+DESELECTED = ["-m", "not source_text"]
 
 
 def _toml_list(items: list[str]) -> str:

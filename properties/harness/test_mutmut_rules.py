@@ -9,6 +9,9 @@
 from __future__ import annotations
 
 import importlib.util
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -225,3 +228,37 @@ def test_spelling_rules_do_not_excuse_a_change_of_meaning(mutated: str, changed:
     assert mutated in original
     mutant = original.replace(mutated, changed, 1)
     assert not gate.message_only(original, mutant, slots, spellings=True)
+
+
+# Text mutmut adds to a module it mutates: copies of its functions whose strings are mutated.
+MUTMUT_LIKE_COPIES = (
+    "\n\ndef x_catalog_total__mutmut_1(catalog):\n"
+    '    raise _invalid("XXtypeXX", "XXmessageXX")\n'
+    "\n\ndef x_check_name__mutmut_2(name):\n"
+    '    raise _invalid("name", "XXmessageXX")\n'
+)
+
+
+def _checks_run(tmp_path: Path, selection: list[str]) -> int:
+    """Exit code of ``test_checks.py`` against a copy of the core holding mutmut-like copies."""
+    source = tmp_path / "src"
+    shutil.copytree(REPO / "core" / "a13n_harness", source / "a13n_harness")
+    catalog = source / "a13n_harness" / "context" / "catalog.py"
+    catalog.write_text(catalog.read_text(encoding="utf-8") + MUTMUT_LIKE_COPIES, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-x", "properties/test_checks.py", *selection],
+        cwd=REPO,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(source), "HYPOTHESIS_PROFILE": "ci"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    ).returncode
+
+
+def test_mutmut_deselects_every_test_that_reads_the_source_text(tmp_path: Path) -> None:
+    """mutmut's clean run sees the core with every mutant's copy in it: the tests that read
+    the source text are deselected (every full run failed its stats run when one was not)."""
+    gate: Any = _mutmut_gate()
+    assert _checks_run(tmp_path / "with", list(gate.DESELECTED)) == 0
+    # Negative control: the same tree without the deselection fails.
+    assert _checks_run(tmp_path / "without", []) == 1
