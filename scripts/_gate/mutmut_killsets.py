@@ -131,8 +131,10 @@ def main(argv: list[str] | None = None) -> int:
         write_json(args.json, compared)
     for name, keys in compared.items():
         print(f"{name}: {len(keys)}")
+    # A kill of an unchanged function not made again: lost, unless the second run never
+    # checked it (its status says which).
     for key in compared["not_killed_again"] + compared["gone_from_unchanged_functions"]:
-        print(f"  lost? {key}: {after.get(key, {}).get('status', 'absent')}")
+        print(f"not killed again: {key}: {after.get(key, {}).get('status', 'absent')}")
     return 0
 
 
