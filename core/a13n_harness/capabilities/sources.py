@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from a13n_harness._lazy import lazy_getattr
 from a13n_harness.context._checks import describe, is_count
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import FrontmatterLimits
@@ -206,17 +207,10 @@ class SkillsPolicy:
             )
 
 
-_PROTOCOLS = frozenset({"SkillMaterializer", "SkillSource"})
-
 if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> object:
-        # The protocols are loaded on first use (PEP 562): defining one imports ``typing``,
-        # which a scan does not need (start-up of the command line).
-        if name not in _PROTOCOLS:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from a13n_harness.capabilities import _protocols  # noqa: PLC0415 - on first use (module docstring)
-
-        value = getattr(_protocols, name)
-        globals()[name] = value
-        return value
+    # The protocols are loaded on first use (PEP 562): defining one imports ``typing``,
+    # which a scan does not need (start-up of the command line).
+    __getattr__ = lazy_getattr(
+        __name__,
+        dict.fromkeys(("SkillMaterializer", "SkillSource"), "a13n_harness.capabilities._protocols"),
+    )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from a13n_harness._lazy import lazy_getattr
+
 # Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
 TYPE_CHECKING = False
 
@@ -55,15 +57,11 @@ def is_batch_reader(files: object) -> TypeGuard[BatchReader]:
     return hasattr(files, "read_concurrency") and getattr(files, "read_many", None) is not None
 
 
-_PROTOCOLS = frozenset({"BatchReader", "EntryKind", "FileOperator"})
-
 if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> object:
-        if name not in _PROTOCOLS:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from a13n_harness.environment import _protocols  # noqa: PLC0415 - on first use (module docstring)
-
-        value = getattr(_protocols, name)
-        globals()[name] = value
-        return value
+    # The protocols are loaded on first use (module docstring).
+    __getattr__ = lazy_getattr(
+        __name__,
+        dict.fromkeys(
+            ("BatchReader", "EntryKind", "FileOperator"), "a13n_harness.environment._protocols"
+        ),
+    )
