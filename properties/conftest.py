@@ -32,7 +32,7 @@ settings.register_profile(
     max_examples=25,
 )
 # mutmut --changed-since maps tests to the functions they call on fewer examples still:
-# every property calls the core on its first examples (scripts/mutmut.py EXAMPLES).
+# every property calls the core on its first examples (scripts/_gate/mutmut_run.py EXAMPLES).
 settings.register_profile("mutmut-stats", settings.get_profile("mutmut"), max_examples=8)
 settings.register_profile("dev", max_examples=200, deadline=None)
 # About 17 times the ci examples (20,000 took over two minutes for a single

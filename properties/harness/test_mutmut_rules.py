@@ -1,4 +1,4 @@
-"""The mutation gate's own rules (scripts/mutmut.py), each with its negative control.
+"""The mutation gate's own rules (scripts/_gate/mutmut_*.py), each with its negative control.
 
 - an equivalent listing is keyed by its change, not by mutmut's number;
 - ``--changed-since`` judges only the changed functions and fails on a survivor;
@@ -8,26 +8,23 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+if str(REPO / "scripts") not in sys.path:
+    sys.path.append(str(REPO / "scripts"))  # the gate's package, _gate
 
-
-def _mutmut_gate() -> object:
-    # Loaded under another name: "mutmut" is the tool's own package.
-    spec = importlib.util.spec_from_file_location("_mutmut_gate", REPO / "scripts" / "mutmut.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+# scripts/ is on the path only from the lines above (E402 below).
+from _gate.mutmut_killsets import compare_kill_sets  # noqa: E402
+from _gate.mutmut_mutants import judge, mutant_changes  # noqa: E402
+from _gate.mutmut_rules import message_only, message_slots  # noqa: E402
+from _gate.mutmut_run import DESELECTED  # noqa: E402
+from _gate.mutmut_select import changed_functions  # noqa: E402
 
 
 def _mutated_module(scratch: Path, *functions: tuple[str, str]) -> None:
@@ -40,7 +37,6 @@ def _mutated_module(scratch: Path, *functions: tuple[str, str]) -> None:
 def test_mutmut_keys_follow_the_change_not_the_number(tmp_path: Path) -> None:
     """An equivalent listing names the change: renumbering keeps its key, another change (or a
     second identical change in the function) gets a different one."""
-    gate: Any = _mutmut_gate()
     orig = ("orig", "    b = 1\n    return a + b\n")
     first, second = tmp_path / "first", tmp_path / "second"
     _mutated_module(
@@ -53,8 +49,8 @@ def test_mutmut_keys_follow_the_change_not_the_number(tmp_path: Path) -> None:
         ("2", "    b = 1\n    return a - b\n"),
         ("3", "    b = 2\n    return a + b\n"),
     )
-    one = gate.mutant_changes(first, ["encoder"])
-    two = gate.mutant_changes(second, ["encoder"])
+    one = mutant_changes(first, ["encoder"])
+    two = mutant_changes(second, ["encoder"])
     name = "a13n_harness.context.encoder.x_f__mutmut_"
     assert one[name + "1"][2] == ["- b = 1", "+ b = 2"]
     assert one[name + "1"][1] == two[name + "3"][1]  # renumbered, same key
@@ -65,17 +61,16 @@ def test_mutmut_keys_follow_the_change_not_the_number(tmp_path: Path) -> None:
 
 def test_control_changed_function_whose_mutant_survives_fails_the_mutation_gate() -> None:
     """--changed-since: a change no test sees leaves a survivor (or "no tests"), and fails."""
-    gate: Any = _mutmut_gate()
     before = "def f(a):\n    return a + 1\n\n\nclass C:\n    def m(self):\n        return 1\n"
     after = before.replace("a + 1", "a + 2") + "\n\ndef g(b):\n    return b\n"
-    assert gate.changed_functions(before, after) == ["x_f", "x_g"]
-    assert gate.changed_functions(None, before) == ["x_f", "xǁCǁm"]
+    assert changed_functions(before, after) == ["x_f", "x_g"]
+    assert changed_functions(None, before) == ["x_f", "xǁCǁm"]
     name = "a13n_harness.context.encoder.x_g__mutmut_1"
     changes: dict[str, tuple[str, str, list[str]]] = {
         name: ("a13n_harness.context.encoder.x_g", "k", [])
     }
     for status in ("no tests", "survived"):
-        verdict = gate.judge(
+        verdict = judge(
             {name: status, "a13n_harness.context.encoder.x_f__mutmut_1": "killed"},
             changes,
             {},
@@ -83,13 +78,42 @@ def test_control_changed_function_whose_mutant_survives_fails_the_mutation_gate(
         )
         assert verdict["survived"] == [name]
         assert verdict["total"] == 1  # x_f is outside the changed functions
-    listed = gate.judge(
-        {name: "skipped"}, changes, {("a13n_harness.context.encoder.x_g", "k"): "r"}
-    )
+    listed = judge({name: "skipped"}, changes, {("a13n_harness.context.encoder.x_g", "k"): "r"})
     assert listed["equivalent"] == 1
     assert not listed["survived"]
-    unlisted = gate.judge({name: "skipped"}, changes, {})
+    unlisted = judge({name: "skipped"}, changes, {})
     assert unlisted["unchecked"] == [name]
+
+
+def test_kill_sets_are_compared_by_change_and_a_lost_kill_is_reported() -> None:
+    """Issue 13's "same kills before and after": a kill of a function whose code did not change
+    must be a kill again; one whose function changed may be gone (its mutants are new)."""
+    f, g, h = (f"a13n_harness.context.encoder.x_{name}" for name in "fgh")
+    before = {
+        f"{f} k1": {"status": "killed"},
+        f"{f} k2": {"status": "timeout"},
+        f"{g} k3": {"status": "killed"},
+        f"{h} k4": {"status": "survived"},
+        f"{h} k6": {"status": "killed"},
+    }
+    after = {
+        f"{f} k1": {"status": "killed"},
+        f"{f} k2": {"status": "survived"},
+        f"{g} k5": {"status": "killed"},
+        f"{h} k4": {"status": "killed"},
+    }
+    compared = compare_kill_sets(before, after, {g})
+    assert compared["killed_again"] == [f"{f} k1"]
+    assert compared["not_killed_again"] == [f"{f} k2"]  # lost: x_f did not change
+    assert compared["gone_with_changed_functions"] == [f"{g} k3"]
+    assert compared["gone_from_unchanged_functions"] == [f"{h} k6"]  # lost too
+    assert compared["new_kills_in_changed_functions"] == [f"{g} k5"]
+    assert compared["new_kills_in_unchanged_functions"] == [f"{h} k4"]
+    # Negative control: a run compared with itself loses nothing.
+    same = compare_kill_sets(before, before, set())
+    assert not same["not_killed_again"]
+    assert not same["gone_from_unchanged_functions"]
+    assert len(same["killed_again"]) == 4
 
 
 MESSAGE_MODULE = """
@@ -122,13 +146,12 @@ def test_message_rule_excuses_a_mutant_that_only_changes_a_message(
     mutated: str, excused: str
 ) -> None:
     """Changed, upper-cased, ``None`` or dropped (defaulted) messages are equivalent."""
-    gate: Any = _mutmut_gate()
-    slots = gate.message_slots(MESSAGE_MODULE)
+    slots = message_slots(MESSAGE_MODULE)
     assert slots["_invalid"] == ("message", 1, False)
     assert slots["check"] == ("where", 1, False)  # used only inside a message
     original = MESSAGE_MODULE[MESSAGE_MODULE.index("def check") :]
     assert mutated in original
-    assert gate.message_only(original, original.replace(mutated, excused, 1), slots)
+    assert message_only(original, original.replace(mutated, excused, 1), slots)
 
 
 @pytest.mark.parametrize(
@@ -146,11 +169,10 @@ def test_message_rule_excuses_a_mutant_that_only_changes_a_message(
 def test_message_rule_does_not_excuse_a_code_or_reason_change(mutated: str, changed: str) -> None:
     """The rule's negative control: a code, a reason, a raising message, a required message
     dropped or any other change is left to the tests."""
-    gate: Any = _mutmut_gate()
-    slots = gate.message_slots(MESSAGE_MODULE)
+    slots = message_slots(MESSAGE_MODULE)
     original = MESSAGE_MODULE[MESSAGE_MODULE.index("def check") :]
     assert mutated in original
-    assert not gate.message_only(original, original.replace(mutated, changed, 1), slots)
+    assert not message_only(original, original.replace(mutated, changed, 1), slots)
 
 
 SPELLING_MODULE = """
@@ -188,14 +210,13 @@ def check(text: str, value, data: bytes):
 def test_spelling_rules_excuse_a_mutant_that_means_the_same(mutated: str, excused: str) -> None:
     """Codec-name case, a false flag spelt ``None``, a ``None`` start of a ``str`` parameter's
     search and the type a message names are equivalent by rule, not listed one by one."""
-    gate: Any = _mutmut_gate()
-    slots = gate.message_slots(SPELLING_MODULE)
+    slots = message_slots(SPELLING_MODULE)
     original = SPELLING_MODULE[SPELLING_MODULE.index("def check") :]
     assert mutated in original
     changed = original.replace(mutated, excused, 1)
-    assert gate.message_only(original, changed, slots, spellings=True)
+    assert message_only(original, changed, slots, spellings=True)
     # Only the spelling rules excuse it: the message rule alone does not.
-    assert not gate.message_only(original, changed, slots) or "(None)" in excused
+    assert not message_only(original, changed, slots) or "(None)" in excused
 
 
 @pytest.mark.parametrize(
@@ -222,12 +243,11 @@ def test_spelling_rules_do_not_excuse_a_change_of_meaning(mutated: str, changed:
     """The spelling rules' negative control: another codec, a flag's other truth value, another
     start, a search on what may not be a ``str``, a ``type()`` outside a message or of an
     expression that may raise, and a changed code or reason are left to the tests."""
-    gate: Any = _mutmut_gate()
-    slots = gate.message_slots(SPELLING_MODULE)
+    slots = message_slots(SPELLING_MODULE)
     original = SPELLING_MODULE[SPELLING_MODULE.index("def check") :]
     assert mutated in original
     mutant = original.replace(mutated, changed, 1)
-    assert not gate.message_only(original, mutant, slots, spellings=True)
+    assert not message_only(original, mutant, slots, spellings=True)
 
 
 # Text mutmut adds to a module it mutates: copies of its functions whose strings are mutated.
@@ -258,7 +278,6 @@ def _checks_run(tmp_path: Path, selection: list[str]) -> int:
 def test_mutmut_deselects_every_test_that_reads_the_source_text(tmp_path: Path) -> None:
     """mutmut's clean run sees the core with every mutant's copy in it: the tests that read
     the source text are deselected (every full run failed its stats run when one was not)."""
-    gate: Any = _mutmut_gate()
-    assert _checks_run(tmp_path / "with", list(gate.DESELECTED)) == 0
+    assert _checks_run(tmp_path / "with", list(DESELECTED)) == 0
     # Negative control: the same tree without the deselection fails.
     assert _checks_run(tmp_path / "without", []) == 1
