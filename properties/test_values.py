@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import inspect
 import pickle
 import subprocess
@@ -363,3 +364,35 @@ def test_the_catalog_command_compiles_no_dataclass_method() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [b"0", b"0"]
+
+
+def test_a_decorated_init_is_checked_through_the_function_it_wraps() -> None:
+    """mutmut wraps every function in a ``functools.wraps`` trampoline taking ``*args``."""
+
+    def trampoline(init: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(init)
+        def call(*args: object, **kwargs: object) -> None:
+            init(*args, **kwargs)
+
+        return call
+
+    @frozen_dataclass(frozen=True, slots=True)
+    class Wrapped:
+        a: int
+        b: int = 2
+
+        @trampoline
+        def __init__(self, a: int, b: int = 2) -> None:
+            object.__setattr__(self, "a", a)
+            object.__setattr__(self, "b", b)
+
+    assert (Wrapped(1).a, Wrapped(1).b) == (1, 2)
+    with pytest.raises(TypeError, match="defaults"):
+
+        @frozen_dataclass(frozen=True, slots=True)
+        class WrappedOtherDefault:
+            a: int = 1
+
+            @trampoline
+            def __init__(self, a: int = 3) -> None:
+                object.__setattr__(self, "a", a)

@@ -148,7 +148,13 @@ def _tuple_getter(names: list[str]) -> Callable[[object], tuple[object, ...]]:
 
 
 def _check_init(qualname: str, init: object, init_fields: list[Any]) -> None:
-    """The class's own ``__init__`` takes the init fields, in order, with their defaults."""
+    """The class's own ``__init__`` takes the init fields, in order, with their defaults.
+
+    A decorated ``__init__`` (``functools.wraps``, as mutmut's trampolines are) is checked
+    through the function it wraps.
+    """
+    for _ in range(8):  # 8: decorators stack a few deep at most; a cycle must still end
+        init = getattr(init, "__wrapped__", init)
     code = getattr(init, "__code__", None)
     if code is None:
         raise TypeError(f"{qualname} must define __init__ (frozen_dataclass writes none)")
