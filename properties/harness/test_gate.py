@@ -10,19 +10,17 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from harness.scratch import REPO, Scratch
+
 if str(REPO / "scripts") not in sys.path:
     sys.path.append(str(REPO / "scripts"))  # the gate's package, _gate
 
-from _gate import process  # noqa: E402 - scripts/ is on the path only from the line above
-from _gate.pytest_results import Exit, exit_meaning, read_junit  # noqa: E402 - as above
+from _gate import process
+from _gate.pytest_results import Exit, exit_meaning, read_junit
 
 SLEEPER = """
 import subprocess, sys, time
@@ -87,31 +85,11 @@ def test_skipped():
 
 
 def test_junit_reader_counts_a_real_run_and_names_the_failed_tests(tmp_path: Path) -> None:
-    folder = tmp_path / "properties"
-    folder.mkdir()
-    (folder / "test_sample.py").write_text(SAMPLE_TESTS, encoding="utf-8")
+    scratch = Scratch(tmp_path)
+    (tmp_path / "properties").mkdir()
+    (tmp_path / "properties" / "test_sample.py").write_text(SAMPLE_TESTS, encoding="utf-8")
     junit = tmp_path / "junit.xml"
-    env = {key: value for key, value in os.environ.items() if key != "PYTEST_ADDOPTS"}
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            "properties",
-            f"--junitxml={junit}",
-            "--rootdir",
-            str(tmp_path),
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    completed = scratch.pytest("properties", f"--junitxml={junit}")
     assert completed.returncode == Exit.TESTS_FAILED, completed.stdout
     totals = read_junit(junit, tmp_path)
     assert totals.readable
@@ -122,26 +100,7 @@ def test_junit_reader_counts_a_real_run_and_names_the_failed_tests(tmp_path: Pat
         "properties/test_sample.py::test_param[x[1]]",
     }
     # The names are pytest's own node ids: selecting them reruns exactly those tests.
-    rerun = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            *totals.failed,
-            f"--junitxml={junit}",
-            "--rootdir",
-            str(tmp_path),
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    rerun = scratch.pytest(*totals.failed, f"--junitxml={junit}")
     again = read_junit(junit, tmp_path)
     assert (again.tests, again.failures) == (2, 2), rerun.stdout
 
@@ -196,35 +155,22 @@ def test_hangs() -> None:
 '''
 
 
-def test_verifier_deadline_ends_a_hanging_run_and_its_subprocesses(tmp_path: Path) -> None:
+def test_verifier_deadline_ends_a_hanging_run_and_its_subprocesses(
+    bare: Scratch, tmp_path: Path
+) -> None:
     """A defect whose tests hang is a timeout (never a kill), found at its deadline, and the
     forked run's own subprocesses end with it."""
-    root = tmp_path / "tree"
-    shutil.copytree(REPO / "core", root / "core", ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "properties").mkdir()
-    (root / "properties" / "test_hang.py").write_text(HANGING_TEST, encoding="utf-8")
-    shutil.copy2(REPO / "pyproject.toml", root)
-    (root / "mutants").mkdir()
-    (root / "mutants" / "900_hang.toml").write_text(
-        'file = "core/a13n_harness/context/encoder.py"\n'
-        'find = "def is_escaped("\n'
-        'replace = "# control\\ndef is_escaped("\n'
-        'selection = ["properties/test_hang.py", "-k", "hangs"]\n'
-        'class = "control"\nwhy = "negative control"\ndeadline = 3\n',
-        encoding="utf-8",
+    (bare.root / "properties" / "test_hang.py").write_text(HANGING_TEST, encoding="utf-8")
+    bare.mutant(
+        "def is_escaped(",
+        "# control\ndef is_escaped(",
+        ["properties/test_hang.py", "-k", "hangs"],
+        deadline=3,
+        name="900_hang",
     )
     pid_file = tmp_path / "hang.pid"
-    env = dict(os.environ, HANG_PID_FILE=str(pid_file), PYTHONPATH=str(root / "core"))
     started = time.monotonic()
-    result = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "verify_mutants.py"), "--root", str(root)],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=100,
-        check=False,
-    )
+    result = bare.verify_mutants(env={"HANG_PID_FILE": str(pid_file)}, timeout=100)
     assert time.monotonic() - started < 60, "the deadline did not end the run"
     assert result.returncode == 1, result.stdout
     assert "timeout" in result.stdout

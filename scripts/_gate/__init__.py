@@ -3,6 +3,7 @@
 - ``process``: one subprocess runner with a deadline (the process group is killed at it).
 - ``pytest_results``: pytest's exit codes and its JUnit XML, read without parsing its output.
 - ``warm``: a fork pool whose parent has pytest and Hypothesis imported, for short pytest runs.
+- ``defects``: the injected-defect verifier (``verify_mutants.py`` is its command line).
 - ``report``: the table, JSON and JUnit writers.
 - ``steps``: the merge gate's steps, registered in one place.
 - ``mutmut_*``: the mutation gate (``mutmut.py``): ``mutmut_run`` (the run and its reports),

@@ -131,8 +131,10 @@ def _child(job: Job, tree: Path, junit: Path) -> NoReturn:
         os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", f"{tree}.hypothesis")
         # As ``PYTHONPATH=core python -m pytest`` in the tree: core/ and the tree first.
         sys.path[:0] = [str(tree / "core"), str(tree)]
-        if "PYTHONPYCACHEPREFIX" in job.env:
-            sys.pycache_prefix = job.env["PYTHONPYCACHEPREFIX"]
+        # The interpreter read PYTHONPYCACHEPREFIX when the parent started; one the caller set
+        # since (the defect verifier's, outside the trees it rebuilds) must be applied here, or
+        # every run recompiles the core and its test modules into the tree's own __pycache__.
+        sys.pycache_prefix = os.environ.get("PYTHONPYCACHEPREFIX") or sys.pycache_prefix
         sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
         import pytest  # noqa: PLC0415 - preloaded by the parent: a dictionary lookup
 

@@ -1,0 +1,337 @@
+"""The injected-defect verifier's logic (``scripts/verify_mutants.py`` is its command line).
+
+Each ``mutants/NNN_<slug>.toml`` names a source file, a ``find`` snippet that must occur
+exactly once, its defective ``replace``, the pytest ``selection`` expected to kill it, the
+defect ``class``, a one-line ``why`` and a ``deadline`` in seconds
+(docs/harness-conventions.md). ``load`` reads them, ``verify`` runs them (each in a scratch
+copy of the tree, forked from a warm parent by ``_gate.warm``) and confirms every kill on
+the clean tree, ``summary`` and ``report`` say what happened.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from _gate import warm
+from _gate.pytest_results import Exit, exit_meaning
+from _gate.report import table
+
+COPIED = ("core", "properties", "fuzz", "corpus", "pyproject.toml")
+REQUIRED = {
+    "file": str,
+    "find": str,
+    "replace": str,
+    "selection": list,
+    "class": str,
+    "why": str,
+    "deadline": int,
+}
+# A mutated file's modification time: one second apart per mutant and long before any real
+# edit, so bytecode cached for the clean file or another mutant never matches it.
+MUTANT_EPOCH = 1_000_000_000
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One injected defect, as read from its TOML file."""
+
+    ident: str
+    file: str
+    find: str
+    replace: str
+    selection: tuple[str, ...]
+    defect_class: str
+    why: str
+    deadline: int
+
+
+@dataclass
+class Outcome:
+    ident: str
+    status: str  # killed, survived, rotten, empty, error, timeout
+    seconds: float
+    note: str
+    defect_class: str = ""
+    killed_by: tuple[str, ...] = ()
+    cpu_seconds: float = 0.0
+
+
+def load_mutant(path: Path) -> Mutant:
+    """Read and validate one mutant file (``ValueError`` on a malformed one)."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    for key, kind in REQUIRED.items():
+        if not isinstance(data.get(key), kind) or isinstance(data.get(key), bool):
+            raise ValueError(f"{path.name}: '{key}' must be a {kind.__name__}")
+    unknown = set(data) - set(REQUIRED)
+    if unknown:
+        raise ValueError(f"{path.name}: unknown keys {sorted(unknown)}")
+    selection = tuple(str(part) for part in data["selection"])
+    if not selection or not all(isinstance(part, str) for part in data["selection"]):
+        raise ValueError(f"{path.name}: selection must be a non-empty list of strings")
+    if "-k" not in selection and not any("::" in part for part in selection):
+        raise ValueError(f"{path.name}: selection must be narrow (a -k expression or a node id)")
+    if data["find"] == data["replace"]:
+        raise ValueError(f"{path.name}: replace equals find")
+    return Mutant(
+        path.stem,
+        data["file"],
+        data["find"],
+        data["replace"],
+        selection,
+        data["class"],
+        data["why"],
+        data["deadline"],
+    )
+
+
+def copy_tree(root: Path, destination: Path) -> None:
+    """Copy what the tests need (modification times kept, so cached bytecode stays valid);
+    the corpus is read-only, so it is linked, not copied."""
+    shutil.rmtree(destination, ignore_errors=True)
+    destination.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+    for name in COPIED:
+        source = root / name
+        if not source.exists():
+            continue
+        if name == "corpus":
+            (destination / name).symlink_to(source.resolve(), target_is_directory=True)
+        elif source.is_dir():
+            shutil.copytree(source, destination / name, ignore=ignore)
+        else:
+            shutil.copy2(source, destination / name)
+
+
+def anchor_problem(root: Path, mutant: Mutant) -> str:
+    """Why ``mutant`` cannot be applied to the tree ("" when its anchor occurs once)."""
+    target = root / mutant.file
+    if not target.is_file():
+        return f"{mutant.file} does not exist"
+    occurrences = target.read_text(encoding="utf-8").count(mutant.find)
+    return "" if occurrences == 1 else f"anchor occurs {occurrences} times"
+
+
+def mutant_job(root: Path, scratch: Path, mutant: Mutant, index: int) -> warm.Job:
+    """The pytest run of ``mutant``: a scratch copy of the tree with its patch on disk."""
+
+    def prepare(slot: int) -> Path:
+        tree = scratch / f"slot{slot}"
+        copy_tree(root, tree)
+        target = tree / mutant.file
+        source = target.read_text(encoding="utf-8")
+        target.write_text(source.replace(mutant.find, mutant.replace), encoding="utf-8")
+        stamp = MUTANT_EPOCH + index
+        os.utime(target, (stamp, stamp))
+        return tree
+
+    return warm.Job(
+        mutant.ident,
+        ("-p", "no:cacheprovider", "-q", "-x", *mutant.selection),
+        prepare,
+        scratch / "logs" / f"{mutant.ident}.log",
+        mutant.deadline,
+    )
+
+
+def clean_jobs(root: Path, scratch: Path, tests: dict[str, float], workers: int) -> list[warm.Job]:
+    """Runs of ``tests`` (node id -> deadline) on the clean tree, about one per worker."""
+    groups: list[list[str]] = [[] for _ in range(max(1, min(workers, len(tests))))]
+    for index, test in enumerate(sorted(tests)):
+        groups[index % len(groups)].append(test)
+
+    def prepare(slot: int) -> Path:
+        tree = scratch / f"slot{slot}"
+        copy_tree(root, tree)
+        return tree
+
+    return [
+        warm.Job(
+            f"clean-{number}",
+            ("-p", "no:cacheprovider", "-q", *group),
+            prepare,
+            scratch / "logs" / f"clean-{number}.log",
+            sum(tests[test] for test in group),
+        )
+        for number, group in enumerate(groups)
+        if group
+    ]
+
+
+def _tail(log: Path) -> str:
+    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+    return " | ".join(text.strip().splitlines()[-2:])[-200:]
+
+
+def judge(mutant: Mutant, done: warm.Done) -> Outcome:
+    """A mutant's status from its run's exit code and JUnit file."""
+
+    def outcome(status: str, note: str = "", killed_by: tuple[str, ...] = ()) -> Outcome:
+        return Outcome(
+            mutant.ident,
+            status,
+            done.seconds,
+            note,
+            mutant.defect_class,
+            killed_by,
+            done.cpu_seconds,
+        )
+
+    if done.problem:
+        return outcome("error", done.problem)
+    if done.timed_out:
+        return outcome("timeout", f"deadline {mutant.deadline}s passed")
+    if done.exit_code == Exit.TESTS_FAILED and done.junit.failed:
+        return outcome("killed", killed_by=done.junit.failed)
+    if done.exit_code == Exit.OK:
+        return outcome("survived", f"{done.junit.ran} tests passed")
+    if done.exit_code == Exit.NO_TESTS_COLLECTED:
+        return outcome("empty", "selects no test")
+    return outcome("error", f"pytest {exit_meaning(done.exit_code)}: {_tail(done.job.log)}")
+
+
+def verify(
+    root: Path,
+    mutants: list[Mutant],
+    workers: int,
+    phases: dict[str, float],
+    keep: Path | None = None,
+) -> list[Outcome]:
+    """Run every applicable mutant, then confirm each kill on the clean tree; ``phases`` gets
+    the wall seconds of each phase, ``keep`` the pytest logs of every defect not killed."""
+    started = time.monotonic()
+    if keep is not None:
+        shutil.rmtree(keep, ignore_errors=True)  # logs of an earlier run are not this run's
+    outcomes: list[Outcome] = []
+    runnable: list[Mutant] = []
+    for mutant in mutants:
+        problem = anchor_problem(root, mutant)
+        if problem:
+            outcomes.append(Outcome(mutant.ident, "rotten", 0.0, problem, mutant.defect_class))
+        else:
+            runnable.append(mutant)
+    # Bytecode of the scratch trees is cached across runs (each slot's path is reused, and
+    # a mutated file's time is its own), so no run recompiles pytest, Hypothesis or the core.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    warm.preload()
+    with tempfile.TemporaryDirectory(prefix="a13n-mutants-") as name:
+        scratch = Path(name)
+        (scratch / "logs").mkdir()
+        os.environ["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
+        os.environ["HYPOTHESIS_PROFILE"] = "mutants"
+        # The corpus replay finds the tree beside its own file: each run's scratch copy (a
+        # root named from outside would be another slot's, rebuilt while this one runs).
+        os.environ.pop("A13N_HARNESS_ROOT", None)
+        by_ident = {mutant.ident: mutant for mutant in runnable}
+        # The longest deadlines first, so no slow mutant starts last and runs alone.
+        order = sorted(runnable, key=lambda mutant: (-mutant.deadline, mutant.ident))
+        jobs = [mutant_job(root, scratch, mutant, index) for index, mutant in enumerate(order)]
+        phases["start"] = round(time.monotonic() - started, 1)
+        first = [judge(by_ident[done.job.key], done) for done in warm.run_jobs(jobs, workers)]
+        phases["mutants"] = round(time.monotonic() - started - phases["start"], 1)
+        killers: dict[str, float] = {}
+        for outcome in first:
+            for test in outcome.killed_by:
+                killers[test] = killers.get(test, 0.0) + by_ident[outcome.ident].deadline
+        clean_failures: set[str] = set()
+        for done in warm.run_jobs(clean_jobs(root, scratch, killers, workers), workers):
+            if done.exit_code != Exit.OK or done.junit.ran == 0:
+                failed = set(done.junit.failed) or set(done.job.arguments)
+                clean_failures |= failed & set(killers)
+        phases["confirmation"] = round(
+            time.monotonic() - started - phases["start"] - phases["mutants"], 1
+        )
+        phases["confirmed_tests"] = len(killers)
+        for outcome in first:
+            unconfirmed = sorted(clean_failures & set(outcome.killed_by))
+            if unconfirmed:
+                outcome.status = "empty"
+                outcome.note = f"{unconfirmed[0]} fails on the clean tree too"
+            log = scratch / "logs" / f"{outcome.ident}.log"
+            if keep is not None and outcome.status != "killed" and log.is_file():
+                keep.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(log, keep / log.name)
+    return sorted(outcomes + first, key=lambda outcome: outcome.ident)
+
+
+def load(folder: Path, pattern: str = "") -> tuple[list[Mutant], list[Outcome]]:
+    """The mutants of ``folder`` whose id matches ``pattern``, and an error outcome for
+    each file that is malformed."""
+    mutants: list[Mutant] = []
+    broken: list[Outcome] = []
+    for path in sorted(folder.glob("*.toml")):
+        if not re.search(pattern, path.stem):
+            continue
+        try:
+            mutants.append(load_mutant(path))
+        except (ValueError, tomllib.TOMLDecodeError) as error:
+            broken.append(Outcome(path.stem, "error", 0.0, str(error)))
+    return mutants, broken
+
+
+def summary(outcomes: list[Outcome], phases: dict[str, float], seconds: float) -> dict[str, Any]:
+    """The JSON summary the gate reads: totals, the ids by status, and one row per mutant."""
+    by_status: dict[str, list[str]] = {}
+    for outcome in outcomes:
+        by_status.setdefault(outcome.status, []).append(outcome.ident)
+    return {
+        "total": len(outcomes),
+        "killed": len(by_status.get("killed", [])),
+        "survived": by_status.get("survived", []),
+        "rotten": by_status.get("rotten", []),
+        "empty": by_status.get("empty", []),
+        "errors": by_status.get("error", []) + by_status.get("timeout", []),
+        "seconds": seconds,
+        "phases": phases,
+        "mutants": [
+            {
+                "id": o.ident,
+                "status": o.status,
+                "seconds": round(o.seconds, 1),
+                "cpu_seconds": round(o.cpu_seconds, 1),
+                "class": o.defect_class,
+                "note": o.note,
+                "killed_by": list(o.killed_by),
+            }
+            for o in outcomes
+        ],
+    }
+
+
+def report(outcomes: list[Outcome], totals: dict[str, Any], logs: Path | None) -> list[str]:
+    """What the verifier prints: a table of the mutants, the totals line, the phases, and
+    the command (and kept log) of each mutant not killed."""
+    lines = [
+        table(
+            ("mutant", "status", "seconds", "class / note"),
+            [
+                (
+                    o.ident,
+                    o.status,
+                    f"{o.seconds:.1f}",
+                    o.defect_class + (f" / {o.note}" if o.note else ""),
+                )
+                for o in outcomes
+            ],
+            numeric=1,
+        ),
+        f"{totals['total']} mutants: {totals['killed']} killed, "
+        f"{len(totals['survived'])} survived, {len(totals['rotten'])} rotten, "
+        f"{len(totals['empty'])} empty selections, {len(totals['errors'])} errors "
+        f"in {totals['seconds']}s",
+        f"phases (wall s): {totals['phases']}",
+    ]
+    for outcome in outcomes:
+        if outcome.status != "killed":
+            kept = logs / f"{outcome.ident}.log" if logs is not None else None
+            shown = f"  log: {kept}" if kept is not None and kept.is_file() else ""
+            command = f"python scripts/verify_mutants.py -k '^{outcome.ident}$'"
+            lines.append(f"rerun {outcome.ident}: {command}{shown}")
+    return lines
