@@ -440,6 +440,7 @@ def test_negative_control_the_source_walk_finds_a_typo(tmp_path: Path) -> None:
     """A misspelt reason, direct or through a module's _invalid helper, is reported."""
     catalog = (SOURCES / "context" / "catalog.py").read_text(encoding="utf-8")
     assert catalog.count('_invalid("name",') == 1
+    line = catalog[: catalog.index('_invalid("name",')].count("\n") + 1
     (tmp_path / "catalog.py").write_text(catalog.replace('_invalid("name",', '_invalid("nmae",'))
     (tmp_path / "direct.py").write_text(
         'raise DefinitionError("manifest_invalid", "m", reason="json_syntax")\n'
@@ -447,7 +448,7 @@ def test_negative_control_the_source_walk_finds_a_typo(tmp_path: Path) -> None:
         'x = DefinitionError("skill_root_invalid", "m", reason="limit" if a else "limits")\n'
     )
     assert unlisted_reasons(tmp_path) == [
-        "catalog.py:56: catalog_invalid / nmae",
+        f"catalog.py:{line}: catalog_invalid / nmae",
         "direct.py:1: manifest_invalid / json_syntax",
         "direct.py:2: skill_frontmatter_invalid / missing-name",
         "direct.py:3: skill_root_invalid / limits",

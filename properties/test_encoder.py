@@ -10,7 +10,13 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from a13n_harness import DefinitionError
-from a13n_harness.context.encoder import ESCAPED_RANGES, decode_value, encode_value
+from a13n_harness.context import encoder as encoder_module
+from a13n_harness.context.encoder import (
+    ESCAPED_RANGES,
+    _none_printable,
+    decode_value,
+    encode_value,
+)
 from a13n_harness.testing.controls import control_settings, property_fails
 from a13n_harness.testing.strategies import hostile_text
 from contract_tables import CONTRACT_ESCAPED
@@ -239,3 +245,34 @@ def test_refusals_of_non_canonical_text_say_where() -> None:
         decode_value("a&#xa;")
     assert entity.value.reason == "entity"
     assert "offset 1" in entity.value.message
+
+
+# ------------------------------------------------------------------ start-up (issue 11)
+
+
+@pytest.mark.parametrize(
+    "text", ["Café, naïve — the “quoted” part…", "Ω < π & ∞ > 0", "日本語の説明", "emoji 🙂 ok"]
+)
+def test_printable_text_is_encoded_without_compiling_the_class_of_escaped_code_points(
+    text: str,
+) -> None:
+    """A cut description ends in ``…``; encoding such text must not compile the class of
+    escaped code points (about a millisecond of the command line's start-up)."""
+    encoder_module._needs_encoding.cache_clear()
+    encoder_module._numeric_only.cache_clear()
+    expected = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    assert encode_value(text) == expected
+    assert encoder_module._needs_encoding.cache_info().currsize == 0
+    assert encoder_module._numeric_only.cache_info().currsize == 0
+
+
+def test_none_printable_reads_every_code_point_of_every_range() -> None:
+    assert _none_printable(()) is True
+    assert _none_printable(((0x00, 0x1F),)) is True
+    assert _none_printable(((0x00, 0x1F), (0x7F, 0x9F))) is True
+    assert _none_printable(((0x1F, 0x20),)) is False  # a range's last code point
+    assert _none_printable(((0x20, 0x21),)) is False  # its first
+    assert _none_printable(((0x00, 0x1F), (0x41, 0x41))) is False  # a later range
+    # The shortcut holds on this Python: every escaped code point is unprintable.
+    assert _none_printable(ESCAPED_RANGES) is True
+    assert not any(chr(cp).isprintable() for cp in ALL_ESCAPED)

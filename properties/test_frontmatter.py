@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from typing import Any
@@ -878,3 +879,14 @@ def test_limits_that_are_not_limits_are_refused_with_reason_limits(
     assert (caught.value.code, caught.value.reason) == ("skill_frontmatter_invalid", "limits")
     assert named in caught.value.message
     assert "NoneType" not in caught.value.message or limits is None
+
+
+def test_default_limits_are_the_contracts_and_their_fields_defaults() -> None:
+    """docs/contract.md §2: FrontmatterLimits(max_bytes=32_768, max_depth=16,
+    max_nodes=1_024, max_description_chars=1_024); ``__init__``'s defaults are the
+    dataclass fields' (``dataclasses.replace`` and ``fields`` read those)."""
+    limits = FrontmatterLimits()
+    values = tuple(getattr(limits, f.name) for f in dataclasses.fields(FrontmatterLimits))
+    assert values == (32_768, 16, 1_024, 1_024)
+    assert values == tuple(f.default for f in dataclasses.fields(FrontmatterLimits))
+    assert limits == FrontmatterLimits(32_768, 16, 1_024, 1_024)

@@ -468,6 +468,38 @@ def _command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "a13n_harness"]
 
 
+_UNCACHED_PROBE = """
+import contextlib, io, os, sys
+from a13n_harness.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    main(["catalog", "examples/demo-workspace"])
+for name, module in sorted(sys.modules.items()):
+    spec = getattr(module, "__spec__", None)
+    origin = getattr(spec, "origin", None) or ""
+    if origin.endswith(".py"):
+        cached = spec.cached or ""
+        if not os.path.exists(cached) or os.path.getmtime(cached) < os.path.getmtime(origin):
+            print(name)
+"""
+
+
+def _uncached_modules(repo: Path, environment: dict[str, str]) -> list[str]:
+    """Modules ``catalog`` imports from source without fresh bytecode beside it.
+
+    A user's installation has bytecode (pip compiles what it installs); a run that
+    compiles sources at every start would time the compiler, not the command.
+    """
+    result = subprocess.run(
+        [sys.executable, "-c", _UNCACHED_PROBE],
+        cwd=repo,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout.split()
+
+
 def bench_cli() -> None:
     """Start-up of the command against a bare ``python -c pass``, as a user runs both.
 
@@ -481,6 +513,7 @@ def bench_cli() -> None:
     # An installed package has its bytecode; with PYTHONDONTWRITEBYTECODE set (as in some
     # sandboxes) every start would compile the sources and measure the compiler instead.
     compileall.compile_dir(str(repo / "core" / "a13n_harness"), quiet=1)
+    uncached = _uncached_modules(repo, environment)
     cpu: dict[str, list[float]] = {}
 
     def run(label: str, arguments: list[str]) -> tuple[str, Callable[[], object], int]:
@@ -525,6 +558,11 @@ def bench_cli() -> None:
     floor = medians[floor_label] / base
     catalog_cpu = cpu_medians[catalog_label] / cpu_medians[base_label]
     print(f"  load average {load:.2f} -> {os.getloadavg()[0]:.2f}")
+    print(
+        "  bytecode: fresh for every module catalog imports"
+        if not uncached
+        else f"  bytecode MISSING or stale (measured with compiling): {' '.join(uncached)}"
+    )
     print(f"  catalog over the floor: x{catalog / floor:.2f}; catalog CPU x{catalog_cpu:.2f}")
     print(
         f"  --version x{version:.2f} (bound x{CLI_VERSION_BOUND:g}: "

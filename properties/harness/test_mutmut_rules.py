@@ -23,7 +23,7 @@ if str(REPO / "scripts") not in sys.path:
 from _gate.mutmut_killsets import compare_kill_sets  # noqa: E402
 from _gate.mutmut_mutants import judge, mutant_changes  # noqa: E402
 from _gate.mutmut_rules import message_only, message_slots  # noqa: E402
-from _gate.mutmut_run import DESELECTED  # noqa: E402
+from _gate.mutmut_run import DESELECTED, recheck_multiplier  # noqa: E402
 from _gate.mutmut_select import changed_functions  # noqa: E402
 
 
@@ -281,3 +281,12 @@ def test_mutmut_deselects_every_test_that_reads_the_source_text(tmp_path: Path) 
     assert _checks_run(tmp_path / "with", list(DESELECTED)) == 0
     # Negative control: the same tree without the deselection fails.
     assert _checks_run(tmp_path / "without", []) == 1
+
+
+def test_the_timeout_recheck_stretches_with_the_load_per_core() -> None:
+    """A mutant stopped at 2x is rerun at 4x on an idle box, more on a busy one, 16x at most."""
+    assert recheck_multiplier(0.3, 2) == 4.0
+    assert recheck_multiplier(2.0, 2) == 4.0
+    assert recheck_multiplier(6.0, 2) == 12.0
+    assert recheck_multiplier(9.0, 2) == 16.0
+    assert recheck_multiplier(3.0, 0) == 12.0  # an unknown core count counts as one

@@ -67,10 +67,20 @@ def _toml_list(items: list[str]) -> str:
 
 # Examples per property in the Hypothesis profiles mutmut runs under (properties/conftest.py).
 EXAMPLES = {"mutmut": 25, "mutmut-stats": 8}
-# mutmut stops a mutant at this multiple of its tests' measured time; a mutant stopped so
-# is run once more at RECHECK_MULTIPLIER, so only a real loop (not a busy box) is a timeout.
+# mutmut stops a mutant at this multiple of its tests' measured time in wall seconds (twice
+# that in CPU seconds). A busy box stretches wall time, so a mutant stopped so is run once
+# more at RECHECK_MULTIPLIER times the load per core (at least 1, RECHECK_CAP at most): only
+# a real loop stays a timeout, and an idle box does not spend 8x budgets on the loops.
 TIMEOUT_MULTIPLIER = 2.0
-RECHECK_MULTIPLIER = 8.0
+RECHECK_MULTIPLIER = 4.0
+RECHECK_CAP = 16.0
+
+
+def recheck_multiplier(load: float, cores: int) -> float:
+    """The recheck's timeout multiplier at a 1-minute load average of ``load`` on ``cores``."""
+    return round(min(RECHECK_CAP, RECHECK_MULTIPLIER * max(1.0, load / max(1, cores))), 1)
+
+
 # The driver's instructions, written into the scratch copy by ``run``.
 PLAN = "a13n-mutmut-plan.json"
 # One mutmut command (the full run is under 30 minutes on two cores, docs/mutation.md).
@@ -265,11 +275,12 @@ def _mutate(
     timeouts = sorted(name for name, status in first.items() if status == "timeout")
     if timeouts:
         # A changed timeout setting makes mutmut rerun exactly its timed-out mutants.
-        print(f"rechecking {len(timeouts)} timeouts at {RECHECK_MULTIPLIER}x", flush=True)
+        multiplier = recheck_multiplier(os.getloadavg()[0], os.cpu_count() or 1)
+        print(f"rechecking {len(timeouts)} timeouts at {multiplier}x", flush=True)
         config = (scratch / "pyproject.toml").read_text(encoding="utf-8")
         config = config.replace(
             f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
-            f"timeout_multiplier = {RECHECK_MULTIPLIER}",
+            f"timeout_multiplier = {multiplier}",
         )
         (scratch / "pyproject.toml").write_text(config, encoding="utf-8")
         again = timeouts if functions else []  # named mutants are always rerun

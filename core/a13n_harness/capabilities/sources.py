@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from a13n_harness._lazy import lazy_getattr
 from a13n_harness.context._checks import describe, is_count
@@ -15,9 +15,13 @@ from a13n_harness.environment import is_canonical_path
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from dataclasses import dataclass as frozen_dataclass
     from typing import Literal
 
     from a13n_harness.capabilities._protocols import SkillMaterializer, SkillSource
+    from a13n_harness.context._values import FACTORY
+else:  # the same classes, made without compiling their methods (start-up)
+    from a13n_harness.context._values import FACTORY, frozen_dataclass
 
 __all__ = [
     "MAX_ENTRIES_PER_ROOT",
@@ -130,7 +134,7 @@ def _positive(value: object, what: str, code: str, reason: str) -> int:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(frozen=True, slots=True)
 class FileSkillSource:
     """Skill packages below explicitly configured roots of a file operator.
 
@@ -144,6 +148,19 @@ class FileSkillSource:
     roots: tuple[str, ...]
     required: bool = True
     max_entries_per_root: int = MAX_ENTRIES_PER_ROOT
+
+    def __init__(
+        self,
+        source_id: str,
+        roots: tuple[str, ...],
+        required: bool = True,
+        max_entries_per_root: int = MAX_ENTRIES_PER_ROOT,
+    ) -> None:
+        object.__setattr__(self, "source_id", source_id)
+        object.__setattr__(self, "roots", roots)
+        object.__setattr__(self, "required", required)
+        object.__setattr__(self, "max_entries_per_root", max_entries_per_root)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         if (
@@ -170,7 +187,7 @@ class FileSkillSource:
         _positive(self.max_entries_per_root, "max_entries_per_root", "skill_root_invalid", "limit")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(frozen=True, slots=True)
 class SkillsPolicy:
     """How discovered packages become one catalog.
 
@@ -186,6 +203,21 @@ class SkillsPolicy:
     max_skills: int = MAX_SKILLS
     invalid: Literal["error", "skip"] = "error"
     frontmatter: FrontmatterLimits = field(default_factory=FrontmatterLimits)
+
+    def __init__(
+        self,
+        conflict: Literal["precedence", "error"] = "precedence",
+        max_skills: int = MAX_SKILLS,
+        invalid: Literal["error", "skip"] = "error",
+        frontmatter: FrontmatterLimits = FACTORY,
+    ) -> None:
+        object.__setattr__(self, "conflict", conflict)
+        object.__setattr__(self, "max_skills", max_skills)
+        object.__setattr__(self, "invalid", invalid)
+        object.__setattr__(
+            self, "frontmatter", FrontmatterLimits() if frontmatter is FACTORY else frontmatter
+        )
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         if self.conflict not in ("precedence", "error"):

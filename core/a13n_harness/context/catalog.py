@@ -8,12 +8,20 @@ count, the width every consumer (JSON readers, Rust and Go hosts) can hold.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import pairwise
 
 from a13n_harness.context._checks import MAX_U64, describe, has_lone_surrogate, is_count
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import is_valid_name
+
+# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass as frozen_dataclass
+else:  # the same classes, made without compiling their methods (start-up)
+    from a13n_harness.context._values import frozen_dataclass
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
@@ -35,13 +43,19 @@ def _invalid(reason: str, message: str) -> DefinitionError:
     return DefinitionError("catalog_invalid", message, reason=reason)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(frozen=True, slots=True)
 class CatalogEntry:
     """One listed skill: its name, its one-line description and its SKILL.md path."""
 
     name: str
     description: str
     file: str
+
+    def __init__(self, name: str, description: str, file: str) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "description", description)
+        object.__setattr__(self, "file", file)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         _check_entry_fields(self)
@@ -91,7 +105,7 @@ def checked_total(listed: object, unlisted: object) -> int:
     return total
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(frozen=True, slots=True)
 class SkillCatalog:
     """Listed entries (strictly sorted by name), the unlisted count and the skill roots.
 
@@ -109,6 +123,16 @@ class SkillCatalog:
     # the constructor (object.__new__, object.__setattr__) lacks it, so
     # check_catalog checks its entries again before any renderer reads them.
     _checked_entries: object = field(default=None, init=False, repr=False, compare=False)
+
+    def __init__(
+        self, entries: tuple[CatalogEntry, ...], unlisted: int = 0, roots: tuple[str, ...] = ()
+    ) -> None:
+        object.__setattr__(self, "entries", entries)
+        object.__setattr__(self, "unlisted", unlisted)
+        object.__setattr__(self, "roots", roots)
+        object.__setattr__(self, "_render_plan", None)
+        object.__setattr__(self, "_checked_entries", None)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         _check_entries(self.entries)

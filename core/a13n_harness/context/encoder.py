@@ -83,6 +83,23 @@ def _numeric_ascii() -> re.Pattern[str]:
     return re.compile("[\x00-\x1f\x7f]")
 
 
+def _none_printable(ranges: tuple[tuple[int, int], ...]) -> bool:
+    """Whether no code point of the inclusive ``ranges`` is printable (``str.isprintable``)."""
+    return not any(any(map(str.isprintable, map(chr, range(lo, hi + 1)))) for lo, hi in ranges)
+
+
+@cache
+def _printable_never_escaped() -> bool:
+    """Whether printable text can hold no escaped code point, in this Python.
+
+    True for every Unicode version so far: the escaped code points are controls,
+    format characters, separators, surrogates and unassigned code points, none of
+    which ``str.isprintable`` accepts. The output never depends on it: a Python
+    whose tables made one of them printable keeps searching with the pattern.
+    """
+    return _none_printable(ESCAPED_RANGES)
+
+
 def _numeric(match: re.Match[str]) -> str:
     # Computed per match (no table of every escaped code point built at import).
     return f"&#x{ord(match.group()):X};"
@@ -106,6 +123,11 @@ def encode_value(s: str) -> str:
         if len(s.encode("ascii").translate(None, _ASCII_CHANGED)) == len(s):
             return s
         numeric = _numeric_ascii()  # no need to test ASCII against the astral ranges
+    elif s.isprintable() and _printable_never_escaped():
+        # Printable text holds no escaped code point (checked for this Python's Unicode
+        # tables on first use): only & < > can change, and no pattern is compiled (the
+        # class of escaped code points costs a command's start-up about a millisecond).
+        numeric = None
     elif _needs_encoding().search(s) is None:
         return s
     else:
@@ -113,7 +135,7 @@ def encode_value(s: str) -> str:
     # str.replace runs in C; only the rare control, bidi and format code
     # points pay for a Python callback.
     named = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return numeric.sub(_numeric, named)
+    return named if numeric is None else numeric.sub(_numeric, named)
 
 
 def decode_value(t: str) -> str:

@@ -8,12 +8,15 @@ defining a protocol imports, costs a command's start-up several milliseconds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from a13n_harness._lazy import lazy_getattr
 
 # Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
 TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass as frozen_dataclass
+else:  # the same classes, made without compiling their methods (start-up)
+    from a13n_harness.context._values import frozen_dataclass
 
 if TYPE_CHECKING:
     from typing import TypeGuard
@@ -32,20 +35,28 @@ __all__ = [
 ENTRY_KINDS: tuple[EntryKind, ...] = ("file", "directory", "symlink", "other")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(frozen=True, slots=True)
 class DirectoryEntry:
     """One listed name and what it is, as listed (a symbolic link is ``symlink``, not followed)."""
 
     name: str
     kind: EntryKind
 
+    def __init__(self, name: str, kind: EntryKind) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "kind", kind)
 
-@dataclass(frozen=True, slots=True)
+
+@frozen_dataclass(frozen=True, slots=True)
 class FileStat:
     """What a path names after following links: its ``kind`` and its ``size`` in bytes."""
 
     kind: EntryKind
     size: int
+
+    def __init__(self, kind: EntryKind, size: int) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "size", size)
 
 
 def is_batch_reader(files: object) -> TypeGuard[BatchReader]:
