@@ -538,6 +538,39 @@ def test_the_encoder_compiles_no_pattern_and_builds_no_table_at_import() -> None
     assert result.stdout.decode().split("\n") == ["0 []", "0", ""]
 
 
+def test_importtime_charges_every_module_catalog_imports_to_itself() -> None:
+    """``python -X importtime`` sees only imports made by the import statement; the
+    packages' names loaded on first use must go through it, or their modules' cost shows
+    as the self time of whoever asked (``cli._workspace`` showed 9 ms that were
+    ``capabilities.sources``, ``items`` and ``manager``)."""
+    probe = (
+        "import sys, os\n"
+        "from a13n_harness.cli import main\n"
+        "keep = os.dup(1)\n"
+        "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
+        "code = main(sys.argv[1:])\n"
+        "names = sorted(n for n in sys.modules if n.startswith('a13n_harness'))\n"
+        "os.write(keep, ' '.join(names).encode())\n"
+        "raise SystemExit(code)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", probe, "catalog", str(REPO / "corpus")],
+        env=cli_environment(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    imported = set(result.stdout.decode().split())
+    timed = {
+        line.rsplit("|", 1)[1].strip()
+        for line in result.stderr.decode().splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert "a13n_harness.capabilities.sources" in imported
+    assert sorted(imported - timed) == []
+
+
 # ---------------------------------------------------- start-up: the plain command line
 
 
