@@ -472,6 +472,10 @@ _NOT_AT_START_UP = {
         *_NO_SCAN_NEEDS,
         # The protocols are loaded on first use: defining one imports typing.
         "typing",
+        # The value types are made without dataclasses (context/_values.py), which would
+        # bring inspect, ast, dis and tokenize.
+        "dataclasses",
+        "inspect",
     ),
     # pre-commit starts lint at every commit: the same scan and reads, no event loop.
     "lint": (
