@@ -167,6 +167,7 @@ def check_like_standard(cls: Any, calls: list[Call]) -> None:
         assert dataclasses.asdict(ours) == dataclasses.asdict(theirs)
         assert dataclasses.astuple(ours) == dataclasses.astuple(theirs)
         assert dataclasses.replace(ours) == ours
+        assert ours.__replace__() == ours
         for name in names:
             assert _outcome(setattr, ours, name, 1) == _outcome(setattr, theirs, name, 1)
             assert _outcome(delattr, ours, name) == _outcome(delattr, theirs, name)
@@ -465,5 +466,7 @@ def test_dataclass_metadata_is_read_from_the_standard_twin_on_first_use() -> Non
     assert params.frozen is True
     assert "frozen=True" in repr(params)
     assert dataclasses.replace(SkillsPolicy(), invalid="skip").invalid == "skip"
+    policy: Any = SkillsPolicy()
+    assert policy.__replace__(invalid="skip") == SkillsPolicy(invalid="skip")
     assert dataclasses.is_dataclass(SkillsPolicy)
     assert dataclasses.is_dataclass(SkillsPolicy())

@@ -9,7 +9,8 @@ value types and never reads their dataclass metadata, so :func:`frozen_dataclass
 the same kind of class without either:
 
 * the slots, ``__match_args__``, and ``__repr__``, ``__eq__``, ``__hash__``,
-  ``__setattr__``, ``__delattr__``, ``__getstate__``/``__setstate__`` are written once
+  ``__setattr__``, ``__delattr__``, ``__getstate__``/``__setstate__`` and ``__replace__``
+  (``copy.replace``, as Python 3.13's decorator adds) are written once
   here (closures over the field names), with the standard decorator's behaviour: the
   same text, comparison by exact class and field tuple, the hash of that tuple,
   :class:`dataclasses.FrozenInstanceError` with the same message, the state as the
@@ -175,6 +176,12 @@ def _frozen(cls: type[_T]) -> type[_T]:
         for name, value in zip(names, state, strict=False):
             object.__setattr__(self, name, value)
 
+    def __replace__(self: Any, **changes: object) -> Any:
+        # What Python 3.13's standard decorator adds for copy.replace.
+        import dataclasses  # noqa: PLC0415 - on first use (module docstring)
+
+        return dataclasses.replace(self, **changes)
+
     for method in (
         __repr__,
         __eq__,
@@ -183,6 +190,7 @@ def _frozen(cls: type[_T]) -> type[_T]:
         __delattr__,
         __getstate__,
         __setstate__,
+        __replace__,
     ):
         method.__qualname__ = f"{qualname}.{method.__name__}"
         setattr(made, method.__name__, method)
