@@ -17,7 +17,6 @@ import dataclasses
 import functools
 import inspect
 import pickle
-import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -34,7 +33,6 @@ from a13n_harness.context.frontmatter import FrontmatterLimits, SkillFrontmatter
 from a13n_harness.context.render import RenderedCatalog
 from a13n_harness.environment.operator import DirectoryEntry, FileStat
 from a13n_harness.testing.controls import property_fails
-from cli_run import DEMO, cli_environment
 
 _ENTRY = CatalogEntry("alpha", "Does alpha.", "/s/alpha/SKILL.md")
 _ITEM = SkillCatalogItem("alpha", "Does alpha.", "/s/alpha/SKILL.md", "ws", "/s")
@@ -343,41 +341,6 @@ def test_a_factory_default_is_called_per_instance() -> None:
     assert Holder().items == []
     assert Holder().items is not Holder().items
     assert repr(inspect.signature(Holder).parameters["items"].default) == "<factory>"
-
-
-# ------------------------------------------------------------------------ start-up
-
-
-def test_the_catalog_command_compiles_no_dataclass_method() -> None:
-    """Start-up (issue 11 item 5): the standard decorator compiles six functions per class
-    with ``exec``; ``catalog`` makes its value types without any.
-
-    Methods are counted, not ``exec`` calls: Python 3.13's decorator runs one ``exec`` per
-    class even when it makes no method (an empty ``__create_fn__``)."""
-    probe = (
-        "import builtins, contextlib, io, re, sys\n"
-        "compiled = []\n"
-        "real_exec = builtins.exec\n"
-        "def counting_exec(source, *rest):\n"
-        "    if sys._getframe(1).f_globals.get('__name__') == 'dataclasses':\n"
-        "        compiled.extend(re.findall(r'(?m)^\\s+def (\\w+)', source))\n"
-        "    return real_exec(source, *rest)\n"
-        "builtins.exec = counting_exec\n"
-        "from a13n_harness.cli import main\n"
-        "quiet = contextlib.redirect_stdout(io.StringIO())\n"
-        "with quiet, contextlib.redirect_stderr(io.StringIO()):\n"
-        f"    code = main(['catalog', {str(DEMO)!r}])\n"
-        "print(code, len(compiled))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", probe],
-        env=cli_environment(),
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == [b"0", b"0"]
 
 
 def test_a_decorated_init_is_checked_through_the_function_it_wraps() -> None:
