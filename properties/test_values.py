@@ -17,10 +17,9 @@ import dataclasses
 import functools
 import inspect
 import pickle
-import subprocess
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given
@@ -28,13 +27,12 @@ from hypothesis import strategies as st
 
 from a13n_harness.capabilities.items import SkillCatalogItem, SkillDiagnostic, SkillScan
 from a13n_harness.capabilities.sources import FileSkillSource, SkillsPolicy
-from a13n_harness.context._values import FACTORY, frozen_dataclass
+from a13n_harness.context._values import FACTORY, frozen_dataclass, value_field
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.frontmatter import FrontmatterLimits, SkillFrontmatter
 from a13n_harness.context.render import RenderedCatalog
 from a13n_harness.environment.operator import DirectoryEntry, FileStat
 from a13n_harness.testing.controls import property_fails
-from cli_run import DEMO, cli_environment
 
 _ENTRY = CatalogEntry("alpha", "Does alpha.", "/s/alpha/SKILL.md")
 _ITEM = SkillCatalogItem("alpha", "Does alpha.", "/s/alpha/SKILL.md", "ws", "/s")
@@ -167,6 +165,7 @@ def check_like_standard(cls: Any, calls: list[Call]) -> None:
         assert dataclasses.asdict(ours) == dataclasses.asdict(theirs)
         assert dataclasses.astuple(ours) == dataclasses.astuple(theirs)
         assert dataclasses.replace(ours) == ours
+        assert ours.__replace__() == ours
         for name in names:
             assert _outcome(setattr, ours, name, 1) == _outcome(setattr, theirs, name, 1)
             assert _outcome(delattr, ours, name) == _outcome(delattr, theirs, name)
@@ -286,12 +285,16 @@ def test_an_init_that_differs_from_the_fields_is_refused_at_class_creation() -> 
 
         @frozen_dataclass(frozen=True, slots=True)
         class NoInit:
+            """A test type."""
+
             a: int
 
     with pytest.raises(TypeError, match="must take exactly"):
 
         @frozen_dataclass(frozen=True, slots=True)
         class Swapped:
+            """A test type."""
+
             a: int
             b: int
 
@@ -303,6 +306,8 @@ def test_an_init_that_differs_from_the_fields_is_refused_at_class_creation() -> 
 
         @frozen_dataclass(frozen=True, slots=True)
         class OtherDefault:
+            """A test type."""
+
             a: int = 1
 
             def __init__(self, a: int = 2) -> None:
@@ -312,7 +317,9 @@ def test_an_init_that_differs_from_the_fields_is_refused_at_class_creation() -> 
 
         @frozen_dataclass(frozen=True, slots=True)
         class FactoryNotMarked:
-            a: tuple[int, ...] = dataclasses.field(default_factory=tuple)
+            """A test type."""
+
+            a: tuple[int, ...] = value_field(default_factory=tuple)
 
             def __init__(self, a: tuple[int, ...] = ()) -> None:
                 object.__setattr__(self, "a", a)
@@ -324,7 +331,9 @@ def test_an_init_that_differs_from_the_fields_is_refused_at_class_creation() -> 
 def test_a_factory_default_is_called_per_instance() -> None:
     @frozen_dataclass(frozen=True, slots=True)
     class Holder:
-        items: list[int] = dataclasses.field(default_factory=list)
+        """A test type."""
+
+        items: list[int] = value_field(default_factory=list)
 
         def __init__(self, items: list[int] = FACTORY) -> None:
             object.__setattr__(self, "items", [] if items is FACTORY else items)
@@ -332,41 +341,6 @@ def test_a_factory_default_is_called_per_instance() -> None:
     assert Holder().items == []
     assert Holder().items is not Holder().items
     assert repr(inspect.signature(Holder).parameters["items"].default) == "<factory>"
-
-
-# ------------------------------------------------------------------------ start-up
-
-
-def test_the_catalog_command_compiles_no_dataclass_method() -> None:
-    """Start-up (issue 11 item 5): the standard decorator compiles six functions per class
-    with ``exec``; ``catalog`` makes its value types without any.
-
-    Methods are counted, not ``exec`` calls: Python 3.13's decorator runs one ``exec`` per
-    class even when it makes no method (an empty ``__create_fn__``)."""
-    probe = (
-        "import builtins, contextlib, io, re, sys\n"
-        "compiled = []\n"
-        "real_exec = builtins.exec\n"
-        "def counting_exec(source, *rest):\n"
-        "    if sys._getframe(1).f_globals.get('__name__') == 'dataclasses':\n"
-        "        compiled.extend(re.findall(r'(?m)^\\s+def (\\w+)', source))\n"
-        "    return real_exec(source, *rest)\n"
-        "builtins.exec = counting_exec\n"
-        "from a13n_harness.cli import main\n"
-        "quiet = contextlib.redirect_stdout(io.StringIO())\n"
-        "with quiet, contextlib.redirect_stderr(io.StringIO()):\n"
-        f"    code = main(['catalog', {str(DEMO)!r}])\n"
-        "print(code, len(compiled))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", probe],
-        env=cli_environment(),
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == [b"0", b"0"]
 
 
 def test_a_decorated_init_is_checked_through_the_function_it_wraps() -> None:
@@ -381,6 +355,8 @@ def test_a_decorated_init_is_checked_through_the_function_it_wraps() -> None:
 
     @frozen_dataclass(frozen=True, slots=True)
     class Wrapped:
+        """A test type."""
+
         a: int
         b: int = 2
 
@@ -394,8 +370,66 @@ def test_a_decorated_init_is_checked_through_the_function_it_wraps() -> None:
 
         @frozen_dataclass(frozen=True, slots=True)
         class WrappedOtherDefault:
+            """A test type."""
+
             a: int = 1
 
             @trampoline
             def __init__(self, a: int = 3) -> None:
                 object.__setattr__(self, "a", a)
+
+
+def test_what_frozen_dataclass_does_not_make_is_refused_at_class_creation() -> None:
+    with pytest.raises(TypeError, match="docstring"):
+
+        @frozen_dataclass(frozen=True, slots=True)
+        class Undocumented:
+            a: int
+
+            def __init__(self, a: int) -> None:
+                object.__setattr__(self, "a", a)
+
+    with pytest.raises(TypeError, match="no base"):
+
+        @frozen_dataclass(frozen=True, slots=True)
+        class Derived(_Pair):
+            """A test type."""
+
+    with pytest.raises(TypeError, match="value_field"):
+
+        @frozen_dataclass(frozen=True, slots=True)
+        class StandardField:
+            """A test type."""
+
+            a: int = dataclasses.field(default=1)
+
+            def __init__(self, a: int = 1) -> None:
+                object.__setattr__(self, "a", a)
+
+    with pytest.raises(TypeError, match="plain fields"):
+
+        @frozen_dataclass(frozen=True, slots=True)
+        class WithClassVar:
+            """A test type."""
+
+            a: ClassVar[int] = 1
+
+            def __init__(self) -> None:
+                pass
+
+    with pytest.raises(ValueError, match="both"):
+        value_field(default=1, default_factory=list)
+
+
+def test_dataclass_metadata_is_read_from_the_standard_twin_on_first_use() -> None:
+    fields = dataclasses.fields(SkillCatalog)
+    assert all(type(f) is dataclasses.Field for f in fields)
+    assert [f.name for f in fields if not f.compare] == ["_render_plan", "_checked_entries"]
+    params: Any = vars(SkillCatalog)["__dataclass_params__"]
+    assert params.frozen is True
+    assert "frozen=True" in repr(params)
+    assert dataclasses.replace(SkillsPolicy(), invalid="skip").invalid == "skip"
+    policy: Any = SkillsPolicy()
+    assert policy.__replace__(invalid="skip") == SkillsPolicy(invalid="skip")
+    assert dataclasses.is_dataclass(SkillsPolicy)
+    assert dataclasses.is_dataclass(SkillsPolicy())

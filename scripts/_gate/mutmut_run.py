@@ -40,8 +40,19 @@ REPO = Path(__file__).resolve().parents[2]
 THRESHOLD = 0.97
 # The modules mutated by default: the whole pure core.
 # _checks and errors hold the shared validators, the reasons table and the location
-# format that the other modules call (issue 13 item 4): mutated with them.
-MODULES = ("encoder", "frontmatter", "catalog", "render", "manifest", "tokens", "_checks", "errors")
+# format that the other modules call (issue 13 item 4): mutated with them. _values makes
+# the value types' methods (issue 11 item 5): every catalog, entry and rendering uses them.
+MODULES = (
+    "encoder",
+    "frontmatter",
+    "catalog",
+    "render",
+    "manifest",
+    "tokens",
+    "_checks",
+    "errors",
+    "_values",
+)
 # A fast selection that still holds every oracle of those modules.
 TESTS = (
     "properties/test_encoder.py",
@@ -52,6 +63,7 @@ TESTS = (
     "properties/test_corpus.py",
     "properties/test_tokens.py",
     "properties/test_checks.py",
+    "properties/test_values.py",
 )
 
 

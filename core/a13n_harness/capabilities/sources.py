@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import field
 
 from a13n_harness._lazy import lazy_getattr
 from a13n_harness.context._checks import describe, is_count
@@ -16,12 +15,13 @@ TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from dataclasses import dataclass as frozen_dataclass
+    from dataclasses import field as value_field
     from typing import Literal
 
     from a13n_harness.capabilities._protocols import SkillMaterializer, SkillSource
     from a13n_harness.context._values import FACTORY
 else:  # the same classes, made without compiling their methods (start-up)
-    from a13n_harness.context._values import FACTORY, frozen_dataclass
+    from a13n_harness.context._values import FACTORY, frozen_dataclass, value_field
 
 __all__ = [
     "MAX_ENTRIES_PER_ROOT",
@@ -202,7 +202,7 @@ class SkillsPolicy:
     conflict: Literal["precedence", "error"] = "precedence"
     max_skills: int = MAX_SKILLS
     invalid: Literal["error", "skip"] = "error"
-    frontmatter: FrontmatterLimits = field(default_factory=FrontmatterLimits)
+    frontmatter: FrontmatterLimits = value_field(default_factory=FrontmatterLimits)
 
     def __init__(
         self,

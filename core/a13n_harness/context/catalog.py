@@ -8,7 +8,6 @@ count, the width every consumer (JSON readers, Rust and Go hosts) can hold.
 
 from __future__ import annotations
 
-from dataclasses import field
 from itertools import pairwise
 
 from a13n_harness.context._checks import MAX_U64, describe, has_lone_surrogate, is_count
@@ -20,8 +19,9 @@ TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from dataclasses import dataclass as frozen_dataclass
+    from dataclasses import field as value_field
 else:  # the same classes, made without compiling their methods (start-up)
-    from a13n_harness.context._values import frozen_dataclass
+    from a13n_harness.context._values import frozen_dataclass, value_field
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
@@ -118,11 +118,11 @@ class SkillCatalog:
     roots: tuple[str, ...] = ()
     # Derived data the renderer computes once per catalog (the encoded entry
     # lines and their byte sizes), so each later render is arithmetic.
-    _render_plan: object = field(default=None, init=False, repr=False, compare=False)
+    _render_plan: object = value_field(default=None, init=False, repr=False, compare=False)
     # The entries tuple these checks last passed for: a catalog forged past
     # the constructor (object.__new__, object.__setattr__) lacks it, so
     # check_catalog checks its entries again before any renderer reads them.
-    _checked_entries: object = field(default=None, init=False, repr=False, compare=False)
+    _checked_entries: object = value_field(default=None, init=False, repr=False, compare=False)
 
     def __init__(
         self, entries: tuple[CatalogEntry, ...], unlisted: int = 0, roots: tuple[str, ...] = ()
