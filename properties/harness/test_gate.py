@@ -181,3 +181,40 @@ def test_verifier_deadline_ends_a_hanging_run_and_its_subprocesses(
             break
         time.sleep(0.1)
     assert not _alive(child), "the hanging test's subprocess outlived the deadline"
+
+
+PREFIX_TEST = '''"""Passes when this run compiles into the prefix set after start-up."""
+import os
+import sys
+
+
+def test_bytecode_goes_to_the_prefix() -> None:
+    assert sys.pycache_prefix == os.environ["PYTHONPYCACHEPREFIX"]
+'''
+PREFIX_RUN = """
+import os, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from _gate import warm
+tree, prefix = Path(sys.argv[2]), sys.argv[3]
+os.environ["PYTHONPYCACHEPREFIX"] = prefix  # set after start-up, as the verifier does
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+job = warm.Job("prefix", ("-q", "-p", "no:cacheprovider", "properties"), lambda slot: tree,
+               tree / "run.log", 60)
+(done,) = warm.run_jobs([job], 1)
+print(done.exit_code)
+"""
+
+
+def test_forked_runs_keep_their_bytecode_in_the_verifiers_prefix(bare: Scratch) -> None:
+    """Each forked run compiles into the ``PYTHONPYCACHEPREFIX`` the defect verifier sets after
+    its own start-up (outside the scratch trees it rebuilds for every defect), not into the
+    tree's ``__pycache__``, which the next run deletes."""
+    (bare.root / "properties" / "test_prefix.py").write_text(PREFIX_TEST, encoding="utf-8")
+    prefix = bare.root.parent / "pycache"
+    result = bare.run(
+        "-c", PREFIX_RUN, str(REPO / "scripts"), str(bare.root), str(prefix), timeout=120
+    )
+    log = (bare.root / "run.log").read_text(encoding="utf-8")
+    assert result.stdout.strip() == "0", result.stdout + result.stderr + log
+    assert list(prefix.rglob("test_prefix*.pyc")), "nothing compiled into the prefix"
