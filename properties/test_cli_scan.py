@@ -487,6 +487,33 @@ _NOT_AT_START_UP = {
 }
 
 
+def _main_probe(report: str) -> str:
+    """A script that runs ``main(sys.argv[1:])`` with its standard output silenced, then
+    writes the value of the expression ``report`` (a str) to the real standard output."""
+    return (
+        "import sys, os\n"
+        "from a13n_harness.cli import main\n"
+        "keep = os.dup(1)\n"
+        "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
+        "code = main(sys.argv[1:])\n"
+        f"os.write(keep, ({report}).encode())\n"
+        "raise SystemExit(code)\n"
+    )
+
+
+def _probe(*arguments: str) -> subprocess.CompletedProcess[bytes]:
+    """Run ``python ARGUMENTS`` with the CLI tests' environment; it must exit 0."""
+    result = subprocess.run(
+        [sys.executable, *arguments],
+        env=cli_environment(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return result
+
+
 @pytest.mark.parametrize("command", sorted(_NOT_AT_START_UP))
 def test_commands_import_no_event_loop_at_start_up(tmp_path: Path, command: str) -> None:
     """The start-up bound (issue 11): what a command does not need, it does not import."""
@@ -494,25 +521,9 @@ def test_commands_import_no_event_loop_at_start_up(tmp_path: Path, command: str)
     for name in ("one", "two"):
         (skills / name).mkdir(parents=True)
         (skills / name / "SKILL.md").write_bytes(skill_document(name, "a skill"))
-    probe = (
-        "import sys, os\n"
-        "from a13n_harness.cli import main\n"
-        "keep = os.dup(1)\n"
-        "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
-        "code = main(sys.argv[2:])\n"
-        "names = sys.argv[1].split()\n"
-        "os.write(keep, ' '.join(n for n in names if n in sys.modules).encode())\n"
-        "raise SystemExit(code)\n"
-    )
-    names = " ".join(_NOT_AT_START_UP[command])
-    result = subprocess.run(
-        [sys.executable, "-c", probe, names, command, str(tmp_path)],
-        env=cli_environment(),
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
+    names = sorted(_NOT_AT_START_UP[command])
+    probe = _main_probe(f"' '.join(n for n in {names!r} if n in sys.modules)")
+    result = _probe("-c", probe, command, str(tmp_path))
     assert result.stdout.decode() == ""
 
 
@@ -531,14 +542,7 @@ def test_the_encoder_compiles_no_pattern_and_builds_no_table_at_import() -> None
         "assert encoder.encode_value('plain text') == 'plain text'\n"
         "print(len(re._cache) - before)\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", probe],
-        env=cli_environment(),
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
+    result = _probe("-c", probe)
     assert result.stdout.decode().split("\n") == ["0 []", "0", ""]
 
 
@@ -547,24 +551,8 @@ def test_importtime_charges_every_module_catalog_imports_to_itself() -> None:
     packages' names loaded on first use must go through it, or their modules' cost shows
     as the self time of whoever asked (``cli._workspace`` showed 9 ms that were
     ``capabilities.sources``, ``items`` and ``manager``)."""
-    probe = (
-        "import sys, os\n"
-        "from a13n_harness.cli import main\n"
-        "keep = os.dup(1)\n"
-        "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
-        "code = main(sys.argv[1:])\n"
-        "names = sorted(n for n in sys.modules if n.startswith('a13n_harness'))\n"
-        "os.write(keep, ' '.join(names).encode())\n"
-        "raise SystemExit(code)\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", probe, "catalog", str(REPO / "corpus")],
-        env=cli_environment(),
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
+    probe = _main_probe("' '.join(sorted(n for n in sys.modules if n.startswith('a13n_harness')))")
+    result = _probe("-X", "importtime", "-c", probe, "catalog", str(REPO / "corpus"))
     imported = set(result.stdout.decode().split())
     timed = {
         line.rsplit("|", 1)[1].strip()
@@ -630,23 +618,8 @@ def test_negative_control_a_plain_path_taking_an_option_for_a_folder_fails_the_p
 
 
 def test_the_plain_catalog_command_line_builds_no_parser() -> None:
-    probe = (
-        "import sys, os\n"
-        "from a13n_harness.cli import main\n"
-        "keep = os.dup(1)\n"
-        "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
-        "code = main(sys.argv[1:])\n"
-        "os.write(keep, str({'shutil', 'argparse'} & set(sys.modules)).encode())\n"
-        "raise SystemExit(code)\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", probe, "catalog", str(REPO / "corpus")],
-        env=cli_environment(),
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
+    probe = _main_probe("str({'shutil', 'argparse'} & set(sys.modules))")
+    result = _probe("-c", probe, "catalog", str(REPO / "corpus"))
     assert result.stdout == b"set()"
 
 
@@ -671,12 +644,5 @@ def test_the_catalog_command_compiles_no_dataclass_method() -> None:
         f"    code = main(['catalog', {str(DEMO)!r}])\n"
         "print(code, len(compiled))\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", probe],
-        env=cli_environment(),
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
+    result = _probe("-c", probe)
     assert result.stdout.split() == [b"0", b"0"]
