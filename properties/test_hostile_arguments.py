@@ -542,6 +542,8 @@ UNREACHED_CLASSES = {
     # by LocalFileOperator) or plain records; their methods are reached through
     # the scopes and operators that test_environment and test_local_operator drive.
     "a13n_harness.environment.environment.PinnedFiles": "built by Environment.open_scope",
+    # test_run_boundary drives it (fenced calls, observed reads) through PreparedSkills.files.
+    "a13n_harness.capabilities.skills.ObservedFiles": "built by PreparedSkills.files",
     "a13n_harness.capabilities.items.SkillCatalogItem": "a record; directory is derived",
     "a13n_harness.environment.environment.EnvironmentPath": "a record; route is derived",
     "a13n_harness.tokenizers.TiktokenCounter": "built by token_counter(name)",
