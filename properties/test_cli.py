@@ -16,7 +16,6 @@ import pty
 import shutil
 import subprocess
 import sys
-import time
 from functools import partial
 from pathlib import Path
 
@@ -165,14 +164,17 @@ def test_env_outside_a_repository(tmp_path: Path) -> None:
 def test_env_with_a_hanging_git_times_out_and_still_succeeds(tmp_path: Path) -> None:
     sleep = shutil.which("sleep")
     assert sleep is not None
-    bin_dir = fake_git(tmp_path / "bin", f"{sleep} 60 &\nexec {sleep} 60")
+    # The child holds git's stdout and leaves a marker after 20 s: a command that waited for
+    # git (no timeout, or only git killed) returns after the marker, one that killed the
+    # group at 0.5 s never sees it. No clock is read.
+    marker = tmp_path / "slept"
+    bin_dir = fake_git(tmp_path / "bin", f"({sleep} 20 && : > {marker}) &\nexec {sleep} 20")
     checkout = tmp_path / "checkout"  # a checkout, so that git is run at all
     for part in ("objects", "refs/heads"):
         (checkout / ".git" / part).mkdir(parents=True)
     (checkout / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
-    started = time.monotonic()
     result = run("env", checkout, "--git-timeout", "0.5", env={"PATH": str(bin_dir)})
-    assert time.monotonic() - started < 30
+    assert not marker.exists(), "the command waited for git instead of killing it"
     assert _block_lines(result)[6] == "  <git_status>not a git repository</git_status>"
 
 

@@ -19,7 +19,6 @@ import socket
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -166,9 +165,9 @@ def test_render_manifest_refuses_what_is_not_a_regular_file_at_once(
     path = NOT_REGULAR[kind](tmp_path)
     if not os.path.exists(path) and not os.path.islink(path):
         pytest.skip(f"{path} does not exist here")
-    started = time.monotonic()
+    # A FIFO opened for reading blocks until a writer comes, that is forever: the run's
+    # timeout (TimeoutExpired) is the failure, not a measured duration.
     result = run_cli("render-manifest", path, timeout=30)
-    assert time.monotonic() - started < 20
     for server in _OPEN_SOCKETS:
         server.close()
     _OPEN_SOCKETS.clear()
