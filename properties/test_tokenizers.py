@@ -19,7 +19,7 @@ import resource
 import subprocess
 import sys
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -29,7 +29,12 @@ from hypothesis import strategies as st
 from a13n_harness import DefinitionError, tokenizers
 from a13n_harness.cli import main
 from a13n_harness.context.catalog import SkillCatalog
-from a13n_harness.context.render import framed_candidate, minimal_candidate
+from a13n_harness.context.render import (
+    COMPACT_FORMS,
+    compact_candidate,
+    framed_candidate,
+    minimal_candidate,
+)
 from a13n_harness.context.tokens import render_catalog_counted, verify_rendering_counted
 from a13n_harness.testing.controls import control_settings, property_fails
 from a13n_harness.testing.counters import (
@@ -212,6 +217,42 @@ def test_counted_rendering_is_the_plain_rule(name: str) -> None:
         assert rendered.text == _plain(catalog, budget, counter)
         assert rendered.tokens == (counter.count(rendered.text) if rendered.text else 0)
         verify_rendering_counted(catalog, budget, rendered, counter)
+
+    check()
+
+
+@pytest.mark.parametrize("name", tokenizers.TOKENIZERS)
+def test_compact_counted_rendering_is_the_plain_compact_rule(name: str) -> None:
+    """The compact fit with a real tokenizer: every candidate counted whole, in order."""
+    counter = tokenizers.token_counter(name)
+    order = ("listing", *COMPACT_FORMS)
+
+    @given(skill_catalogs(max_entries=6), st.integers(0, 3_000), st.integers(0, 700))
+    def check(catalog: SkillCatalog, budget: int, stretch: int) -> None:
+        catalog = SkillCatalog(
+            tuple(
+                replace(e, description=(e.description * 700)[:stretch] or "d")
+                for e in catalog.entries
+            ),
+            catalog.unlisted,
+            catalog.roots,
+        )
+        rendered = render_catalog_counted(catalog, budget, counter, "compact")
+        expected = next(
+            (
+                (form, text)
+                for form in order
+                if catalog.total
+                and counter.count(text := compact_candidate(catalog, form)) <= budget
+            ),
+            None,
+        )
+        if expected is None:
+            assert rendered.text == _plain(catalog, budget, counter)
+        else:
+            assert (rendered.form, rendered.text) == expected
+        assert rendered.tokens == (counter.count(rendered.text) if rendered.text else 0)
+        verify_rendering_counted(catalog, budget, rendered, counter, "compact")
 
     check()
 
