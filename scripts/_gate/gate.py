@@ -145,7 +145,7 @@ def run_step(step: Step, root: Path, logs: Path) -> Result:
     shown_log = relative(str(log), root)
     if _tool_missing(step.tool):
         log.write_text(f"missing tool: {step.tool}\n", encoding="utf-8")
-        note = f"missing tool: {step.tool} (pip install -e '.[dev]')"
+        note = f"missing tool: {step.tool} (pip install -c constraints/dev.txt -e '.[dev]')"
         return Result(step.name, "failed", 0.0, 0, note, {}, shown_log, rerun=rerun)
     if step.junit is not None:
         step.junit.unlink(missing_ok=True)  # a stale report must not count for this run

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
+from _gate import versions
 from _gate.pytest_results import Exit, JUnit, read_junit
 
 # Imported once by the parent; a fork finds them in sys.modules. Only third-party and
@@ -62,10 +63,11 @@ def preload(modules: Iterable[str] = PRELOAD) -> list[str]:
             continue
         importlib.import_module(name)
         loaded.append(name)
-    try:
-        from hypothesis.internal.constants_ast import is_local_module_file  # noqa: PLC0415
-    except ImportError:  # another Hypothesis version: each fork computes it, a little slower
+    if "hypothesis" not in loaded:
         return loaded
+    versions.require("hypothesis")  # a private function: the tested series, or a clear exit
+    from hypothesis.internal.constants_ast import is_local_module_file  # noqa: PLC0415
+
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
         if isinstance(path, str):
