@@ -1,4 +1,4 @@
-"""The counter backed by a real tokenizer (docs/contract.md §9, issue 12).
+"""The counter backed by a real tokenizer (docs/contract.md §9).
 
 Every declaration of :class:`a13n_harness.TiktokenCounter` is
 checked against the real ``cl100k_base`` over hostile, catalog-shaped and
@@ -37,6 +37,7 @@ from a13n_harness.testing.counters import (
 )
 from a13n_harness.testing.strategies import budgets, skill_catalogs
 from a13n_harness.tokenizers import TiktokenCounter
+from cli_run import CORE
 
 tiktoken = pytest.importorskip("tiktoken", reason="the tokens extra (pip install -e '.[dev]')")
 
@@ -227,7 +228,7 @@ def test_loading_never_touches_the_network(tmp_path: Path) -> None:
     """An empty tiktoken cache and every socket refused: the counter still loads and counts."""
     cache = tmp_path / "cache"
     cache.mkdir()
-    environment = {**os.environ, "TIKTOKEN_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO / "core")}
+    environment = {**os.environ, "TIKTOKEN_CACHE_DIR": str(cache), "PYTHONPATH": str(CORE)}
     result = subprocess.run(
         [sys.executable, "-c", NO_NETWORK],
         capture_output=True,
@@ -288,7 +289,7 @@ SUMMARY = re.compile(
 
 
 def cli(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess[bytes]:
-    environment = {**os.environ, "PYTHONPATH": str(REPO / "core")}
+    environment = {**os.environ, "PYTHONPATH": str(CORE)}
     result = subprocess.run(
         [sys.executable, "-m", "a13n_harness.cli", *map(str, args)],
         env=environment,

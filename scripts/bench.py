@@ -256,7 +256,7 @@ def keys_document(count: int, layout: str) -> bytes:
 
 
 def bench_parse_growth() -> None:
-    """Issue 9 defect 6(a): time per input byte at 1x, 4x and 16x must stay within 1.5x."""
+    """Top-level keys: time per input byte at 1x, 4x and 16x must stay within 1.5x."""
     limits = FrontmatterLimits(max_bytes=1 << 26, max_nodes=1 << 22)
     base = 1_500  # keys at 1x: about 30 KiB, the default frontmatter limit
     for layout in ("top-level block", "top-level flow, one line", "nested one level (reference)"):
@@ -323,7 +323,7 @@ def bench_scan_section() -> None:
     )
 
 
-# ------------------------------------------------------------ tokens (issue 12, issue 9 6b)
+# ------------------------------------------------------------------------------------ tokens
 
 
 def _cl100k() -> TokenCounter | None:

@@ -57,6 +57,8 @@ class Step:
     estimate: float = 10.0  # expected seconds on two cores, to start the longest first
     cores: int = 1  # cores the step keeps busy (a step using two runs alone)
     stage: int = 2  # STATIC, PREPARE or CHECKS: a stage starts when the one before it ended
+    # The tree's core/ first on PYTHONPATH; False for a run against the installed wheel.
+    source_tree: bool = True
 
 
 @dataclass
@@ -87,7 +89,7 @@ def relative(part: str, root: Path) -> str:
 
 def rerun_command(step: Step, root: Path) -> str:
     """The shell command that reruns this step alone, from the tree's root."""
-    assignments = [f"PYTHONPATH={shlex.quote(str(Path('core')))}"]
+    assignments = [f"PYTHONPATH={shlex.quote(str(Path('core')))}"] if step.source_tree else []
     assignments += [f"{key}={shlex.quote(value)}" for key, value in sorted(step.env.items())]
     bin_folder = str(Path(sys.executable).parent) + os.sep
     command = [
@@ -109,10 +111,14 @@ def _tool_missing(tool: str) -> bool:
     return not os.access(interpreter_tool(tool), os.X_OK)
 
 
-def _environment(extra: dict[str, str], root: Path) -> dict[str, str]:
+def _environment(extra: dict[str, str], root: Path, source_tree: bool = True) -> dict[str, str]:
     env = dict(os.environ)
-    # The tree under test, not whatever copy of the package is installed.
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root / "core"), env.get("PYTHONPATH")]))
+    if source_tree:
+        # The tree under test, not whatever copy of the package is installed.
+        source = [str(root / "core"), env.get("PYTHONPATH")]
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, source))
+    else:  # the installed wheel: nothing of the tree on the path
+        env.pop("PYTHONPATH", None)
     env.setdefault("HYPOTHESIS_PROFILE", "ci")
     env.update(extra)
     return env
@@ -158,7 +164,7 @@ def run_step(step: Step, root: Path, logs: Path) -> Result:
             step.command,
             deadline=step.deadline,
             cwd=root,
-            env=_environment(step.env, root),
+            env=_environment(step.env, root, step.source_tree),
             log=sink,
         )
         if finished.error:
