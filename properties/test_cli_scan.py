@@ -477,12 +477,13 @@ _NOT_AT_START_UP = {
         "dataclasses",
         "inspect",
     ),
-    # pre-commit starts lint at every commit: the same scan and reads, no event loop.
+    # pre-commit starts lint at every commit: the same scan and reads, no event loop. (It
+    # finds the checkout with environment.facts, whose subprocess brings threading.)
     "lint": (
         "asyncio",
         "concurrent.futures",
         "a13n_harness.environment.environment",
-        *_NO_SCAN_NEEDS,
+        "ctypes",
     ),
 }
 

@@ -3,11 +3,13 @@ the cores, and what a failure prints."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import re
 import shlex
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -111,6 +113,17 @@ def _tool_missing(tool: str) -> bool:
     return not os.access(interpreter_tool(tool), os.X_OK)
 
 
+def temp_root(root: Path, name: str) -> Path:
+    """A step's own root for pytest's ``tmp_path`` folders, outside the tree (a test's
+    temporary checkout must not sit inside this repository's work tree): the shared
+    ``/tmp/pytest-of-USER`` is cleaned by every pytest on the machine, and one run removing
+    another's old folder fails it with an internal error on a busy machine."""
+    tree = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+    folder = Path(tempfile.gettempdir()) / f"a13n-verify-{os.getuid()}-{tree}" / slug(name)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def _environment(extra: dict[str, str], root: Path, source_tree: bool = True) -> dict[str, str]:
     env = dict(os.environ)
     if source_tree:
@@ -164,7 +177,10 @@ def run_step(step: Step, root: Path, logs: Path) -> Result:
             step.command,
             deadline=step.deadline,
             cwd=root,
-            env=_environment(step.env, root, step.source_tree),
+            env={
+                **_environment(step.env, root, step.source_tree),
+                "PYTEST_DEBUG_TEMPROOT": str(temp_root(root, step.name)),
+            },
             log=sink,
         )
         if finished.error:

@@ -131,6 +131,11 @@ def _child(job: Job, tree: Path, junit: Path) -> NoReturn:
         os.environ["PYTHONPATH"] = str(tree / "core")
         # Hypothesis's caches beside the tree, kept from one run of this slot to the next.
         os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", f"{tree}.hypothesis")
+        # pytest's tmp_path root beside the tree too: the shared /tmp/pytest-of-USER is
+        # cleaned by every pytest on the machine, and a run removing another's old folder
+        # ended one in an internal error ("Directory not empty") on a busy machine.
+        os.environ["PYTEST_DEBUG_TEMPROOT"] = f"{tree}.tmp"
+        os.makedirs(f"{tree}.tmp", exist_ok=True)
         # As ``PYTHONPATH=core python -m pytest`` in the tree: core/ and the tree first.
         sys.path[:0] = [str(tree / "core"), str(tree)]
         # The interpreter read PYTHONPYCACHEPREFIX when the parent started; one the caller set
