@@ -572,6 +572,65 @@ by design:
   length and the file's encoding are checked; `skills-ref` checks none of these (it
   crashes on a SKILL.md that is not UTF-8).
 
+## Profiles
+
+`--profile` (or `profile` in the configuration) says which platform a skill is written for.
+The default, `agentskills`, is the specification alone: a field a known platform documents
+is the warning `skill_field_not_portable` naming that platform, and a field no one
+documents stays the error `skill_field_unknown`. A platform's profile admits its fields,
+each checked for the type its documentation gives (`skill_field_invalid`).
+
+| profile | fields beyond the specification's six | source |
+|---|---|---|
+| `agentskills` | none | [agentskills.io/specification](https://agentskills.io/specification) |
+| `claude-code` | `when_to_use`, `argument-hint` (string or list), `arguments` (string or list), `disable-model-invocation` (boolean), `user-invocable` (boolean), `model`, `effort`, `context`, `agent`, `hooks` (map), `paths` (string or list), `shell` | [code.claude.com/docs/en/skills](https://code.claude.com/docs/en/skills), "Frontmatter reference" |
+| `codex` | none: Codex reads `name` and `description` and keeps its own settings in `agents/openai.yaml` | [developers.openai.com/codex/skills](https://developers.openai.com/codex/skills) |
+
+## File references
+
+A reference is the target of a Markdown link or image or of a link definition, or a path
+in inline code (`scripts/run.py`) whose first folder exists in the skill (not `agents/`,
+where Codex keeps `openai.yaml`) and that is not an example (`e.g.`, `for example`, a line
+or a list under `Example:`). Not references: URLs (`https:`, `mailto:`, `//host`), `#anchors`,
+footnotes (`[^1]: ...`), fenced code blocks, code spans' links, HTML comments, and targets
+holding a placeholder this tool cannot resolve (`${PLUGIN_ROOT}`, `$VAR`, `{name}`). The
+documented spellings of the skill folder resolve to it: `{baseDir}/`
+([OpenClaw](https://github.com/openclaw/openclaw/blob/main/docs/tools/skills.md): "Use
+`{baseDir}` in instructions to reference the skill folder path") and
+`${CLAUDE_SKILL_DIR}/` ([Claude Code](https://code.claude.com/docs/en/skills), string
+substitutions). The repository is the git work tree holding the skill (found as git
+finds it, without running git) or else the workspace linted.
+
+## Configuration
+
+`a13n-skills lint` reads `.a13n-skills.toml` (table `[lint]`) or, when that file is absent,
+the `[tool.a13n-skills.lint]` table of `pyproject.toml`, in the workspace (the first PATH
+that is a workspace, else the current directory); `--config FILE` names the file (either
+table), `--no-config` reads none.
+
+```toml
+[tool.a13n-skills.lint]
+profile = "claude-code"                       # agentskills (default), claude-code, codex
+select = ["skill_name_invalid", "skill_reference_escapes"]   # only these are reported
+ignore = ["skill_body_too_long"]               # never reported
+severity = { skill_reference_missing = "error", skill_html_comment = "note" }
+
+[tool.a13n-skills.lint.per-path-ignores]       # globs relative to this file's folder
+"skills/legacy/*" = ["skill_field_unknown"]
+```
+
+A configuration that cannot be used is one `lint_config_invalid` error at its file, line
+and column, and nothing is linted. `--profile` wins over the configuration's `profile`.
+
+## Output formats
+
+`--format text` (the default), `json`, `sarif` (SARIF 2.1.0 with `partialFingerprints`,
+run problems as `toolExecutionNotifications`, URIs relative to the repository root) and
+`github` (one GitHub Actions workflow command per finding, escaped so that no finding ends
+or forges a command; see [ci.md](ci.md)).
+
+## Rules
+
 """
 
 
