@@ -31,7 +31,6 @@ checked for a PATH is the error ``no_skills_found``.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import posixpath
 from collections.abc import Sequence
@@ -40,7 +39,7 @@ from dataclasses import dataclass
 from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager, SkillsPolicy
 from a13n_harness.cli._github import github_lines
 from a13n_harness.cli._lint_config import ConfigProblem, LintConfig, find_config, load_config
-from a13n_harness.cli._output import PROGRAM, Progress, one_line
+from a13n_harness.cli._output import PROGRAM, Progress, json_text, safe_line
 from a13n_harness.cli._sarif import sarif_document
 from a13n_harness.cli._workspace import DEFAULT_ROOTS, SOURCE_ID, shown_in
 from a13n_harness.context.errors import DefinitionError, format_location
@@ -506,7 +505,7 @@ def summary(result: LintResult) -> str:
 
 def _text(result: LintResult) -> str:
     lines = [
-        one_line(
+        safe_line(
             f"{format_location(f.path, f.line, f.column)}: {f.severity}: {f.rule}: {f.message}"
         )
         for f in result.findings
@@ -537,7 +536,7 @@ def _json(result: LintResult, version: str) -> str:
             "warnings": sum(f.severity == "warning" for f in result.findings),
         },
     }
-    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+    return json_text(document)
 
 
 def format_findings(result: LintResult, form: str, version: str) -> str:
@@ -549,5 +548,5 @@ def format_findings(result: LintResult, form: str, version: str) -> str:
     if form == "json":
         return _json(result, version)
     if form == "sarif":
-        return json.dumps(sarif_document(result, version), indent=2, ensure_ascii=True) + "\n"
+        return json_text(sarif_document(result, version), sort_keys=False)
     return _text(result)
