@@ -213,7 +213,7 @@ def test_env_path_with_newlines_and_tags_stays_framed(tmp_path: Path) -> None:
 
 def test_env_of_a_missing_directory_is_an_error(tmp_path: Path) -> None:
     line = one_error_line(run("env", tmp_path / "missing"))
-    assert line == f"a13n-skills: error: {tmp_path / 'missing'}: no such directory"
+    assert line == f"a13n-skills: path_not_found: {tmp_path / 'missing'}: no such directory"
 
 
 # -------------------------------------------------------- render-manifest
@@ -295,10 +295,10 @@ def test_render_manifest_hostile_files(tmp_path: Path, content: bytes, prefix: s
 def test_render_manifest_missing_file_and_directory(tmp_path: Path) -> None:
     missing = tmp_path / "missing.json"
     assert one_error_line(run("render-manifest", missing)) == (
-        f"a13n-skills: error: {missing}: No such file or directory"
+        f"a13n-skills: path_not_found: {missing}: No such file or directory"
     )
     assert one_error_line(run("render-manifest", tmp_path)) == (
-        f"a13n-skills: error: {tmp_path}: Is a directory"
+        f"a13n-skills: path_is_a_directory: {tmp_path}: Is a directory"
     )
 
 
@@ -340,7 +340,7 @@ def test_manifest_max_bytes_lists_a_prefix(tmp_path: Path) -> None:
 def test_manifest_unwritable_output(tmp_path: Path) -> None:
     target = tmp_path / "no-such-dir" / "m.json"
     assert one_error_line(run("manifest", DEMO, "-o", target)) == (
-        f"a13n-skills: error: {target}: No such file or directory"
+        f"a13n-skills: path_not_found: {target}: No such file or directory"
     )
 
 
@@ -426,12 +426,12 @@ def test_catalog_of_an_empty_workspace(tmp_path: Path) -> None:
 def test_catalog_of_a_missing_or_file_workspace(tmp_path: Path) -> None:
     missing = tmp_path / "missing"
     assert one_error_line(run("catalog", missing)) == (
-        f"a13n-skills: error: {missing}: no such directory"
+        f"a13n-skills: path_not_found: {missing}: no such directory"
     )
     plain = tmp_path / "file"
     plain.write_text("x")
     assert one_error_line(run("lint", plain)) == (
-        f"a13n-skills: error: {plain}: not a SKILL.md, a skill folder or a workspace"
+        f"a13n-skills: path_not_a_directory: {plain}: not a SKILL.md, a skill folder or a workspace"
     )
 
 
@@ -525,13 +525,17 @@ def test_lint_demo_sarif() -> None:
         {
             "physicalLocation": {
                 "artifactLocation": {
-                    "uri": ".agents/skills/broken-frontmatter/SKILL.md",
+                    # Relative to the repository's root (this checkout), not to the directory
+                    # lint ran in: code scanning resolves it against the checkout.
+                    "uri": "examples/demo-workspace/.agents/skills/broken-frontmatter/SKILL.md",
                     "uriBaseId": "%SRCROOT%",
                 },
                 "region": {"startLine": 4, "startColumn": 1},
             }
         }
     ]
+    root = sarif_run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+    assert root == DEMO.parent.parent.resolve().as_uri() + "/"
 
 
 def test_lint_clean_workspace_exits_0(tmp_path: Path) -> None:
