@@ -16,7 +16,6 @@ import pty
 import shutil
 import subprocess
 import sys
-import time
 from functools import partial
 from pathlib import Path
 
@@ -165,14 +164,17 @@ def test_env_outside_a_repository(tmp_path: Path) -> None:
 def test_env_with_a_hanging_git_times_out_and_still_succeeds(tmp_path: Path) -> None:
     sleep = shutil.which("sleep")
     assert sleep is not None
-    bin_dir = fake_git(tmp_path / "bin", f"{sleep} 60 &\nexec {sleep} 60")
+    # The child holds git's stdout and leaves a marker after 20 s: a command that waited for
+    # git (no timeout, or only git killed) returns after the marker, one that killed the
+    # group at 0.5 s never sees it. No clock is read.
+    marker = tmp_path / "slept"
+    bin_dir = fake_git(tmp_path / "bin", f"({sleep} 20 && : > {marker}) &\nexec {sleep} 20")
     checkout = tmp_path / "checkout"  # a checkout, so that git is run at all
     for part in ("objects", "refs/heads"):
         (checkout / ".git" / part).mkdir(parents=True)
     (checkout / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
-    started = time.monotonic()
     result = run("env", checkout, "--git-timeout", "0.5", env={"PATH": str(bin_dir)})
-    assert time.monotonic() - started < 30
+    assert not marker.exists(), "the command waited for git instead of killing it"
     assert _block_lines(result)[6] == "  <git_status>not a git repository</git_status>"
 
 
@@ -211,7 +213,7 @@ def test_env_path_with_newlines_and_tags_stays_framed(tmp_path: Path) -> None:
 
 def test_env_of_a_missing_directory_is_an_error(tmp_path: Path) -> None:
     line = one_error_line(run("env", tmp_path / "missing"))
-    assert line == f"a13n-skills: error: {tmp_path / 'missing'}: no such directory"
+    assert line == f"a13n-skills: path_not_found: {tmp_path / 'missing'}: no such directory"
 
 
 # -------------------------------------------------------- render-manifest
@@ -293,10 +295,10 @@ def test_render_manifest_hostile_files(tmp_path: Path, content: bytes, prefix: s
 def test_render_manifest_missing_file_and_directory(tmp_path: Path) -> None:
     missing = tmp_path / "missing.json"
     assert one_error_line(run("render-manifest", missing)) == (
-        f"a13n-skills: error: {missing}: No such file or directory"
+        f"a13n-skills: path_not_found: {missing}: No such file or directory"
     )
     assert one_error_line(run("render-manifest", tmp_path)) == (
-        f"a13n-skills: error: {tmp_path}: Is a directory"
+        f"a13n-skills: path_is_a_directory: {tmp_path}: Is a directory"
     )
 
 
@@ -338,7 +340,7 @@ def test_manifest_max_bytes_lists_a_prefix(tmp_path: Path) -> None:
 def test_manifest_unwritable_output(tmp_path: Path) -> None:
     target = tmp_path / "no-such-dir" / "m.json"
     assert one_error_line(run("manifest", DEMO, "-o", target)) == (
-        f"a13n-skills: error: {target}: No such file or directory"
+        f"a13n-skills: path_not_found: {target}: No such file or directory"
     )
 
 
@@ -432,12 +434,12 @@ def test_catalog_of_an_empty_workspace(tmp_path: Path) -> None:
 def test_catalog_of_a_missing_or_file_workspace(tmp_path: Path) -> None:
     missing = tmp_path / "missing"
     assert one_error_line(run("catalog", missing)) == (
-        f"a13n-skills: error: {missing}: no such directory"
+        f"a13n-skills: path_not_found: {missing}: no such directory"
     )
     plain = tmp_path / "file"
     plain.write_text("x")
     assert one_error_line(run("lint", plain)) == (
-        f"a13n-skills: error: {plain}: not a SKILL.md, a skill folder or a workspace"
+        f"a13n-skills: path_not_a_directory: {plain}: not a SKILL.md, a skill folder or a workspace"
     )
 
 

@@ -19,7 +19,6 @@ import socket
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -77,7 +76,7 @@ def test_closed_stdout_is_a_write_error_not_a_traceback(name: str, world: Path) 
     assert baseline.stdout
     result = run_cli(*args, close="1", stdin=stdin)
     line = one_error_line(result)
-    assert line == "a13n-skills: error: standard output is closed", line
+    assert line == "a13n-skills: output_failed: standard output is closed", line
 
 
 @pytest.mark.parametrize("name", sorted(SUCCEEDING))
@@ -166,14 +165,15 @@ def test_render_manifest_refuses_what_is_not_a_regular_file_at_once(
     path = NOT_REGULAR[kind](tmp_path)
     if not os.path.exists(path) and not os.path.islink(path):
         pytest.skip(f"{path} does not exist here")
-    started = time.monotonic()
+    # A FIFO opened for reading blocks until a writer comes, that is forever: the run's
+    # timeout (TimeoutExpired) is the failure, not a measured duration.
     result = run_cli("render-manifest", path, timeout=30)
-    assert time.monotonic() - started < 20
     for server in _OPEN_SOCKETS:
         server.close()
     _OPEN_SOCKETS.clear()
     line = one_error_line(result)
-    assert line.startswith(f"a13n-skills: error: {path}: "), line
+    code = "path_is_a_directory" if kind == "directory" else "path_not_a_regular_file"
+    assert line.startswith(f"a13n-skills: {code}: {path}: "), line
 
 
 def test_render_manifest_of_a_growing_regular_file_is_bounded(tmp_path: Path) -> None:
@@ -269,7 +269,7 @@ def test_output_that_is_a_directory_is_an_error_and_leaves_nothing(
     directory = tmp_path / "out.json"
     directory.mkdir()
     line = one_error_line(manifest_to(directory))
-    assert line.startswith(f"a13n-skills: error: {directory}: "), line
+    assert line.startswith(f"a13n-skills: path_is_a_directory: {directory}: "), line
     assert list(directory.iterdir()) == []
     assert _leftovers(tmp_path, {"out.json"}) == set()
 
@@ -279,7 +279,7 @@ def test_output_in_a_missing_directory_is_an_error(
 ) -> None:
     target = tmp_path / "missing" / "out.json"
     line = one_error_line(manifest_to(target))
-    assert line.startswith("a13n-skills: error: "), line
+    assert line.startswith(f"a13n-skills: path_not_found: {target}: "), line
     assert not (tmp_path / "missing").exists()
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import time
+import threading
+import tracemalloc
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from a13n_harness.context.frontmatter import FrontmatterLimits
 from a13n_harness.environment import (
     DirectoryEntry,
     FileOperator,
+    FileOperatorError,
     LocalFileOperator,
     MemoryBroken,
     MemoryDenied,
@@ -564,12 +566,33 @@ def test_symlink_loop_is_a_skip_not_a_hang(tmp_path: Path) -> None:
 
 
 def test_fifo_is_never_opened(tmp_path: Path) -> None:
+    """A FIFO named SKILL.md (or listed as an entry) is never opened: opening one for reading
+    blocks until a writer comes. A writer thread waits on it; its open returns only when a
+    reader opens the FIFO, so it records whether the scan did (no clock is read)."""
     (tmp_path / "ws/skills/piped").mkdir(parents=True)
-    os.mkfifo(tmp_path / "ws/skills/piped/SKILL.md")
+    fifo = tmp_path / "ws/skills/piped/SKILL.md"
+    os.mkfifo(fifo)
     os.mkfifo(tmp_path / "ws/skills/pipe")
-    started = time.monotonic()
-    scan = local_scan(tmp_path / "ws", "/skills")
-    assert time.monotonic() - started < 5
+    scanning = threading.Event()
+    opened_during_scan: list[bool] = []
+
+    def writer() -> None:
+        descriptor = os.open(fifo, os.O_WRONLY)  # returns when a reader opens the FIFO
+        opened_during_scan.append(scanning.is_set())
+        os.close(descriptor)
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    scanning.set()
+    try:
+        scan = local_scan(tmp_path / "ws", "/skills")
+    finally:
+        scanning.clear()
+        # Release the writer: this open, not the scan's, is the one it should see.
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        thread.join(timeout=60)
+        os.close(reader)
+    assert opened_during_scan == [False], "the scan opened the FIFO"
     assert scan.items == ()
     assert [(d.code, d.path) for d in scan.diagnostics] == [
         ("skill_entry_skipped", "/skills/pipe"),
@@ -577,25 +600,57 @@ def test_fifo_is_never_opened(tmp_path: Path) -> None:
     ]
 
 
+class _CountingOperator(LocalFileOperator):
+    """A local operator that counts its listings and the files it is asked to read."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.listings = 0
+        self.reads = 0
+
+    async def list_directory(self, path: str) -> Sequence[DirectoryEntry]:
+        self.listings += 1
+        return await super().list_directory(path)
+
+    async def read_bytes(self, path: str, limit: int) -> bytes:
+        self.reads += 1
+        return await super().read_bytes(path, limit)
+
+    async def read_many(
+        self, paths: Sequence[str], limit: int
+    ) -> Sequence[bytes | FileOperatorError]:
+        self.reads += len(paths)
+        return await super().read_many(paths, limit)
+
+
 def test_huge_skill_document_is_read_bounded(tmp_path: Path) -> None:
+    """A 1 GiB SKILL.md costs what its frontmatter costs: the memory the scan allocates
+    (tracemalloc's peak) stays far below the file."""
     path = tmp_path / "ws/skills/huge/SKILL.md"
     _write(path, doc("huge"))
     with open(path, "r+b") as handle:
         handle.truncate(1 << 30)  # sparse: 1 GiB of NULs after the frontmatter
-    started = time.monotonic()
-    scan = local_scan(tmp_path / "ws", "/skills")
+    operator = _CountingOperator(tmp_path / "ws")
+    tracemalloc.start()
+    try:
+        scan = inspect(operator, [source("s", "/skills")])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
     assert [i.name for i in scan.items] == ["huge"]
-    assert time.monotonic() - started < 5
+    assert peak < 64 << 20, peak
 
 
 def test_thousands_of_entries_fail_fast(tmp_path: Path) -> None:
+    """A root listing more entries than the cap is refused from its one listing: no entry
+    is looked into, no file read."""
     skills = tmp_path / "ws/skills"
     skills.mkdir(parents=True)
     for index in range(3000):
         (skills / f"e{index}").touch()
-    started = time.monotonic()
-    assert local_code(tmp_path / "ws", "/skills") == "skill_root_overflow"
-    assert time.monotonic() - started < 10
+    operator = _CountingOperator(tmp_path / "ws")
+    assert code_of(operator, [source("s", "/skills")]) == "skill_root_overflow"
+    assert (operator.listings, operator.reads) == (1, 0)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")

@@ -567,17 +567,21 @@ def _repository_skeleton(path: Path) -> Path:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell script stands in for git")
 def test_collector_kills_a_hanging_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A git that hangs is killed with its whole process group at the timeout.
+
+    No clock is read: the fake git's child holds git's stdout and writes a marker after
+    20 s. A collector without a timeout waits for the pipe to close, so the marker is there
+    when it returns; one that killed git alone waits the same; the group killed at 0.5 s
+    leaves no marker, however busy the machine.
+    """
     sleep = shutil.which("sleep")
     assert sleep is not None
-    # A child that keeps git's stdout open too: killing git alone would not close the pipe.
-    # 8 s: long enough to tell a timeout from none, short enough that a
-    # collector without one fails this test in seconds.
-    _fake_git(tmp_path / "bin", f"{sleep} 8 &\nexec {sleep} 8")
+    marker = tmp_path / "slept"
+    _fake_git(tmp_path / "bin", f"({sleep} 20 && : > {marker}) &\nexec {sleep} 20")
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     checkout = _repository_skeleton(tmp_path / "checkout")
-    started = time.monotonic()
     assert collect_git_status(checkout, timeout=0.5) is None
-    assert time.monotonic() - started < 5
+    assert not marker.exists(), "the collector waited for git instead of killing it"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell script stands in for git")

@@ -24,7 +24,9 @@ from hypothesis import strategies as st
 from a13n_harness.cli import main
 from a13n_harness.cli._lint import LINT_ROOTS, Finding, LintResult, format_findings, lint
 from a13n_harness.cli._output import Progress
-from a13n_harness.cli._rules import (
+from a13n_harness.cli._sarif import sarif_document
+from a13n_harness.context.frontmatter import is_valid_name
+from a13n_harness.context.lint import (
     BODY_MAX_LINES,
     RULES,
     SPEC_FIELDS,
@@ -32,8 +34,6 @@ from a13n_harness.cli._rules import (
     check_document,
     rules_document,
 )
-from a13n_harness.cli._sarif import sarif_document
-from a13n_harness.context.frontmatter import is_valid_name
 from a13n_harness.testing.strategies import descriptions, skill_names
 
 REPO = Path(__file__).resolve().parent.parent
@@ -241,7 +241,7 @@ def test_allowed_tools_is_a_string_or_a_list_of_strings(block: str, ok: bool) ->
 
 def test_unknown_top_level_fields_are_errors_at_their_key() -> None:
     text = "---\nname: a\nversion: 2\ndescription: d\nwhen_to_use: x\nmetadata:\n  v: x\n---\n"
-    assert issues(text) == [("skill_field_unknown", 3, 1), ("skill_field_unknown", 5, 1)]
+    assert issues(text) == [("skill_field_unknown", 3, 1), ("skill_field_not_portable", 5, 1)]
     for field in SPEC_FIELDS:
         assert "skill_field_unknown" not in rules_of(
             f"---\nname: a\ndescription: d\n{field}: x\n---\n"
@@ -327,6 +327,49 @@ def test_generated_valid_skills_pass(name: str, description: str) -> None:
 
 
 # ----------------------------------------------------------------- references
+
+
+def _repository(root: Path) -> Path:
+    """A git work tree as git leaves it after ``git init`` (found without running git)."""
+    git = root / ".git"
+    (git / "objects").mkdir(parents=True)
+    (git / "refs" / "heads").mkdir(parents=True)
+    (git / "HEAD").write_text("ref: refs/heads/main\n")
+    return root
+
+
+def test_a_reference_outside_the_skill_is_a_warning_inside_the_repository(
+    tmp_path: Path,
+) -> None:
+    repository = _repository(tmp_path / "repo")
+    (repository / "skills" / "b").mkdir(parents=True)
+    (repository / "skills" / "b" / "notes.md").write_text("x")
+    (repository / "README.md").write_text("x")
+    (tmp_path / "outside.md").write_text("x")
+    skill = repository / "skills" / "a"
+    (skill / "agents").mkdir(parents=True)
+    (skill / "references").mkdir()
+    body = (
+        "[n](../b/notes.md) [r](../../README.md#scripts) [g](../b/gone.md)\n"
+        "[o](../../../outside.md) `agents/worker.md` `scripts/x.py` `references/gone.md`\n"
+    )
+    write_skill(skill, "---\nname: a\ndescription: d\n---\n" + body)
+    result = run_lint(skill)
+    shown = f"{skill}/SKILL.md"
+    assert lines(result) == [
+        f"{shown}:5:5: warning: skill_reference_outside_skill: '../b/notes.md' is outside the "
+        "skill folder (at skills/b/notes.md in the repository); it does not travel with the "
+        "skill when the folder is installed",
+        f"{shown}:5:24: warning: skill_reference_outside_skill: '../../README.md' is outside "
+        "the skill folder (at README.md in the repository); it does not travel with the skill "
+        "when the folder is installed",
+        f"{shown}:5:53: warning: skill_reference_missing: '../b/gone.md' names no file in the "
+        "repository",
+        f"{shown}:6:5: error: skill_reference_escapes: '../../../outside.md' climbs out of the "
+        "repository",
+        f"{shown}:6:61: warning: skill_reference_missing: 'references/gone.md' names no file in "
+        "the skill folder",
+    ]
 
 
 def test_references_resolve_inside_the_skill_folder(tmp_path: Path) -> None:

@@ -57,7 +57,7 @@ def test_wheel_holds_the_package_its_types_and_the_license_and_no_harness(dist: 
         "a13n_harness/__init__.py",
         "a13n_harness/__main__.py",
         "a13n_harness/py.typed",
-        "a13n_harness/cli/_rules.py",
+        "a13n_harness/context/lint.py",
         "a13n_harness/cli/_sarif.py",
         "a13n_harness/testing/strategies.py",
         f"{info}/licenses/LICENSE",

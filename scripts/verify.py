@@ -11,8 +11,16 @@ mutmut over the functions changed between REF and HEAD.
 
 Each step runs in a subprocess with a deadline; it passes only when it exits 0
 *and* did a non-zero amount of work (tests, files, runs, conditions). A
-missing tool is a failed step that names it, never a skip. Steps run two at a
-time (``--jobs``), the longest first.
+missing tool is a failed step that names it, never a skip; every tool is run
+through the interpreter the gate runs under (``python -m ruff``, or the console
+script in its bin folder), never found on PATH. Steps run two at a time
+(``--jobs``).
+
+Fail fast: the static steps (ruff check, ruff format, the workflow schema,
+import-linter, mypy) run first, the quickest first; once one fails nothing more
+starts, the gate prints its evidence and the steps it did not start as
+``not run``, and exits 1, in seconds instead of minutes. ``--keep-going`` runs
+every step whatever fails. The checks after them start the longest first.
 
 Evidence: each step's whole output goes to ``build/logs/<step>.log``; a failed
 step prints its last lines and the exact command that reruns it alone.
@@ -27,7 +35,8 @@ It prints one line as each step starts and ends, then one table; writes
 ``build/verify-report.json`` (per-step wall and CPU seconds) and appends one
 line (per-step wall and CPU seconds, the load average) to
 ``build/verify-history.jsonl``; ends with the line ``N passed, N failed``
-and exits non-zero when any step failed. ``--only NAME`` (repeatable) runs just
+(``, N not run`` when the static steps ended the gate) and exits non-zero when
+any step failed. ``--only NAME`` (repeatable) runs just
 the steps whose name contains NAME and fails when that selects none.
 
 The steps are registered in ``scripts/_gate/steps.py``; the runner, the JUnit reader and
@@ -52,14 +61,16 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def write_gate_junit(results: list[Result], path: Path, seconds: float) -> None:
-    """One JUnit test case per gate step, with the failure's tail, problems and rerun command."""
+    """One JUnit test case per gate step, with the failure's tail, problems and rerun command;
+    a step not run is a skipped case."""
     cases = [
         Case(
             result.name,
             result.seconds,
-            result.note if result.status != "passed" else "",
-            failure_report(result) if result.status != "passed" else "",
+            result.note if result.status == "failed" else "",
+            failure_report(result) if result.status == "failed" else "",
             f"log: {result.log}\nrerun: {result.rerun}\ncount: {result.count}\n",
+            skipped=result.note if result.status == "not run" else "",
         )
         for result in results
     ]
@@ -79,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--changed-since", metavar="REF", help="add mutmut over the functions changed since REF"
     )
+    parser.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="run every step even when a static step fails (default: the gate ends there)",
+    )
     args = parser.parse_args(argv)
     if args.fuzz_seconds is not None and args.fuzz_seconds < 1:
         parser.error("--fuzz-seconds must be at least 1 (libFuzzer reads 0 as no limit)")
@@ -96,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         steps = [step for step in steps if any(part in step.name for part in args.only)]
     for stale in (build / "mutants.json", build / "mutmut.json", build / "mutmut-changed.json"):
         stale.unlink(missing_ok=True)
-    results = run_steps(steps, root, logs, args.jobs)
+    results = run_steps(steps, root, logs, args.jobs, args.keep_going)
     if not results:
         results.append(Result("selection", "failed", 0.0, 0, "no step selected", {}))
     seconds = round(time.monotonic() - started, 1)
@@ -107,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     crosshair = next((r.count for r in results if r.name == "crosshair"), 0)
     passed = sum(result.status == "passed" for result in results)
-    failed = len(results) - passed
+    skipped = sum(result.status == "not run" for result in results)
+    failed = len(results) - passed - skipped
     report = {
         "mode": "full" if args.full else "quick",
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -136,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         "mutmut_changed": read_json(build / "mutmut-changed.json"),
         "passed": passed,
         "failed": failed,
+        "not_run": skipped,
     }
     write_json(report_path, report)
     history = {
@@ -162,11 +180,13 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     for result in results:
-        if result.status != "passed":
+        if result.status == "failed":
             print(failure_report(result))
+    if skipped:
+        print(f"{skipped} steps not run: a static step failed (--keep-going runs every step)")
     print(f"report: {relative(str(report_path), root)}  junit: build/junit.xml  total {seconds}s")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} not run" if skipped else ""))
+    return 1 if failed or skipped else 0
 
 
 if __name__ == "__main__":

@@ -68,9 +68,11 @@ class Scratch:
         """The corpus replay of the tree."""
         return self.pytest("properties/test_corpus.py")
 
-    def gate(self, *arguments: str) -> subprocess.CompletedProcess[str]:
+    def gate(
+        self, *arguments: str, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         """``scripts/verify.py`` (the repository's) over the tree."""
-        return self.run(str(SCRIPTS / "verify.py"), "--root", str(self.root), *arguments)
+        return self.run(str(SCRIPTS / "verify.py"), "--root", str(self.root), *arguments, env=env)
 
     def verify_mutants(
         self, *arguments: str, env: dict[str, str] | None = None, timeout: float = 120

@@ -41,14 +41,12 @@ def _alive(pid: int) -> bool:
 
 def test_runner_deadline_kills_the_whole_process_group(tmp_path: Path) -> None:
     pid_file = tmp_path / "grandchild.pid"
-    started = time.monotonic()
     finished = process.run([sys.executable, "-c", SLEEPER, str(pid_file)], deadline=2, cwd=tmp_path)
-    assert finished.timed_out
+    assert finished.timed_out  # ended by the deadline, not by the sleepers' 60 s
     assert not finished.passed
-    assert time.monotonic() - started < 30  # not the sleepers' 60 s
     assert "started" in finished.output
     grandchild = int(pid_file.read_text(encoding="utf-8"))
-    for _ in range(50):  # the kill is sent; give the kernel a moment to end it
+    for _ in range(300):  # the kill is sent; give the kernel (a busy one too) time to end it
         if not _alive(grandchild):
             break
         time.sleep(0.1)
@@ -165,18 +163,19 @@ def test_verifier_deadline_ends_a_hanging_run_and_its_subprocesses(
         "def is_escaped(",
         "# control\ndef is_escaped(",
         ["properties/test_hang.py", "-k", "hangs"],
-        deadline=3,
+        # Long enough for the forked run to reach the test body on a busy machine (it writes
+        # the pid file there): with 3 s, a run at load 8 was ended before it had.
+        deadline=10,
         name="900_hang",
     )
     pid_file = tmp_path / "hang.pid"
-    started = time.monotonic()
+    # Without the deadline the run sleeps 120 s and the 100 s timeout fails the test.
     result = bare.verify_mutants(env={"HANG_PID_FILE": str(pid_file)}, timeout=100)
-    assert time.monotonic() - started < 60, "the deadline did not end the run"
     assert result.returncode == 1, result.stdout
     assert "timeout" in result.stdout
     assert "0 killed" in result.stdout
     child = int(pid_file.read_text(encoding="utf-8"))
-    for _ in range(50):
+    for _ in range(300):
         if not _alive(child):
             break
         time.sleep(0.1)

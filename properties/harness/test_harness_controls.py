@@ -19,12 +19,21 @@ The mutation gate's rules have their controls in ``test_mutmut_rules.py``.
 from __future__ import annotations
 
 import importlib.util
+import os
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness.scratch import REPO, SEED, Scratch
+
+if str(REPO / "scripts") not in sys.path:
+    sys.path.append(str(REPO / "scripts"))  # the gate's package, _gate
+
+from _gate.gate import STATIC, slug
+from _gate.steps import Plan, build_steps
 
 SWALLOWING_TARGET = '''"""Any bytes are accepted (a broken target: it hides every crash)."""
 from a13n_harness.context.errors import DefinitionError
@@ -148,14 +157,23 @@ def test_control_step_selecting_nothing_fails_the_gate(tree: Scratch, only: str)
     assert (step["status"], step["count"]) == ("failed", 0)
 
 
-def test_control_planted_lint_error_fails_the_gate_with_its_evidence(tree: Scratch) -> None:
-    """The failing step prints which errors, keeps its whole log, a JUnit case and the rerun."""
+def plant_lint_error(tree: Scratch) -> None:
     (tree.root / "scripts").mkdir(exist_ok=True)
     (tree.root / "properties" / "planted.py").write_text('import os\n\n"""Unused import."""\n')
-    result = tree.gate("--only", "ruff check")
+
+
+# PATH without the virtual environment's bin folder: the gate finds its tools through the
+# interpreter it runs under.
+BARE_PATH = {"PATH": os.defpath}
+
+
+def test_control_planted_lint_error_fails_the_gate_with_its_evidence(tree: Scratch) -> None:
+    """The failing step prints which errors, keeps its whole log, a JUnit case and the rerun."""
+    plant_lint_error(tree)
+    result = tree.gate("--only", "ruff check", env=BARE_PATH)
     assert result.returncode == 1, result.stdout
     assert "properties/planted.py:1:8: F401" in result.stdout
-    assert "rerun: PYTHONPATH=core ruff check --no-cache" in result.stdout
+    assert "rerun: PYTHONPATH=core python -m ruff check --no-cache" in result.stdout
     assert "F401" in tree.build("logs/ruff-check.log").read_text(encoding="utf-8")
     junit = tree.build("junit.xml").read_text(encoding="utf-8")
     assert '<testcase classname="verify" name="ruff check"' in junit
@@ -164,6 +182,54 @@ def test_control_planted_lint_error_fails_the_gate_with_its_evidence(tree: Scrat
     (step,) = tree.report()["steps"]
     assert (step["name"], step["status"]) == ("ruff check", "failed")
     assert "seconds" in step
+
+
+def test_control_planted_lint_error_ends_the_gate_before_the_checks_start(
+    tree: Scratch,
+) -> None:
+    """Fail fast: a static step's failure ends the gate; no later step starts (no log), each
+    is reported ``not run`` (a skipped JUnit case) and counted on the last line."""
+    plant_lint_error(tree)
+    (tree.root / "properties" / "test_ok.py").write_text(
+        '"""Passes."""\n\n\ndef test_ok() -> None:\n    pass\n'
+    )
+    result = tree.gate(env=BARE_PATH)
+    assert result.returncode == 1, result.stdout
+    assert "properties/planted.py:1:8: F401" in result.stdout
+    steps = {step["name"]: step for step in tree.report()["steps"]}
+    assert steps["ruff check"]["status"] == "failed"
+    planned = build_steps(Plan(tree.root, tree.root / "build"))
+    assert list(steps) == [step.name for step in planned]
+    checks = [step.name for step in planned if step.stage != STATIC]
+    assert {"corpus replay", "injected defects", "crosshair"} <= set(checks)
+    assert any(name.startswith("properties") for name in checks)
+    assert any(name.startswith("fuzz ") for name in checks)
+    for name in checks:
+        assert steps[name]["status"] == "not run", name
+        assert not tree.build(f"logs/{slug(name)}.log").exists(), name
+    not_run = sum(step["status"] == "not run" for step in steps.values())
+    last = result.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(rf"\d+ passed, [1-9]\d* failed, {not_run} not run", last), last
+    junit = tree.build("junit.xml").read_text(encoding="utf-8")
+    assert junit.count("<skipped ") == not_run
+
+
+def test_control_keep_going_runs_the_checks_after_a_static_failure(tree: Scratch) -> None:
+    """The same planted error with ``--keep-going``: the checks run (and here pass)."""
+    plant_lint_error(tree)
+    selection = ("--only", "ruff check", "--only", "corpus replay")
+    stopped = {step["name"]: step["status"] for step in _gate_steps(tree, *selection)}
+    assert stopped == {"ruff check": "failed", "corpus replay": "not run"}
+    kept = {step["name"]: step["status"] for step in _gate_steps(tree, "--keep-going", *selection)}
+    assert kept == {"ruff check": "failed", "corpus replay": "passed"}
+
+
+def _gate_steps(tree: Scratch, *arguments: str) -> list[dict[str, Any]]:
+    result = tree.gate(*arguments, env=BARE_PATH)
+    assert result.returncode == 1, result.stdout
+    steps = tree.report()["steps"]
+    assert isinstance(steps, list)
+    return steps
 
 
 PLANTED_CRASH = '''"""Any bytes are accepted, but a planted crash on inputs starting "boom"."""

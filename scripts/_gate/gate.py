@@ -7,7 +7,6 @@ import importlib.util
 import os
 import re
 import shlex
-import shutil
 import sys
 import threading
 from collections.abc import Callable
@@ -21,6 +20,12 @@ from _gate.pytest_results import JUnit, exit_meaning, read_junit
 
 # Lines of a failed step's log printed under the table (the whole log is kept).
 TAIL_LINES = 30
+
+# The gate's stages, run in this order. A failure in a stage before CHECKS ends the gate
+# there (unless --keep-going): a style slip is reported in seconds, not after the properties.
+STATIC = 0  # lint, format, types, import contracts, workflow schema: seconds each
+PREPARE = 1  # what the checks run against (the built wheel, in the wheel mode)
+CHECKS = 2  # properties, corpus, defects, fuzzing, CrossHair, mutmut
 
 
 @dataclass
@@ -40,7 +45,9 @@ class Step:
     command: list[str]
     deadline: float
     count: Callable[[Outcome], int]
-    tool: str  # an executable on PATH or "module:<name>" importable by this Python
+    # "module:<name>" importable by this Python, or an executable in this Python's bin
+    # folder (found through the interpreter the gate runs under, never through PATH).
+    tool: str
     env: dict[str, str] = field(default_factory=dict)
     detail: Callable[[Outcome], dict[str, Any]] | None = None
     prepare: Callable[[], None] | None = None
@@ -49,6 +56,7 @@ class Step:
     junit: Path | None = None  # pytest's JUnit file: counts and the failed tests come from it
     estimate: float = 10.0  # expected seconds on two cores, to start the longest first
     cores: int = 1  # cores the step keeps busy (a step using two runs alone)
+    stage: int = 2  # STATIC, PREPARE or CHECKS: a stage starts when the one before it ended
 
 
 @dataclass
@@ -81,16 +89,24 @@ def rerun_command(step: Step, root: Path) -> str:
     """The shell command that reruns this step alone, from the tree's root."""
     assignments = [f"PYTHONPATH={shlex.quote(str(Path('core')))}"]
     assignments += [f"{key}={shlex.quote(value)}" for key, value in sorted(step.env.items())]
+    bin_folder = str(Path(sys.executable).parent) + os.sep
     command = [
-        "python" if part == sys.executable else relative(part, root) for part in step.command
+        "python" if part == sys.executable else relative(part, root).removeprefix(bin_folder)
+        for part in step.command
     ]
     return " ".join([*assignments, *(shlex.quote(part) for part in command)])
+
+
+def interpreter_tool(name: str) -> str:
+    """The console script ``name`` beside the interpreter the gate runs under (a virtual
+    environment's ``bin``), for tools that have no ``python -m`` form; PATH is not read."""
+    return str(Path(sys.executable).parent / name)
 
 
 def _tool_missing(tool: str) -> bool:
     if tool.startswith("module:"):
         return importlib.util.find_spec(tool.removeprefix("module:")) is None
-    return shutil.which(tool) is None
+    return not os.access(interpreter_tool(tool), os.X_OK)
 
 
 def _environment(extra: dict[str, str], root: Path) -> dict[str, str]:
@@ -189,13 +205,51 @@ def _stamp() -> str:
     return datetime.now(UTC).strftime("%H:%M:%S")
 
 
-def run_steps(steps: list[Step], root: Path, logs: Path, jobs: int) -> list[Result]:
-    """Run the steps ``jobs`` cores at a time, the longest estimate first; results in step order."""
-    order = sorted(range(len(steps)), key=lambda index: -steps[index].estimate)
+def not_run(step: Step, cause: str) -> Result:
+    """The result of a step the gate did not start because ``cause`` failed first."""
+    note = f"not run: {cause} failed first (--keep-going runs every step)"
+    return Result(step.name, "not run", 0.0, 0, note, {})
+
+
+def run_steps(
+    steps: list[Step], root: Path, logs: Path, jobs: int, keep_going: bool = False
+) -> list[Result]:
+    """Run the steps stage by stage (``Step.stage``), ``jobs`` cores at a time; results in
+    step order.
+
+    The static stage starts its quickest steps first and starts nothing more once one has
+    failed; a failed step in any stage before ``CHECKS`` ends the gate when that stage ends,
+    and the steps not started are reported as not run. The checks start the longest
+    estimate first and all run. ``keep_going`` runs every step whatever fails.
+    """
+    results: dict[int, Result] = {}
+    failed: list[str] = []
+    for stage in sorted({step.stage for step in steps}):
+        indices = [index for index, step in enumerate(steps) if step.stage == stage]
+        if failed and not keep_going:
+            for index in indices:
+                results[index] = not_run(steps[index], failed[0])
+            continue
+        sign = 1 if stage == STATIC else -1
+        order = sorted(indices, key=lambda index: sign * steps[index].estimate)
+        stop_early = stage == STATIC and not keep_going
+        stage_results = _run_stage(steps, order, root, logs, jobs, stop_early=stop_early)
+        results.update(stage_results)
+        if stage < CHECKS:
+            failed += [r.name for r in stage_results.values() if r.status == "failed"]
+    return [results[index] for index in range(len(steps))]
+
+
+def _run_stage(
+    steps: list[Step], order: list[int], root: Path, logs: Path, jobs: int, *, stop_early: bool
+) -> dict[int, Result]:
+    """Run the steps at ``order`` (that order of starting) on ``jobs`` cores; with
+    ``stop_early`` nothing more starts once one failed (those left are reported not run)."""
     results: dict[int, Result] = {}
     free = jobs
     lock = threading.Condition()
     threads = []
+    first_failure: list[str] = []
 
     def work(index: int, cores: int) -> None:
         nonlocal free
@@ -213,12 +267,18 @@ def run_steps(steps: list[Step], root: Path, logs: Path, jobs: int) -> list[Resu
         )
         with lock:
             results[index] = result
+            if result.status == "failed" and not first_failure:
+                first_failure.append(step.name)
             free += cores
             lock.notify_all()
 
     with lock:
         pending = list(order)
         while pending:
+            if stop_early and first_failure:
+                for index in pending:
+                    results[index] = not_run(steps[index], first_failure[0])
+                break
             chosen = next((i for i in pending if min(steps[i].cores, jobs) <= free), None)
             if chosen is None:
                 lock.wait()
@@ -231,7 +291,7 @@ def run_steps(steps: list[Step], root: Path, logs: Path, jobs: int) -> list[Resu
             threads.append(thread)
     for thread in threads:
         thread.join()
-    return [results[index] for index in range(len(steps))]
+    return results
 
 
 def failure_report(result: Result) -> str:

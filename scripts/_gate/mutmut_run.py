@@ -44,7 +44,17 @@ THRESHOLD = 0.97
 # runs when the package is imported (it makes the value types' methods then), before any
 # mutant can be switched on in the forked workers, so its mutants cannot be told apart
 # (docs/mutation.md); test_values.py's property and negative controls check it instead.
-MODULES = ("encoder", "frontmatter", "catalog", "render", "manifest", "tokens", "_checks", "errors")
+MODULES = (
+    "encoder",
+    "frontmatter",
+    "catalog",
+    "render",
+    "manifest",
+    "tokens",
+    "_checks",
+    "errors",
+    "lint",
+)
 # A fast selection that still holds every oracle of those modules.
 TESTS = (
     "properties/test_encoder.py",
@@ -55,6 +65,8 @@ TESTS = (
     "properties/test_corpus.py",
     "properties/test_tokens.py",
     "properties/test_checks.py",
+    "properties/test_lint_core.py",
+    "properties/test_lint.py",  # check_document's field rules are tested there
 )
 
 

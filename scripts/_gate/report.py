@@ -49,11 +49,13 @@ class Case:
     failure: str = ""  # the message; empty when the case passed
     details: str = ""  # the failure's body
     output: str = ""  # system-out
+    skipped: str = ""  # why the case did not run; empty when it ran
 
 
 def write_junit(path: Path, suite: str, cases: Sequence[Case], seconds: float) -> None:
     """A JUnit file of one suite; a case with a failure message failed."""
     failed = sum(bool(case.failure) for case in cases)
+    skipped = sum(bool(case.skipped) for case in cases)
     tests, failures = str(len(cases)), str(failed)
     element = ET.Element(
         "testsuite",
@@ -61,7 +63,7 @@ def write_junit(path: Path, suite: str, cases: Sequence[Case], seconds: float) -
         tests=tests,
         failures=failures,
         errors="0",
-        skipped="0",
+        skipped=str(skipped),
         time=f"{seconds:.1f}",
     )
     for case in cases:
@@ -70,6 +72,8 @@ def write_junit(path: Path, suite: str, cases: Sequence[Case], seconds: float) -
         )
         if case.failure:
             ET.SubElement(node, "failure", message=case.failure).text = case.details
+        if case.skipped:
+            ET.SubElement(node, "skipped", message=case.skipped)
         if case.output:
             ET.SubElement(node, "system-out").text = case.output
     suites = ET.Element("testsuites", tests=tests, failures=failures)

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from _gate.gate import Outcome, Step, relative, slug
+from _gate.gate import STATIC, Outcome, Step, interpreter_tool, relative, slug
 from _gate.report import read_json
 
 # The Python source folders (not corpus/: its seeds are hostile bytes, not code to format).
@@ -106,38 +106,63 @@ def lint(plan: Plan) -> Iterator[Step]:
     root = plan.root
     files = sum(1 for folder in SOURCES for _ in (root / folder).rglob("*.py"))
     workflows = [plan.shown(path) for path in sorted((root / ".github/workflows").glob("*.yml"))]
-    # name, command (its first word is the tool), count, expected seconds
-    checks: list[tuple[str, list[str], Callable[[Outcome], int], float]] = [
+    python = sys.executable
+    # name, command, the tool it needs, count, expected seconds. Each tool is run through
+    # the interpreter the gate runs under (``python -m``, or its bin folder), never PATH.
+    checks: list[tuple[str, list[str], str, Callable[[Outcome], int], float]] = [
         (
             "ruff check",
-            ["ruff", "check", "--no-cache", "--output-format=concise", *SOURCES],
+            [python, "-m", "ruff", "check", "--no-cache", "--output-format=concise", *SOURCES],
+            "module:ruff",
             lambda out: files if "All checks passed" in out.output else 0,
-            3,
+            2,
         ),
         (
             "ruff format",
-            ["ruff", "format", "--no-cache", "--check", *SOURCES],
+            [python, "-m", "ruff", "format", "--no-cache", "--check", *SOURCES],
+            "module:ruff",
             counted(r"(\d+) files? already formatted"),
             2,
         ),
-        ("mypy strict", ["mypy"], counted(r"in (\d+) source files?"), 15),
-        ("import-linter", ["lint-imports", "--no-cache"], counted(r"Contracts: (\d+) kept"), 6),
         (
             "workflow schema",
-            ["check-jsonschema", "--builtin-schema", "vendor.github-workflows", *workflows],
+            [
+                python,
+                "-m",
+                "check_jsonschema",
+                "--builtin-schema",
+                "vendor.github-workflows",
+                *workflows,
+            ],
+            "module:check_jsonschema",
             lambda out: len(workflows) if "validation done" in out.output else 0,
             4,
         ),
+        (
+            "import-linter",
+            [interpreter_tool("lint-imports"), "--no-cache"],
+            "lint-imports",
+            counted(r"Contracts: (\d+) kept"),
+            6,
+        ),
+        (
+            "mypy strict",
+            [python, "-m", "mypy"],
+            "module:mypy",
+            counted(r"in (\d+) source files?"),
+            15,
+        ),
     ]
-    for name, command, count, estimate in checks:
+    for name, command, tool, count, estimate in checks:
         # Each takes seconds; mypy's deadline leaves room for a cold cache on a busy box.
         yield Step(
             name,
             command,
             300 if name == "mypy strict" else 120,
             count,
-            command[0],
+            tool,
             estimate=estimate,
+            stage=STATIC,
         )
 
 
@@ -339,6 +364,8 @@ def crosshair(plan: Plan) -> Iterator[Step]:
     yield Step(
         "crosshair",
         [
+            sys.executable,
+            "-m",
             "crosshair",
             "check",
             "--analysis_kind=PEP316",
@@ -349,7 +376,7 @@ def crosshair(plan: Plan) -> Iterator[Step]:
         300,
         # --report_all prints one line per postcondition analysed.
         lambda out: sum(1 for line in out.output.splitlines() if re.search(r":\d+: ", line)),
-        "crosshair",
+        "module:crosshair",
         estimate=40,  # nine conditions, each runs to its 4 s timeout
     )
 

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
         MAX_READ_WORKERS,
     )
     from a13n_harness.capabilities.skills import (
+        BOUNDARY_KINDS,
+        ObservedFiles,
         PreparedSkills,
         SkillPath,
         SkillsCapability,
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "BOUNDARY_KINDS",
     "CHECKOUT_MAX_ENTRIES",
     "DEFAULT_WORKSPACE_ROOT",
     "DIAGNOSTIC_CODES",
@@ -62,6 +65,7 @@ __all__ = [
     "BoundSkillCatalog",
     "BoundSkillCatalogItem",
     "FileSkillSource",
+    "ObservedFiles",
     "PreparedSkills",
     "RunBindings",
     "SkillCatalogItem",
@@ -94,6 +98,8 @@ _LAZY: dict[str, str] = {
     "DEFAULT_WORKSPACE_ROOT": "a13n_harness.capabilities.manager",
     "SkillManager": "a13n_harness.capabilities.manager",
     "MAX_READ_WORKERS": "a13n_harness.capabilities.pool",
+    "BOUNDARY_KINDS": "a13n_harness.capabilities.skills",
+    "ObservedFiles": "a13n_harness.capabilities.skills",
     "PreparedSkills": "a13n_harness.capabilities.skills",
     "SkillPath": "a13n_harness.capabilities.skills",
     "SkillsCapability": "a13n_harness.capabilities.skills",

@@ -13,11 +13,23 @@ one, the configured roots that were scanned (a skipped optional root is not
 named). The resulting
 :class:`PreparedSkills` fences the *selected* items only: a route change that
 affects an unselected skill does not stop the run.
+
+The run boundary by construction (docs/contract.md §7, "The run boundary"): a run's
+model and tool calls go through :meth:`PreparedSkills.model_call` and
+:meth:`PreparedSkills.tool_call` (or :meth:`PreparedSkills.boundary` around code that
+cannot be passed as a callable), its tools read through :attr:`PreparedSkills.files`.
+Each checks the fence before and after the call and refuses to dispatch once the run
+is stale: the first ``skill_catalog_stale`` is latched, so a route that moves and moves
+back does not revive the run. A :class:`PreparedSkills` belongs to one run: a resumed or
+child run prepares again (fresh selection, fresh scan), and it refuses to be pickled.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar, overload
 
 from a13n_harness.capabilities.bindings import RunBindings
 from a13n_harness.capabilities.bound import BoundSkillCatalog
@@ -30,9 +42,20 @@ from a13n_harness.context.tokens import (
     render_catalog_counted,
     verify_rendering_counted,
 )
-from a13n_harness.environment import Environment, EnvironmentPath
+from a13n_harness.environment import (
+    DirectoryEntry,
+    Environment,
+    EnvironmentPath,
+    FileOperator,
+    FileStat,
+)
 
-__all__ = ["PreparedSkills", "SkillPath", "SkillsCapability"]
+__all__ = ["BOUNDARY_KINDS", "ObservedFiles", "PreparedSkills", "SkillPath", "SkillsCapability"]
+
+_T = TypeVar("_T")
+
+BOUNDARY_KINDS = ("model", "tool", "files")
+"""What a fence is around, for its messages: a model call, a tool call, a file call."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +70,16 @@ class SkillPath:
 class PreparedSkills:
     """The prepared skills of one run: instructions, paths, catalog, rendering and read log."""
 
-    __slots__ = ("_documents", "_observed", "catalog", "instructions", "rendering", "skill_paths")
+    __slots__ = (
+        "_documents",
+        "_environment",
+        "_failure",
+        "_observed",
+        "catalog",
+        "instructions",
+        "rendering",
+        "skill_paths",
+    )
 
     def __init__(
         self,
@@ -55,6 +87,8 @@ class PreparedSkills:
         skill_paths: tuple[SkillPath, ...],
         catalog: BoundSkillCatalog,
         rendering: RenderedCatalog | CountedRendering,
+        *,
+        environment: Environment | None = None,
     ) -> None:
         if (
             not isinstance(instructions, str)
@@ -62,19 +96,36 @@ class PreparedSkills:
             or not all(isinstance(path, SkillPath) for path in skill_paths)
             or not isinstance(catalog, BoundSkillCatalog)
             or not isinstance(rendering, RenderedCatalog | CountedRendering)
+            or not (environment is None or isinstance(environment, Environment))
         ):
             raise DefinitionError(
                 "catalog_invalid",
                 "PreparedSkills needs instructions (str), a tuple of SkillPath, "
-                "a BoundSkillCatalog and a rendering",
+                "a BoundSkillCatalog, a rendering and an Environment or None",
                 reason="prepared",
             )
         self.instructions = instructions
         self.skill_paths = skill_paths
         self.catalog = catalog
         self.rendering = rendering
+        self._environment = environment
         self._documents = {path.document.path: path.name for path in skill_paths}
         self._observed: list[str] = []
+        self._failure: DefinitionError | None = None
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Selection and routes are not portable run state (the seed): a resumed run prepares again.
+        raise DefinitionError(
+            "catalog_invalid",
+            "prepared skills belong to one run of one entered Environment and are never "
+            "persisted; a resumed or child run calls SkillsCapability.prepare again",
+            reason="prepared",
+        )
+
+    @property
+    def environment(self) -> Environment | None:
+        """The entered Environment the skills were prepared in (``None`` if built by hand)."""
+        return self._environment
 
     def observe_read(self, path: str | EnvironmentPath) -> bool:
         """Record a read of a selected SKILL.md; returns whether ``path`` was one."""
@@ -92,9 +143,160 @@ class PreparedSkills:
         """Names of the selected skills whose SKILL.md was read, in read order."""
         return tuple(self._observed)
 
-    def check_boundary(self, environment: Environment) -> None:
-        """The model/tool-boundary fence: ``skill_catalog_stale`` if a selected route changed."""
-        self.catalog.require_current(environment)
+    def check_boundary(self, environment: Environment | None = None) -> None:
+        """The model/tool-boundary fence: ``skill_catalog_stale`` if a selected route changed.
+
+        ``environment`` defaults to the one the skills were prepared in. Once a fence has
+        failed the run stays stale: every later check raises again.
+        """
+        if environment is None:
+            environment = self._bound_environment()
+        if self._failure is not None:
+            raise self._stale_again()
+        try:
+            self.catalog.require_current(environment)
+        except DefinitionError as error:
+            if error.code == "skill_catalog_stale":
+                self._failure = error
+            raise
+
+    @property
+    def stale(self) -> bool:
+        """Whether a fence of this run has failed (the run may not dispatch anything more)."""
+        return self._failure is not None
+
+    def _bound_environment(self) -> Environment:
+        if self._environment is None:
+            raise DefinitionError(
+                "catalog_invalid",
+                "these PreparedSkills have no Environment: pass one to check_boundary, "
+                "or use SkillsCapability.prepare",
+                reason="prepared",
+            )
+        return self._environment
+
+    def _stale_again(self) -> DefinitionError:
+        failure = self._failure
+        assert failure is not None
+        return DefinitionError(
+            "skill_catalog_stale",
+            f"the run is stale since an earlier fence failed: {failure.message}",
+            path=failure.path,
+        )
+
+    @contextlib.contextmanager
+    def boundary(self, kind: str = "model") -> Iterator[None]:
+        """Fence the code in the block: ``check_boundary`` before it runs and after it ends.
+
+        Stale before: the block never runs (nothing is dispatched). Stale after: the block's
+        result must not be used, ``skill_catalog_stale`` is raised in its place. A block that
+        raises keeps its own exception, and a route change it overlapped still makes the run
+        stale for every later fence. ``kind`` (``"model"``, ``"tool"`` or ``"files"``) only
+        names the boundary.
+        """
+        if kind not in BOUNDARY_KINDS:
+            raise DefinitionError(
+                "catalog_invalid",
+                f"boundary kind must be one of {', '.join(BOUNDARY_KINDS)}",
+                reason="prepared",
+            )
+        self.check_boundary()
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(DefinitionError):
+                self.check_boundary()  # latch a change the failed call overlapped
+            raise
+        self.check_boundary()
+
+    @overload
+    async def model_call(
+        self, call: Callable[..., Awaitable[_T]], /, *args: Any, **kwargs: Any
+    ) -> _T: ...
+
+    @overload
+    async def model_call(self, call: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T: ...
+
+    async def model_call(self, call: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        """``call(*args, **kwargs)`` (awaited if it returns an awaitable) inside the fence."""
+        return await self._fenced("model", call, args, kwargs)
+
+    @overload
+    async def tool_call(
+        self, call: Callable[..., Awaitable[_T]], /, *args: Any, **kwargs: Any
+    ) -> _T: ...
+
+    @overload
+    async def tool_call(self, call: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T: ...
+
+    async def tool_call(self, call: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        """``call(*args, **kwargs)`` (awaited if it returns an awaitable) inside the fence."""
+        return await self._fenced("tool", call, args, kwargs)
+
+    async def _fenced(
+        self, kind: str, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        if not callable(call):
+            raise DefinitionError(
+                "catalog_invalid", f"a {kind} call must be callable", reason="prepared"
+            )
+        with self.boundary(kind):
+            result = call(*args, **kwargs)
+            if isinstance(result, Awaitable):
+                result = await result
+        return result
+
+    @property
+    def files(self) -> ObservedFiles:
+        """The Environment's files for the run's tools: calls fenced, SKILL.md reads observed."""
+        return ObservedFiles(self, self._bound_environment())
+
+
+class ObservedFiles:
+    """``environment.files`` for a run's tools (a :class:`FileOperator`).
+
+    Every call is fenced like a tool call (``skill_catalog_stale`` before anything is read
+    once a selected route moved), and a read of a selected skill's exact ``SKILL.md`` path
+    is recorded by :meth:`PreparedSkills.observe_read` once it succeeded.
+    """
+
+    __slots__ = ("_files", "_prepared")
+
+    def __init__(self, prepared: PreparedSkills, environment: Environment) -> None:
+        if not isinstance(prepared, PreparedSkills) or not isinstance(environment, Environment):
+            raise DefinitionError(
+                "catalog_invalid",
+                "ObservedFiles comes from PreparedSkills.files",
+                reason="prepared",
+            )
+        self._prepared = prepared
+        self._files: FileOperator = environment.files
+
+    async def list_directory(self, path: str) -> Sequence[DirectoryEntry]:
+        with self._prepared.boundary("files"):
+            return await self._files.list_directory(path)
+
+    async def read_bytes(self, path: str, limit: int) -> bytes:
+        with self._prepared.boundary("files"):
+            data = await self._files.read_bytes(path, limit)
+        self._prepared.observe_read(path)
+        return data
+
+    async def stat(self, path: str) -> FileStat:
+        with self._prepared.boundary("files"):
+            return await self._files.stat(path)
+
+    async def write_bytes(self, path: str, data: bytes) -> None:
+        with self._prepared.boundary("files"):
+            await self._files.write_bytes(path, data)
+
+    async def make_directory(self, path: str) -> None:
+        with self._prepared.boundary("files"):
+            await self._files.make_directory(path)
+
+    async def remove(self, path: str) -> None:
+        with self._prepared.boundary("files"):
+            await self._files.remove(path)
 
 
 def _routes(
@@ -166,4 +368,6 @@ class SkillsCapability:
         paths = tuple(
             SkillPath(item.name, item.directory, item.document) for item in selected.items
         )
-        return PreparedSkills(rendering.text, paths, selected, rendering)
+        return PreparedSkills(
+            rendering.text, paths, selected, rendering, environment=bindings.environment
+        )

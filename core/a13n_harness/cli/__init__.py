@@ -53,6 +53,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
+    from typing import NoReturn
 
     from a13n_harness.capabilities import SkillDiagnostic
     from a13n_harness.context.catalog import SkillCatalog
@@ -187,9 +188,7 @@ def _warn_nothing(message: str) -> None:
 
 
 def _run_env(args: argparse.Namespace) -> int:
-    import json
-
-    from a13n_harness.cli._output import write_out
+    from a13n_harness.cli._output import json_text, write_out
     from a13n_harness.cli._workspace import check_workspace
     from a13n_harness.context.facts import render_environment
     from a13n_harness.context.manifest import environment_json
@@ -197,7 +196,7 @@ def _run_env(args: argparse.Namespace) -> int:
 
     facts = collect_environment_facts(check_workspace(args.dir), git_timeout=args.git_timeout)
     if args.json:
-        write_out(json.dumps(environment_json(facts), ensure_ascii=False, sort_keys=True) + "\n")
+        write_out(json_text(environment_json(facts), indent=None))
     else:
         write_out(render_environment(facts))
     return 0
@@ -229,7 +228,7 @@ def _run_catalog(args: argparse.Namespace) -> int:
     nothing = found.nothing_found()
     rendered = _render(catalog, args)
     if args.json:
-        import json  # only here: the block alone does not pay for it at start-up
+        from a13n_harness.cli._output import json_text  # json only here: start-up
 
         measure: dict[str, object] = (
             {"budget_bytes": rendered.budget_bytes}
@@ -267,7 +266,7 @@ def _run_catalog(args: argparse.Namespace) -> int:
                 for d in found.scan.diagnostics
             ],
         }
-        write_out(json.dumps(document, indent=2, sort_keys=True) + "\n")
+        write_out(json_text(document))
     else:
         write_out(rendered.text)
         _warn_diagnostics(args.workspace, found.scan.diagnostics)
@@ -386,13 +385,33 @@ def _add_roots(parser: argparse.ArgumentParser, *, nested: bool = True) -> None:
         )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``a13n-skills`` (exposed for documentation and tests)."""
+def _parser_class() -> type[argparse.ArgumentParser]:
+    """``argparse.ArgumentParser`` whose errors read ``a13n-skills: usage_invalid: <message>``.
+
+    argparse's own line (``a13n-skills catalog: error: unrecognized arguments: ...``)
+    echoes argv raw: a file name holding a newline and ``::error::`` would forge a CI
+    log line. The usage text before it is the parser's own; the message goes through
+    :func:`~a13n_harness.cli._output.write_err` like every other line. Subparsers
+    take the same class (``add_subparsers`` defaults to the parent's).
+    """
     import argparse
 
+    from a13n_harness.cli._output import PROGRAM, USAGE_CODE, write_err
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            self.print_usage(sys.stderr)
+            write_err(f"{PROGRAM}: {USAGE_CODE}: {message}")
+            raise SystemExit(2)
+
+    return Parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``a13n-skills`` (exposed for documentation and tests)."""
     from a13n_harness.cli._output import PROGRAM
 
-    parser = argparse.ArgumentParser(
+    parser = _parser_class()(
         prog=PROGRAM,
         description="Discover Agent Skills, render the catalog a model sees, lint packages.",
         epilog="exit codes: 0 ok, 1 findings or error, 2 usage",
@@ -567,7 +586,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     import os
 
-    from a13n_harness.cli._output import PROGRAM, write_err
+    from a13n_harness.cli._output import PROGRAM, USAGE_CODE, os_error_code, write_err
     from a13n_harness.context.errors import DefinitionError
 
     args = _plain_catalog(arguments)
@@ -581,7 +600,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = args.run(args)
     except _UsageError as error:
         build_parser().print_usage(sys.stderr)
-        write_err(f"{PROGRAM}: error: {error}")
+        write_err(f"{PROGRAM}: {USAGE_CODE}: {error}")
         return 2
     except DefinitionError as error:
         write_err(f"{PROGRAM}: {error.code}: {_describe(error)}")
@@ -596,7 +615,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         return 1
     except OSError as error:
-        write_err(f"{PROGRAM}: error: {_describe_os(error)}")
+        write_err(f"{PROGRAM}: {os_error_code(error)}: {_describe_os(error)}")
         return 1
     except KeyboardInterrupt:
         return 130

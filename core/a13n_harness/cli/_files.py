@@ -21,6 +21,8 @@ import os
 import secrets
 import stat
 
+from a13n_harness.cli._output import NotRegularFileError
+
 __all__ = ["read_regular_file", "replace_file"]
 
 _READ_FLAGS = (
@@ -44,7 +46,7 @@ _NAME_TRIES = 16
 def _not_regular(name: str, mode: int) -> OSError:
     if stat.S_ISDIR(mode):
         return IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
-    return OSError(errno.EINVAL, "not a regular file", name)
+    return NotRegularFileError(errno.EINVAL, "not a regular file", name)
 
 
 def read_regular_file(name: str, limit: int) -> bytes:

@@ -14,11 +14,17 @@ agent loads together (the ``--root`` values, or those of :data:`LINT_ROOTS` foun
 reports overrides. Skipped entries are told apart by their reason codes
 (:data:`~a13n_harness.capabilities.SKIP_REASONS`), never by message text.
 
-Each skill's whole ``SKILL.md`` is then read and checked by
-:func:`a13n_harness.cli._rules.check_document`, and the relative file references
-of its body are resolved through an operator whose ``/`` is the skill folder:
-a ``..`` that climbs out, an absolute path, or a link whose target is outside is
-refused by construction and reported as ``skill_reference_escapes``.
+Each skill's whole ``SKILL.md`` is then read and checked by the pure
+:func:`a13n_harness.context.lint.check_document` under the profile asked for, and
+the file references of its body (already normalised there) are resolved here: a
+reference inside the skill folder through an operator whose ``/`` is the skill
+folder (a link whose target leaves it is refused by construction and reported as
+``skill_reference_escapes``); one that climbs out of the skill folder through an
+operator whose ``/`` is the repository (the git work tree holding the skill, found
+without running git, or else the workspace), so a target in the repository is
+``skill_reference_outside_skill`` and one beyond it ``skill_reference_escapes``.
+A path in inline code counts only when its first folder exists in the skill (`agents/`,
+where Codex keeps its metadata, does not count).
 
 Every finding has a path, a 1-based line and column (1:1 when it concerns a
 whole file or folder), a severity and a rule id from :data:`RULES`. Zero skills
@@ -27,21 +33,13 @@ checked for a PATH is the error ``no_skills_found``.
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager
-from a13n_harness.cli._output import PROGRAM, Progress, one_line
-from a13n_harness.cli._rules import (
-    DOCUMENT_MAX_BYTES,
-    RULES,
-    Severity,
-    check_document,
-    rule_for_error,
-)
+from a13n_harness.cli._output import PROGRAM, Progress, json_text, safe_line
 from a13n_harness.cli._sarif import sarif_document
 from a13n_harness.cli._workspace import (
     DEFAULT_ROOTS,
@@ -53,6 +51,15 @@ from a13n_harness.cli._workspace import (
     translate_roots,
 )
 from a13n_harness.context.errors import DefinitionError, format_location
+from a13n_harness.context.lint import (
+    DEFAULT_PROFILE,
+    DOCUMENT_MAX_BYTES,
+    RULES,
+    Reference,
+    Severity,
+    check_document,
+    rule_for_error,
+)
 from a13n_harness.environment import (
     FileNotFound,
     FileOperatorError,
@@ -61,6 +68,7 @@ from a13n_harness.environment import (
     LocalFileOperator,
     NotADirectory,
 )
+from a13n_harness.environment.facts import _find_checkout  # finds a work tree, runs no git
 from a13n_harness.environment.local import BlockingLocalFileOperator, run_blocking
 
 __all__ = ["JSON_FORMAT_VERSION", "LINT_ROOTS", "Finding", "LintResult", "format_findings", "lint"]
@@ -122,11 +130,13 @@ def _finding(path: str, line: int, column: int, rule: str, message: str) -> Find
 
 
 class _Linter:
-    def __init__(self, progress: Progress) -> None:
+    def __init__(self, progress: Progress, profile: str = DEFAULT_PROFILE) -> None:
         self.progress = progress
+        self.profile = profile
         self.findings: list[Finding] = []
         self.skills = 0
         self.seen: set[str] = set()
+        self.scanning: str | None = None  # the workspace being scanned, if any
 
     # ---------------------------------------------------------------- one skill
 
@@ -149,16 +159,22 @@ class _Linter:
         except DefinitionError as error:
             self.findings.append(_finding(shown, 1, 1, rule_for_error(error.code), error.message))
             return
-        check = check_document(data, folder)
+        check = check_document(data, folder, self.profile)
         self.findings.extend(
             _finding(shown, issue.line, issue.column, issue.rule, issue.message)
             for issue in check.issues
         )
         if not check.references:
             return
-        with BlockingLocalFileOperator(os.path.dirname(host)) as inside:
+        skill = os.path.realpath(os.path.dirname(host))
+        top = repository_top(skill, self.scanning)
+        with (
+            BlockingLocalFileOperator(skill) as inside,
+            BlockingLocalFileOperator(top) as repository,
+        ):
+            resolver = _Resolver(inside, repository, os.path.relpath(skill, top))
             for reference in check.references:
-                problem = await _resolve(inside, reference.target)
+                problem = await resolver.problem(reference)
                 if problem is not None:
                     rule, message = problem
                     self.findings.append(
@@ -176,8 +192,12 @@ class _Linter:
     # ------------------------------------------------------------- a workspace
 
     async def workspace(self, workspace: str, roots: Sequence[str]) -> None:
-        with BlockingLocalFileOperator(workspace) as files:
-            await self._workspace(files, workspace, roots)
+        self.scanning = workspace
+        try:
+            with BlockingLocalFileOperator(workspace) as files:
+                await self._workspace(files, workspace, roots)
+        finally:
+            self.scanning = None
 
     async def _workspace(
         self, files: LocalFileOperator, workspace: str, roots: Sequence[str]
@@ -296,37 +316,105 @@ class _Linter:
         )
 
 
-async def _resolve(inside: LocalFileOperator, target: str) -> tuple[str, str] | None:
-    """The rule and message for a reference that does not resolve inside the skill folder."""
-    if target.startswith(("/", "\\", "~")) or (len(target) > 1 and target[1] == ":"):
-        return "skill_reference_escapes", f"{target!r} is an absolute path, not relative"
-    segments: list[str] = []
-    for segment in target.replace("\\", "/").split("/"):
-        if segment in ("", "."):
-            continue
-        if segment == "..":
-            if not segments:
-                return (
-                    "skill_reference_escapes",
-                    f"{target!r} climbs out of the skill folder",
-                )
-            segments.pop()
-            continue
-        segments.append(segment)
-    if not segments:
-        return None
+def repository_top(path: str, workspace: str | None = None) -> str:
+    """The repository ``path`` belongs to: its git work tree, else ``workspace``, else the
+    current directory when it holds ``path``, else ``path`` itself (a real path).
+
+    The work tree is found as git finds it (a ``.git`` directory or gitdir file, up to a
+    file-system boundary) without running git: the checkout is untrusted, and git would
+    read its configuration.
+    """
+    real = os.path.realpath(path)
     try:
-        await inside.stat("/" + "/".join(segments))
-    except FilePermissionDenied:
+        checkout = _find_checkout(real)
+    except (OSError, ValueError):
+        checkout = None
+    if checkout is not None:
+        return os.path.realpath(checkout.top)
+    for candidate in (workspace, os.curdir):
+        if candidate is not None:
+            base = os.path.realpath(candidate)
+            if real == base or real.startswith(base.rstrip(os.sep) + os.sep):
+                return base
+    return real
+
+
+# A skill's `agents/` holds Codex's `openai.yaml` (https://developers.openai.com/codex/skills),
+# not content: `agents/reviewer.md` in prose names a plugin's agent, not a file of the skill.
+_METADATA_FOLDERS = frozenset({"agents"})
+
+
+class _Resolver:
+    """Resolves one skill's references: inside the skill folder, or inside the repository."""
+
+    def __init__(self, inside: LocalFileOperator, repository: LocalFileOperator, skill: str):
+        self.inside = inside
+        self.repository = repository
+        # The skill folder's segments below the repository's top ("" when it is the top).
+        self.skill = [part for part in skill.split(os.sep) if part not in ("", ".")]
+        self.folders: dict[str, bool] = {}
+
+    async def problem(self, reference: Reference) -> tuple[str, str] | None:
+        """The rule and message for a reference that does not resolve, or ``None``."""
+        target = reference.target
+        if reference.absolute:
+            return "skill_reference_escapes", f"{target!r} is an absolute path, not relative"
+        if reference.kind == "code" and not await self._skill_folder(reference):
+            return None  # a path in inline code that is not about this skill's files
+        if reference.climb == 0:
+            return await self._inside(reference)
+        if reference.climb > len(self.skill):
+            where = "the repository" if self.skill else "the skill folder"
+            return "skill_reference_escapes", f"{target!r} climbs out of {where}"
+        base = self.skill[: len(self.skill) - reference.climb]
+        path = "/" + "/".join([*base, *filter(None, reference.path.split("/"))])
+        try:
+            await self.repository.stat(path)
+        except FilePermissionDenied:
+            return (
+                "skill_reference_escapes",
+                f"{target!r} leads out of the repository through a symbolic link",
+            )
+        except (FileNotFound, NotADirectory):
+            return "skill_reference_missing", f"{target!r} names no file in the repository"
+        except FileOperatorError as error:
+            return "skill_reference_missing", f"{target!r} cannot be checked: {error.message}"
         return (
-            "skill_reference_escapes",
-            f"{target!r} leads out of the skill folder through a symbolic link",
+            "skill_reference_outside_skill",
+            f"{target!r} is outside the skill folder (at {path.lstrip('/')} in the "
+            "repository); it does not travel with the skill when the folder is installed",
         )
-    except (FileNotFound, NotADirectory):
-        return "skill_reference_missing", f"{target!r} names no file in the skill folder"
-    except FileOperatorError as error:
-        return "skill_reference_missing", f"{target!r} cannot be checked: {error.message}"
-    return None
+
+    async def _skill_folder(self, reference: Reference) -> bool:
+        """Whether an inline-code path starts with a folder the skill has (``scripts/``)."""
+        if reference.climb:
+            return False
+        first = reference.path.split("/", 1)[0]
+        if not first or first in _METADATA_FOLDERS:
+            return False
+        if first not in self.folders:
+            try:
+                self.folders[first] = (await self.inside.stat("/" + first)).kind == "directory"
+            except (FileOperatorError, DefinitionError):
+                self.folders[first] = False
+        return self.folders[first]
+
+    async def _inside(self, reference: Reference) -> tuple[str, str] | None:
+        target = reference.target
+        if not reference.path:
+            return None
+        try:
+            await self.inside.stat("/" + reference.path)
+        except FilePermissionDenied:
+            return (
+                "skill_reference_escapes",
+                f"{target!r} leads out of the skill folder through a symbolic link",
+            )
+        except (FileNotFound, NotADirectory):
+            return "skill_reference_missing", f"{target!r} names no file in the skill folder"
+        except FileOperatorError as error:
+            return "skill_reference_missing", f"{target!r} cannot be checked: {error.message}"
+        return None
 
 
 def _classify(path: str) -> str:
@@ -340,12 +428,17 @@ def _classify(path: str) -> str:
     return "document"
 
 
-def lint(paths: Sequence[str], roots: Sequence[str], progress: Progress) -> LintResult:
-    """Lint every PATH (default ``.``) in order; see the module docstring."""
+def lint(
+    paths: Sequence[str],
+    roots: Sequence[str],
+    progress: Progress,
+    profile: str = DEFAULT_PROFILE,
+) -> LintResult:
+    """Lint every PATH (default ``.``) in order under ``profile``; see the module docstring."""
     targets = [(path, _classify(path)) for path in (paths or ["."])]
 
     async def run() -> LintResult:
-        linter = _Linter(progress)
+        linter = _Linter(progress, profile)
         for path, kind in targets:
             if kind == "workspace":
                 await linter.workspace(path, roots)
@@ -379,7 +472,7 @@ def summary(result: LintResult) -> str:
 
 def _text(result: LintResult) -> str:
     lines = [
-        one_line(
+        safe_line(
             f"{format_location(f.path, f.line, f.column)}: {f.severity}: {f.rule}: {f.message}"
         )
         for f in result.findings
@@ -410,7 +503,7 @@ def _json(result: LintResult, version: str) -> str:
             "warnings": sum(f.severity == "warning" for f in result.findings),
         },
     }
-    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+    return json_text(document)
 
 
 def format_findings(result: LintResult, form: str, version: str) -> str:
@@ -419,5 +512,5 @@ def format_findings(result: LintResult, form: str, version: str) -> str:
     if form == "json":
         return _json(result, version)
     if form == "sarif":
-        return json.dumps(sarif_document(result, version), indent=2, ensure_ascii=True) + "\n"
+        return json_text(sarif_document(result, version), sort_keys=False)
     return _text(result)

@@ -19,7 +19,7 @@ import urllib.parse
 from typing import TYPE_CHECKING, Any
 
 from a13n_harness.cli._output import PROGRAM
-from a13n_harness.cli._rules import RULES, Rule, rule_markdown
+from a13n_harness.context.lint import RULES, Rule, rule_markdown
 
 if TYPE_CHECKING:
     from a13n_harness.cli._lint import LintResult

@@ -35,6 +35,7 @@ the one discovery engine) run through a :class:`BlockingLocalFileOperator` by
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Sequence
 
@@ -112,8 +113,9 @@ def shown_in(workspace: str, path: str) -> str:
 def check_workspace(workspace: str) -> str:
     """``workspace`` if it is a directory; an ``OSError`` naming it otherwise."""
     if not os.path.isdir(workspace):
-        reason = "not a directory" if os.path.exists(workspace) else "no such directory"
-        raise NotADirectoryError(0, reason, workspace)
+        if os.path.exists(workspace):
+            raise NotADirectoryError(errno.ENOTDIR, "not a directory", workspace)
+        raise FileNotFoundError(errno.ENOENT, "no such directory", workspace)
     return workspace
 
 

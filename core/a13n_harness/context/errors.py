@@ -43,9 +43,21 @@ ERROR_CODES: frozenset[str] = frozenset(
         "skill_document_changed",
         "skill_catalog_stale",
         "skill_selection_unknown",
+        # The command line's own failures (docs/contract.md §8): an operating-system
+        # error on a path it was given or on stdout, and a usage error. Listed here so
+        # that every line ``a13n-skills: <code>: ...`` carries a code from this table.
+        "path_not_found",
+        "path_not_a_directory",
+        "path_is_a_directory",
+        "path_not_a_regular_file",
+        "path_permission_denied",
+        "os_error",
+        "output_failed",
+        "usage_invalid",
     }
 )
-"""Every code a :class:`DefinitionError` may carry (docs/contract.md "Error codes and reasons")."""
+"""Every code a :class:`DefinitionError` may carry (docs/contract.md "Error codes and reasons"),
+and every code the command prints for an operating-system or usage failure."""
 
 FRONTMATTER_REASONS: frozenset[str] = frozenset(
     {
@@ -141,6 +153,14 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
         "skill_document_changed": frozenset(),
         "skill_catalog_stale": frozenset(),
         "skill_selection_unknown": frozenset(),
+        "path_not_found": frozenset(),
+        "path_not_a_directory": frozenset(),
+        "path_is_a_directory": frozenset(),
+        "path_not_a_regular_file": frozenset(),
+        "path_permission_denied": frozenset(),
+        "os_error": frozenset(),
+        "output_failed": frozenset(),
+        "usage_invalid": frozenset(),
     }
 )
 """The ``reason`` values each code may carry (docs/contract.md "Error codes and reasons").
