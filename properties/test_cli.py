@@ -533,13 +533,17 @@ def test_lint_demo_sarif() -> None:
         {
             "physicalLocation": {
                 "artifactLocation": {
-                    "uri": ".agents/skills/broken-frontmatter/SKILL.md",
+                    # Relative to the repository's root (this checkout), not to the directory
+                    # lint ran in: code scanning resolves it against the checkout.
+                    "uri": "examples/demo-workspace/.agents/skills/broken-frontmatter/SKILL.md",
                     "uriBaseId": "%SRCROOT%",
                 },
                 "region": {"startLine": 4, "startColumn": 1},
             }
         }
     ]
+    root = sarif_run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+    assert root == DEMO.parent.parent.resolve().as_uri() + "/"
 
 
 def test_lint_clean_workspace_exits_0(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@
     a13n-skills catalog [WORKSPACE] [--root ROOT]... [--nested] [--budget-bytes N |
                         --context-tokens N --reserve-tokens N] [--tokenizer NAME]
                         [--invalid skip|error] [--json]
-    a13n-skills lint [PATH]... [--root ROOT]... [--format text|json|sarif]
+    a13n-skills lint [PATH]... [--root ROOT]... [--format text|json|sarif|github]
+        [--profile agentskills|claude-code|codex] [--config FILE | --no-config]
     a13n-skills env [DIR] [--json] [--git-timeout SECONDS]
     a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]... [--nested]
                          [--invalid skip|error] [--git-timeout SECONDS] [--tokenizer NAME]
@@ -322,10 +323,17 @@ def _run_manifest(args: argparse.Namespace) -> int:
 
 
 def _run_lint(args: argparse.Namespace) -> int:
-    from a13n_harness.cli._lint import format_findings, lint
+    from a13n_harness.cli._lint import format_findings, run_lint
     from a13n_harness.cli._output import Progress, write_out
 
-    result = lint(args.paths, args.root, Progress())
+    result = run_lint(
+        args.paths,
+        args.root,
+        Progress(),
+        profile=args.profile,
+        config_file=args.config,
+        use_config=not args.no_config,
+    )
     write_out(format_findings(result, args.format, __version__))
     return 1 if result.failed else 0
 
@@ -446,7 +454,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lint.add_argument("paths", nargs="*", metavar="PATH")
     _add_roots(lint, nested=False)
-    lint.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    lint.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    lint.add_argument(
+        "--profile",
+        choices=("agentskills", "claude-code", "codex"),
+        help="the fields allowed beyond the specification's (default: the configuration's, "
+        "else agentskills)",
+    )
+    config = lint.add_mutually_exclusive_group()
+    config.add_argument(
+        "--config",
+        metavar="FILE",
+        help="read [lint] or [tool.a13n-skills.lint] from FILE (default: the workspace's "
+        ".a13n-skills.toml, else its pyproject.toml)",
+    )
+    config.add_argument("--no-config", action="store_true", help="read no configuration")
     lint.set_defaults(run=_run_lint)
 
     env = commands.add_parser(

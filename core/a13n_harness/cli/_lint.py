@@ -33,12 +33,15 @@ checked for a PATH is the error ``no_skills_found``.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager
+from a13n_harness.cli._github import github_lines
+from a13n_harness.cli._lint_config import ConfigProblem, LintConfig, find_config, load_config
 from a13n_harness.cli._output import PROGRAM, Progress, json_text, safe_line
 from a13n_harness.cli._sarif import sarif_document
 from a13n_harness.cli._workspace import (
@@ -71,7 +74,15 @@ from a13n_harness.environment import (
 from a13n_harness.environment.facts import _find_checkout  # finds a work tree, runs no git
 from a13n_harness.environment.local import BlockingLocalFileOperator, run_blocking
 
-__all__ = ["JSON_FORMAT_VERSION", "LINT_ROOTS", "Finding", "LintResult", "format_findings", "lint"]
+__all__ = [
+    "JSON_FORMAT_VERSION",
+    "LINT_ROOTS",
+    "Finding",
+    "LintResult",
+    "format_findings",
+    "lint",
+    "run_lint",
+]
 
 LINT_ROOTS = (
     *DEFAULT_ROOTS,
@@ -115,10 +126,16 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class LintResult:
-    """Every finding, in PATH order then file order, and how many skills were checked."""
+    """Every finding, in PATH order then file order, and how many skills were checked.
+
+    ``root`` is the repository the run is about (the git work tree holding the first PATH
+    or the current directory, else that workspace): SARIF and ``--format github`` give
+    paths relative to it.
+    """
 
     findings: tuple[Finding, ...]
     skills: int
+    root: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -325,6 +342,8 @@ def repository_top(path: str, workspace: str | None = None) -> str:
     read its configuration.
     """
     real = os.path.realpath(path)
+    if not os.path.isdir(real):
+        real = os.path.dirname(real)
     try:
         checkout = _find_checkout(real)
     except (OSError, ValueError):
@@ -453,6 +472,53 @@ def lint(
         progress.clear()
 
 
+def _workspace_of(paths: Sequence[str]) -> str:
+    """Where the configuration is looked up: the first PATH that is a workspace, else ``.``."""
+    for path in paths:
+        if os.path.isdir(path) and not os.path.lexists(os.path.join(path, SKILL_FILE)):
+            return path
+    return os.curdir
+
+
+def run_lint(
+    paths: Sequence[str],
+    roots: Sequence[str],
+    progress: Progress,
+    *,
+    profile: str | None = None,
+    config_file: str | None = None,
+    use_config: bool = True,
+) -> LintResult:
+    """``a13n-skills lint``: the configuration (``--config``, or the workspace's unless
+    ``--no-config``), the profile (``--profile``, else the configuration's, else the
+    specification), the lint, then the configuration applied to its findings."""
+    top = repository_top(paths[0] if paths else os.curdir)
+    config = LintConfig()
+    path = config_file if config_file is not None else None
+    if path is None and use_config:
+        path = find_config(_workspace_of(paths))
+    if path is not None:
+        try:
+            config = load_config(path)
+        except ConfigProblem as problem:
+            finding = _finding(
+                problem.path, problem.line, problem.column, "lint_config_invalid", problem.message
+            )
+            return LintResult((finding,), 0, top)
+    result = lint(paths, roots, progress, profile or config.profile or DEFAULT_PROFILE)
+    return LintResult(_configured(result.findings, config), result.skills, top)
+
+
+def _configured(findings: Sequence[Finding], config: LintConfig) -> tuple[Finding, ...]:
+    kept = []
+    for finding in findings:
+        severity = config.severity_of(finding.rule, finding.severity)
+        if severity is None or config.ignores_at(finding.rule, finding.path):
+            continue
+        kept.append(dataclasses.replace(finding, severity=severity))
+    return tuple(kept)
+
+
 # ------------------------------------------------------------------- output
 
 
@@ -508,7 +574,10 @@ def _json(result: LintResult, version: str) -> str:
 
 def format_findings(result: LintResult, form: str, version: str) -> str:
     """``result`` as ``text`` (``path:line:column: severity: rule: message`` lines and a
-    summary), ``json`` (with its format ``version``) or ``sarif`` (SARIF 2.1.0)."""
+    summary), ``json`` (with its format ``version``), ``sarif`` (SARIF 2.1.0) or
+    ``github`` (one workflow command per finding, then the summary)."""
+    if form == "github":
+        return "".join(line + "\n" for line in (*github_lines(result), summary(result)))
     if form == "json":
         return _json(result, version)
     if form == "sarif":
