@@ -344,6 +344,8 @@ ERROR_TYPES: dict[str, str | None] = {
 # Pairs the walk cannot see, because the reason is computed: each says where.
 COMPUTED_REASONS = {
     ("catalog_invalid", "unlisted"): "catalog.checked_total labels its two counts in a loop",
+    ("skill_permission_denied", "link_escapes"): "FilePermissionDenied's code is its class's",
+    ("skill_root_unsupported", "link_loop"): "FileUnsupported's code is its class's",
 }
 
 

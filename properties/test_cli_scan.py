@@ -212,14 +212,15 @@ def library_scan(
     workspace: Path, roots: Sequence[str], invalid: Literal["error", "skip"]
 ) -> Answer:
     """The library's asynchronous scan through ``LocalFileOperator`` under ``asyncio.run``."""
+    given = workspace_module.translate_roots(str(workspace), roots)
     manager = SkillManager(
-        [workspace_module.source_for(roots)], policy=SkillsPolicy(invalid=invalid)
+        [workspace_module.source_for(tuple(given))], policy=SkillsPolicy.checkout(invalid=invalid)
     )
     try:
         with LocalFileOperator(workspace) as files:
             return asyncio.run(manager.inspect(files=files))
     except DefinitionError as error:
-        return _error(error)
+        return _error(workspace_module._as_given(error, given))
 
 
 def check_same_scan(case: tuple[dict[str, Node], tuple[str, ...], str]) -> None:

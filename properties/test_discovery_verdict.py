@@ -14,7 +14,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from a13n_harness.capabilities import FileSkillSource, SkillManager, SkillsPolicy, read_limit
-from a13n_harness.capabilities.discovery import (
+from a13n_harness.capabilities.verdicts import (
     MEMO_BYTES,
     MEMO_ENTRIES,
     clear_verdict_memo,

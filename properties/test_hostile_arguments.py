@@ -370,6 +370,7 @@ def instances(root: Path) -> dict[str, Callable[[], object]]:
             {"a": b"x", "d": {"b": b"y"}}
         ),
         "a13n_harness.capabilities.manager.SkillManager": SkillManager.default,
+        "a13n_harness.capabilities.sources.SkillsPolicy": SkillsPolicy,
         "a13n_harness.capabilities.skills.SkillsCapability": lambda: SkillsCapability(
             SkillManager.default()
         ),

@@ -27,7 +27,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
 
 from a13n_harness.capabilities import FileSkillSource, SkillManager
-from a13n_harness.capabilities.discovery import clear_verdict_memo
+from a13n_harness.capabilities.verdicts import clear_verdict_memo
 from a13n_harness.context.frontmatter import parse_skill_document
 from a13n_harness.environment import LocalFileOperator
 
