@@ -641,7 +641,7 @@ def test_compact_fit_on_the_order_of_candidates() -> None:
         for index in range(20)
     )
     catalog = SkillCatalog(entries, roots=("/r",))
-    forms = []
+    forms: list[str] = []
     for budget in range(0, 8_000, 25):
         rendered = compact(catalog, budget)
         verify_rendering(catalog, budget, rendered, "compact")
@@ -801,7 +801,7 @@ def test_compact_rendering_builds_no_candidate_per_entry(monkeypatch: pytest.Mon
     """Linear in bytes: encoding work is bounded by the ladder's length times the catalog's
     characters, whatever the budget (counted, not timed)."""
     encoded: list[int] = []
-    real = render_module.encode_value
+    real = encode_value
 
     def counting(value: str) -> str:
         encoded.append(len(value))

@@ -732,7 +732,7 @@ def test_counted_renderers_refuse_an_unknown_fit(fit: object) -> None:
         (verify_rendering_counted, (catalog, 100, rendered, Utf8ByteCounter(), fit)),
     ):
         with pytest.raises(DefinitionError) as caught:
-            call(*args)  # type: ignore[operator]
+            call(*args)
         assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "fit")
 
 

@@ -165,7 +165,19 @@ def _names_line(name: str, file: str) -> str:
 
 def cut_description(description: str, cap: int) -> str:
     """``description`` when it has at most ``cap`` code points, else its first ``cap - 1``
-    code points and :data:`CUT_MARK` (``cap`` code points in all)."""
+    code points and :data:`CUT_MARK` (``cap`` code points in all).
+
+    ``description`` must be a ``str`` (a subclass is taken as the plain ``str`` of its
+    characters) and ``cap`` an ``int`` of at least 1, else ``catalog_invalid``
+    (reason ``description``).
+    """
+    if not isinstance(description, str) or not is_count(cap) or cap < 1:
+        raise DefinitionError(
+            "catalog_invalid",
+            f"cut_description takes a str and a cap of at least 1, got {describe(cap)}",
+            reason="description",
+        )
+    description = str.__str__(description)
     if len(description) <= cap:
         return description
     return description[: cap - 1] + CUT_MARK
