@@ -5,7 +5,8 @@ a reference timed alongside (interleaved rounds, medians) mean more.
 
     python scripts/bench.py            # everything
     python scripts/bench.py render     # one section (render, parse, parse-growth,
-                                       # manifest-growth, scan, tokens, counted, cli)
+                                       # manifest-growth, scan, scan-growth, tokens,
+                                       # counted, cli)
 """
 
 from __future__ import annotations
@@ -323,6 +324,13 @@ def bench_scan_section() -> None:
     )
 
 
+def bench_scan_growth_section() -> None:
+    if scan_module is None:
+        print("\n(scan benchmark unavailable: scripts/bench_scan.py not importable)")
+        return
+    scan_module.report_growth(scan_module.bench_scan_growth())
+
+
 # ------------------------------------------------------------ tokens (issue 12, issue 9 6b)
 
 
@@ -576,6 +584,7 @@ SECTIONS = {
     "parse-growth": bench_parse_growth,
     "manifest-growth": bench_manifest_growth,
     "scan": bench_scan_section,
+    "scan-growth": bench_scan_growth_section,
     "tokens": bench_tokens,
     "counted": bench_counted_linear,
     "cli": bench_cli,
