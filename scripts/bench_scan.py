@@ -6,7 +6,7 @@ rounds (medians), the floor, the guarded parse alone, a first scan and a
 rescan (see :func:`bench_scan`). ``skills-ref`` (the ``bench`` extra) is timed
 too when installed; a missing peer is reported, not fatal.
 
-Target (issue 9): ``scan`` at most 3.5x ``floor``.
+Target: ``scan`` at most 3.5x ``floor``.
 Run: ``python scripts/bench_scan.py`` or ``python scripts/bench.py scan``.
 
 ``scan 10,000 skills`` (issue 23, :func:`bench_scan_growth`): one root of 1,000 and
