@@ -1,4 +1,4 @@
-"""The shared checks (issue 13 item 4): validators, reasons per code, one location format.
+"""The shared checks: validators, reasons per code, one location format.
 
 ``a13n_harness.context._checks`` holds the predicates every entry point uses
 (a count, a u64, a lone surrogate, bytes, a safe description of a refused
@@ -344,6 +344,8 @@ ERROR_TYPES: dict[str, str | None] = {
 # Pairs the walk cannot see, because the reason is computed: each says where.
 COMPUTED_REASONS = {
     ("catalog_invalid", "unlisted"): "catalog.checked_total labels its two counts in a loop",
+    ("skill_permission_denied", "link_escapes"): "FilePermissionDenied's code is its class's",
+    ("skill_root_unsupported", "link_loop"): "FileUnsupported's code is its class's",
 }
 
 
@@ -564,7 +566,7 @@ SHOWN_CASES = [
 
 @pytest.mark.parametrize(("site", "bad"), SHOWN_CASES)
 def test_a_refused_argument_is_described_never_printed(site: str, bad: object) -> None:
-    """Regression (issue 13 item 4): a message that showed the argument with ``!r`` let
+    """Regression: a message that showed the argument with ``!r`` let
     ``ValueError`` (an int past 4,300 digits) or the argument's own ``__repr__`` escape."""
     with pytest.raises(DefinitionError) as caught:
         SHOWN_ARGUMENTS[site](bad)

@@ -393,7 +393,7 @@ def test_catalog_json(tmp_path: Path) -> None:
     document = json.loads(result.stdout)
     assert document["rendering"]["form"] == "listing"
     assert (document["rendering"]["listed"], document["rendering"]["omitted"]) == (2, 4)
-    assert document["roots"] == [".agents/skills", ".claude/skills"]
+    assert document["roots"] == [".agents/skills", ".claude/skills", ".github/skills"]
     assert [s["name"] for s in document["skills"]][:2] == ["api-documentation", "code-review"]
     assert {d["code"] for d in document["diagnostics"]} >= {
         "skill_frontmatter_skipped",
@@ -412,15 +412,23 @@ def test_catalog_invalid_error_fails_with_position() -> None:
 def test_catalog_explicit_root_is_required(tmp_path: Path) -> None:
     line = one_error_line(run("catalog", tmp_path, "--root", "/skills"))
     assert line.startswith("a13n-skills: skill_root_missing: /skills: ")
+    # A root as users type it is read in the workspace; one outside it is refused as typed.
     line = one_error_line(run("catalog", tmp_path, "--root", "skills/"))
-    assert line.startswith("a13n-skills: skill_root_invalid: ")
+    assert line.startswith("a13n-skills: skill_root_missing: skills/: --root 'skills/': ")
+    line = one_error_line(run("catalog", tmp_path, "--root", "../skills"))
+    assert line.startswith("a13n-skills: skill_root_invalid: ../skills: --root '../skills' ")
 
 
 def test_catalog_of_an_empty_workspace(tmp_path: Path) -> None:
     result = run("catalog", tmp_path)
     assert result.returncode == 0
     assert result.stdout == b""
-    assert result.stderr == b"listed=0 omitted=0 total=0 bytes=0 budget=9200\n"
+    notice, summary = result.stderr.decode().splitlines()
+    assert notice.startswith(
+        f"a13n-skills: warning: no_skills_found: no skills found in {tmp_path} (looked in "
+        ".agents/skills/, .claude/skills/, .github/skills/); pass"
+    )
+    assert summary == "listed=0 omitted=0 total=0 bytes=0 budget=9200"
 
 
 def test_catalog_of_a_missing_or_file_workspace(tmp_path: Path) -> None:
@@ -525,13 +533,17 @@ def test_lint_demo_sarif() -> None:
         {
             "physicalLocation": {
                 "artifactLocation": {
-                    "uri": ".agents/skills/broken-frontmatter/SKILL.md",
+                    # Relative to the repository's root (this checkout), not to the directory
+                    # lint ran in: code scanning resolves it against the checkout.
+                    "uri": "examples/demo-workspace/.agents/skills/broken-frontmatter/SKILL.md",
                     "uriBaseId": "%SRCROOT%",
                 },
                 "region": {"startLine": 4, "startColumn": 1},
             }
         }
     ]
+    root = sarif_run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+    assert root == DEMO.parent.parent.resolve().as_uri() + "/"
 
 
 def test_lint_clean_workspace_exits_0(tmp_path: Path) -> None:

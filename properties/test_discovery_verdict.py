@@ -1,4 +1,4 @@
-"""Discovery reports what the whole SKILL.md would get (issue 9, defect 7).
+"""Discovery reports what the whole SKILL.md would get.
 
 Discovery reads a bounded prefix of each SKILL.md. Whatever the file, its
 verdict (accepted with the same name and description, or refused with the
@@ -14,7 +14,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from a13n_harness.capabilities import FileSkillSource, SkillManager, SkillsPolicy, read_limit
-from a13n_harness.capabilities.discovery import (
+from a13n_harness.capabilities.verdicts import (
     MEMO_BYTES,
     MEMO_ENTRIES,
     clear_verdict_memo,

@@ -29,14 +29,11 @@ from a13n_harness.capabilities import (
     SkillsPolicy,
     read_limit,
 )
-from a13n_harness.capabilities.discovery import (
-    decisive_prefix,
-    discover,
-    document_verdict,
-    undecided,
-)
+from a13n_harness.capabilities.discovery import discover
 from a13n_harness.capabilities.pool import read_all
+from a13n_harness.capabilities.verdicts import document_verdict
 from a13n_harness.context.errors import DefinitionError
+from a13n_harness.context.frontmatter import decisive_prefix, undecided
 from a13n_harness.environment import (
     BatchReader,
     DirectoryEntry,

@@ -1,4 +1,4 @@
-"""The checkout is untrusted (docs/contract.md §6; issue 9, defect 1).
+"""The checkout is untrusted (docs/contract.md §6).
 
 Every way a checkout, its ``.git`` directory or the caller's environment can
 make ``git status`` run a program is built for real here, against the git on
@@ -18,7 +18,9 @@ behind, every count), and a redirecting variable changes nothing.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -31,10 +33,15 @@ from pathlib import Path
 
 import pytest
 
+import cli_run
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.facts import GitStatus, parse_git_status
 from a13n_harness.context.manifest import decode_manifest
-from a13n_harness.environment.facts import collect_environment_facts, collect_git_status
+from a13n_harness.environment.facts import (
+    GIT_MEMORY_LIMIT_BYTES,
+    collect_environment_facts,
+    collect_git_status,
+)
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("git") is None, reason="needs git on PATH"),
@@ -42,7 +49,7 @@ pytestmark = [
 ]
 
 REPO = Path(__file__).resolve().parent.parent
-CORE = REPO / "core"
+CORE = cli_run.CORE  # the package under test: the tree's core/ or the installed wheel
 _IDENTITY = ("-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main")
 # The git versions the liveness of each vector was checked on (it is a fact about git).
 _LIVENESS_CHECKED_ON = ((2, 39),)
@@ -761,3 +768,169 @@ def test_a_gitfile_that_is_a_fifo_does_not_hang(tmp_path: Path) -> None:
     work.mkdir()
     os.mkfifo(work / ".git")
     assert _returns_promptly(work, work / ".git") is None
+
+
+# ------------------------------------------- memory: files git reads without end (issue 18)
+
+# Each file of the checkout's git directory that git would read (or that the sandbox
+# links, copies or reads itself), replaced by a link to a device that never ends.
+DEVICE_LINKED = [
+    "refs/heads/main",
+    "refs/remotes/origin/main",
+    "refs/remotes/origin/HEAD",
+    "objects/info/alternates",
+    "packed-refs",
+    "index",
+    "shallow",
+    "info/exclude",
+    "config",
+    "HEAD",
+    "commondir",
+]
+_PEAK_PROBE = """
+import dataclasses, json, resource, sys
+sys.path.insert(0, sys.argv[1])
+from a13n_harness.environment.facts import collect_git_status
+status = collect_git_status(sys.argv[2], timeout=float(sys.argv[3]))
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+listed = None if status is None else list(dataclasses.astuple(status))
+print(json.dumps({"status": listed, "peak_kib": peak}))
+"""
+# The probe's own address-space limit: if the sandbox let git read /dev/zero, git
+# stops here instead of eating the machine (the test stays bounded without the fix).
+_PROBE_ADDRESS_SPACE = 3 * 2**30
+
+
+def _collect_with_peak(repo: Path, timeout: float = 5.0) -> tuple[list[object] | None, int]:
+    """``collect_git_status(repo)`` in a child held to 3 GiB of address space; the
+    status and the peak resident size (bytes) of the git processes it ran."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (_PROBE_ADDRESS_SPACE, _PROBE_ADDRESS_SPACE))
+
+    result = subprocess.run(
+        [sys.executable, "-c", _PEAK_PROBE, str(CORE), str(repo), str(timeout)],
+        capture_output=True,
+        timeout=120,
+        check=False,
+        preexec_fn=limit,
+    )
+    assert result.returncode == 0, result.stderr.decode(errors="replace")
+    answer = json.loads(result.stdout)
+    return answer["status"], answer["peak_kib"] * 1024
+
+
+def _clone_with_upstream(box: Box) -> Path:
+    clone = box.root / "clone"
+    box.git(box.root, "clone", "-q", str(box.repo), str(clone))
+    box.git(clone, "commit", "-q", "--allow-empty", "-m", "ahead")
+    return clone
+
+
+@pytest.mark.parametrize("name", DEVICE_LINKED)
+def test_a_git_file_linked_to_dev_zero_is_unknown_in_bounded_memory(
+    tmp_path: Path, name: str
+) -> None:
+    """``refs/heads/<branch>``, ``refs/remotes/origin/<branch>`` or
+    ``objects/info/alternates`` linked to ``/dev/zero`` made ``git status`` grow past
+    900 MiB in under a second, until the timeout (up to an hour) stopped it. Every file
+    git is given is now a regular file within a bound, or the fact is unknown; git is
+    never run on such a checkout."""
+    box = _new_box(tmp_path)
+    clone = _clone_with_upstream(box)
+    before, _ = _collect_with_peak(clone)
+    assert before is not None
+    assert before[:3] == ["main", "origin/main", 1]
+    target = clone / ".git" / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists() or target.is_symlink():
+        target.unlink()
+    target.symlink_to("/dev/zero")
+    status, peak = _collect_with_peak(clone)
+    assert status is None
+    assert peak < 128 * 2**20, f"git reached {peak / 2**20:.0f} MiB"
+
+
+@pytest.mark.parametrize(
+    ("name", "size"),
+    [
+        ("refs/heads/main", 4097),
+        ("packed-refs", 2**30),
+        ("info/exclude", 2**30),
+        ("config", 2**30),
+        ("objects/info/alternates", 2**30),
+    ],
+)
+def test_a_git_file_past_its_bound_is_unknown(tmp_path: Path, name: str, size: int) -> None:
+    """A regular file is not enough: a sparse file of a GiB is read whole by git too."""
+    box = _new_box(tmp_path)
+    clone = _clone_with_upstream(box)
+    target = clone / ".git" / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "ab") as file:
+        file.truncate(size)
+    status, peak = _collect_with_peak(clone)
+    assert status is None
+    assert peak < 128 * 2**20, f"git reached {peak / 2**20:.0f} MiB"
+
+
+def test_a_checkout_that_borrows_objects_is_unknown(tmp_path: Path) -> None:
+    """``objects/info/alternates`` naming another object directory (``clone --shared``)
+    leads outside the checkout: git is not let follow it, and the fact is unknown. An
+    alternates file holding only comments borrows nothing and changes nothing."""
+    box = _new_box(tmp_path)
+    shared = box.root / "shared"
+    box.git(box.root, "clone", "-q", "--shared", str(box.repo), str(shared))
+    alternates = shared / ".git" / "objects" / "info" / "alternates"
+    assert alternates.read_text().strip().startswith(str(box.repo))
+    assert _plain_status(box, shared).branch == "main"  # git itself follows them
+    assert collect_git_status(shared) is None
+    clone = _clone_with_upstream(box)
+    alternates = clone / ".git" / "objects" / "info" / "alternates"
+    alternates.write_text("# nothing borrowed\n\n")
+    assert collect_git_status(clone) == _plain_status(box, clone)
+    # Named but not needed (every object is also in the clone): still never followed,
+    # and the decision is the same, unknown (not a status computed without them).
+    alternates.write_text(f"{box.repo / '.git' / 'objects'}\n")
+    assert _plain_status(box, clone).branch == "main"
+    assert collect_git_status(clone) is None
+
+
+def test_git_runs_under_its_own_memory_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever the file checks miss, git's heap is bounded: each git child runs with
+    ``RLIMIT_DATA`` at ``GIT_MEMORY_LIMIT_BYTES``, set in the child before git starts."""
+    real_git = shutil.which("git")
+    assert real_git is not None
+    box = _new_box(tmp_path / "box")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    marks = tmp_path / "limits"
+    wrapper = bin_dir / "git"
+    wrapper.write_text(f'#!/bin/sh\nulimit -d >> "{marks}"\nexec "{real_git}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    assert collect_git_status(box.repo) == GitStatus("main", None, 0, 0, 0, 0, 0, 0, 0)
+    limits = marks.read_text().split()
+    assert limits, "git never ran"
+    assert set(limits) == {str(GIT_MEMORY_LIMIT_BYTES // 1024)}, limits
+
+
+def test_a_git_that_allocates_without_end_stops_at_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The limit itself, end to end: a ``git`` that allocates a GiB (a stand-in for any
+    input the checks did not foresee) fails at the limit, and the fact is unknown."""
+    box = _new_box(tmp_path / "box")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    greedy = bin_dir / "git"
+    greedy.write_text(
+        f"#!{sys.executable}\nimport sys\nblock = bytearray(2**30)\nsys.stdout.write('# x')\n"
+    )
+    greedy.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    status, peak = _collect_with_peak(box.repo)
+    assert status is None
+    assert peak < 600 * 2**20, f"git reached {peak / 2**20:.0f} MiB"

@@ -6,7 +6,7 @@ rounds (medians), the floor, the guarded parse alone, a first scan and a
 rescan (see :func:`bench_scan`). ``skills-ref`` (the ``bench`` extra) is timed
 too when installed; a missing peer is reported, not fatal.
 
-Target (issue 9): ``scan`` at most 3.5x ``floor``.
+Target: ``scan`` at most 3.5x ``floor``.
 Run: ``python scripts/bench_scan.py`` or ``python scripts/bench.py scan``.
 """
 
@@ -27,7 +27,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
 
 from a13n_harness.capabilities import FileSkillSource, SkillManager
-from a13n_harness.capabilities.discovery import clear_verdict_memo
+from a13n_harness.capabilities.verdicts import clear_verdict_memo
 from a13n_harness.context.frontmatter import parse_skill_document
 from a13n_harness.environment import LocalFileOperator
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     )
     from a13n_harness.capabilities.items import (
         DIAGNOSTIC_CODES,
+        SKIP_REASONS,
         SkillCatalogItem,
         SkillDiagnostic,
         SkillScan,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
         SkillsCapability,
     )
     from a13n_harness.capabilities.sources import (
+        CHECKOUT_MAX_ENTRIES,
         MAX_ENTRIES_PER_ROOT,
         MAX_SKILLS,
         FileSkillSource,
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BOUNDARY_KINDS",
+    "CHECKOUT_MAX_ENTRIES",
     "DEFAULT_WORKSPACE_ROOT",
     "DIAGNOSTIC_CODES",
     "FENCE_SLACK",
@@ -58,6 +61,7 @@ __all__ = [
     "MAX_READ_WORKERS",
     "MAX_SKILLS",
     "SKILL_FILE",
+    "SKIP_REASONS",
     "BoundSkillCatalog",
     "BoundSkillCatalogItem",
     "FileSkillSource",
@@ -85,6 +89,7 @@ _LAZY: dict[str, str] = {
     "SKILL_FILE": "a13n_harness.capabilities.discovery",
     "read_limit": "a13n_harness.capabilities.discovery",
     "DIAGNOSTIC_CODES": "a13n_harness.capabilities.items",
+    "SKIP_REASONS": "a13n_harness.capabilities.items",
     "BoundSkillCatalog": "a13n_harness.capabilities.bound",
     "BoundSkillCatalogItem": "a13n_harness.capabilities.bound",
     "SkillCatalogItem": "a13n_harness.capabilities.items",
@@ -98,6 +103,7 @@ _LAZY: dict[str, str] = {
     "PreparedSkills": "a13n_harness.capabilities.skills",
     "SkillPath": "a13n_harness.capabilities.skills",
     "SkillsCapability": "a13n_harness.capabilities.skills",
+    "CHECKOUT_MAX_ENTRIES": "a13n_harness.capabilities.sources",
     "MAX_ENTRIES_PER_ROOT": "a13n_harness.capabilities.sources",
     "MAX_SKILLS": "a13n_harness.capabilities.sources",
     "FileSkillSource": "a13n_harness.capabilities.sources",

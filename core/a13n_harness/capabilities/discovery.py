@@ -4,17 +4,21 @@ For each source in order, for each of its roots in order:
 
 1. list the root (one call); a missing or unsupported root is an error when the
    source is ``required`` and a ``skill_root_skipped`` diagnostic otherwise;
-   more than ``max_entries_per_root`` listed entries is ``skill_root_overflow``;
-2. walk the entries in code-point order of their names (never the OS order):
-   ``SKILL.md`` (a file or link) makes the root itself a package; every other
-   entry that is a directory or a link, not hidden, is a package candidate
-   (``{entry}/SKILL.md``); everything else is a ``skill_entry_skipped`` diagnostic;
-3. read every candidate's SKILL.md through the bounded pool (at most
-   :data:`~a13n_harness.capabilities.pool.MAX_READ_WORKERS` in flight), at most
-   :func:`read_limit` bytes each, and handle the outcomes in entry order.
+   more listed entries than the root's bound is ``skill_root_overflow`` (strict
+   mode: the source's ``max_entries_per_root``; checkout mode:
+   :data:`~a13n_harness.capabilities.sources.CHECKOUT_MAX_ENTRIES`);
+2. classify the entries in code-point order of their names
+   (:mod:`a13n_harness.capabilities._roots`);
+3. read the candidates' SKILL.md files page by page (:data:`PAGE` candidates a
+   page, so a root of any size holds one page of documents at a time) through
+   the bounded pool (at most :data:`~a13n_harness.capabilities.pool.MAX_READ_WORKERS`
+   in flight), at most :func:`read_limit` bytes each, and handle the outcomes in
+   entry order; verdicts come from :mod:`a13n_harness.capabilities.verdicts`.
 
 Then precedence resolves names across roots and sources, and every final
 SKILL.md is read again through the same operator and compared byte for byte.
+Every diagnostic of a skipped entry carries a reason code
+(:data:`~a13n_harness.capabilities.items.SKIP_REASONS`).
 
 Decisions the contract leaves open:
 
@@ -22,13 +26,16 @@ Decisions the contract leaves open:
   that long holds the opening fence, the largest accepted frontmatter and the
   closing fence of every real file. The verdict is always the one parsing the
   *whole* file would give (same reason, line and column): a read that comes
-  back full proves only that the file goes on, and :func:`undecided` tells
-  whether the bytes before decide the parser's fence scan. Only a fence-like
-  line padded with blanks past the read can leave it open; then the file is
-  read further, four times as much each time, up to :data:`MAX_DECISIVE_READ`
-  (past which it is ``too_large``). The final re-read uses the same limit.
+  back full proves only that the file goes on, and
+  :func:`~a13n_harness.context.frontmatter.undecided` (in the pure core, beside
+  the fence scan it mirrors) tells whether the bytes before decide the parser's
+  fence scan. Only a fence-like line padded with blanks past the read can leave
+  it open; then the file is read further, four times as much each time, up to
+  :data:`MAX_DECISIVE_READ` (past which it is ``too_large``). The final re-read
+  uses the same limit.
 * Two packages with one name below the *same* root have no precedence between
-  them: ``skill_name_conflict`` whatever the policy.
+  them: ``skill_name_conflict`` in strict mode; in checkout mode the second in
+  name order is skipped (reason ``duplicate_name``) unless it is the same package.
 * Entry names no file system produces (empty, ``.``, ``..``, containing ``/``
   or NUL), duplicate names, unknown kinds or a listing that is not a sequence of
   :class:`~a13n_harness.environment.DirectoryEntry` are ``skill_provider_failed``;
@@ -36,42 +43,49 @@ Decisions the contract leaves open:
   since it cannot reach a catalog faithfully.
 * A candidate whose ``SKILL.md`` is missing, not a directory, a FIFO or a link
   loop is skipped with a diagnostic; permission denial (including a link
-  leaving the root) and provider failures are errors.
+  leaving the root) and provider failures are errors in strict mode and skipped
+  entries in checkout mode (``SkillsPolicy.checkout``), where only an error that
+  is not about the entry (a batch read failing as a whole, a stale scope) fails the scan.
 * ``max_skills`` counts the packages found in a source (before precedence) and
   the final catalog; the first source or root to pass it fails the scan.
 * The root's own package is not checked against the folder name
   (``skill_name_mismatch`` is for child packages only).
+* Same package (checkout mode): the operator protocol has no file identity, so two
+  routes are recognised by what the model would see: the same name and
+  byte-identical ``SKILL.md``. The first route found stays (no override
+  diagnostic); a different document of the same name is still an override.
 """
 
 from __future__ import annotations
 
-import _thread  # threading.Lock itself; the threading module is not needed (start-up)
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
+from a13n_harness.capabilities._roots import (
+    SKILL_FILE,
+    Candidate,
+    checked_listing,
+    classify,
+    provider_failed,
+)
 from a13n_harness.capabilities.items import SkillCatalogItem, SkillDiagnostic
 from a13n_harness.capabilities.pool import ReadOutcome, read_all
 from a13n_harness.capabilities.sources import (
+    CHECKOUT_MAX_ENTRIES,
     SkillsPolicy,
     check_materializers,
     check_sources,
 )
-from a13n_harness.context._checks import describe, has_lone_surrogate, is_count
+from a13n_harness.capabilities.verdicts import Verdict, check_limits, document_verdict
+from a13n_harness.context._checks import describe
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
-from a13n_harness.context.frontmatter import (
-    FrontmatterLimits,
-    SkillFrontmatter,
-    parse_skill_document,
-)
+from a13n_harness.context.frontmatter import FrontmatterLimits, SkillFrontmatter
 from a13n_harness.environment import (
-    ENTRY_KINDS,
-    DirectoryEntry,
     FileNotFound,
     FileOperatorError,
     FilePermissionDenied,
+    FileProviderError,
     FileUnsupported,
     NotADirectory,
-    join_path,
 )
 
 # Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
@@ -81,52 +95,13 @@ if TYPE_CHECKING:
     from a13n_harness.capabilities.sources import SkillMaterializer, SkillSource
     from a13n_harness.environment import FileOperator
 
-__all__ = [
-    "FENCE_SLACK",
-    "MAX_DECISIVE_READ",
-    "MEMO_BYTES",
-    "MEMO_ENTRIES",
-    "SKILL_FILE",
-    "DiscoveredSkill",
-    "Discovery",
-    "Verdict",
-    "clear_verdict_memo",
-    "decisive_prefix",
-    "discover",
-    "document_verdict",
-    "memo_size",
-    "read_limit",
-    "undecided",
-]
+__all__ = ["FENCE_SLACK", "SKILL_FILE", "read_limit"]
+"""What the package exports from here; the engine's own names are for the manager."""
 
-SKILL_FILE = "SKILL.md"
 # 4 KiB past max_bytes: room for a BOM, both fence lines (with generous
 # trailing blanks) and line endings, so the bounded prefix parses exactly like
 # the whole file for every frontmatter the parser accepts.
 FENCE_SLACK = 4_096
-
-
-def read_limit(limits: FrontmatterLimits) -> int:
-    """How many bytes of a SKILL.md discovery reads first: ``max_bytes + FENCE_SLACK``."""
-    return _check_limits(limits).max_bytes + FENCE_SLACK
-
-
-def _check_limits(limits: object) -> FrontmatterLimits:
-    if not isinstance(limits, FrontmatterLimits):
-        raise DefinitionError(
-            "catalog_invalid", "limits must be FrontmatterLimits", reason="policy"
-        )
-    return limits
-
-
-def _check_bytes_and_counts(data: object, *counts: object) -> bytes:
-    if not isinstance(data, bytes):
-        raise DefinitionError("skill_provider_failed", "document data must be bytes")
-    for count in counts:
-        if not is_count(count):
-            raise DefinitionError("skill_provider_failed", "limits must be non-negative ints")
-    return data
-
 
 # 1 MiB: how far discovery reads to decide a fence line padded with blanks past
 # the first read (never seen outside attacks; 32 times the frontmatter bound).
@@ -134,159 +109,14 @@ def _check_bytes_and_counts(data: object, *counts: object) -> bytes:
 # discovery can differ from parsing a whole file of that size.
 MAX_DECISIVE_READ = 1 << 20
 
-_BOM = b"\xef\xbb\xbf"
-_BLANKS = b" \t"
+# 1,024 candidates a page: a strict root (at most 256 entries) is one page, and a
+# checkout root of any size holds at most one page of documents that are not skills.
+PAGE = 1_024
 
 
-def _fence_end(data: bytes, position: int) -> int | None:
-    """Where a fence-looking line at ``position`` decides: the offset of the byte after
-    ``---`` and its blanks, or ``None`` when ``data`` ends inside ``---`` or the blanks
-    (the file's next bytes decide), or ``-1`` when the line is not fence-like at all."""
-    size = len(data)
-    dashes = data[position : position + 3]
-    if dashes != b"---":
-        return None if size - position < 3 and b"---".startswith(dashes) else -1
-    end = position + 3
-    while end < size and data[end] in _BLANKS:
-        end += 1
-    if end == size or (data[end] == 0x0D and end + 1 == size):
-        return None
-    return end
-
-
-def undecided(data: bytes, max_bytes: int) -> bool:
-    """Whether the frontmatter verdict of a file that *continues past* ``data`` may
-    depend on the bytes that follow.
-
-    Mirrors the fence scan of :func:`~a13n_harness.context.frontmatter.parse_skill_document`
-    (opening fence, then each line start up to ``max_bytes`` of frontmatter). The
-    verdict is decided by ``data`` alone unless a fence-like line (``---`` and
-    blanks) runs into the end of ``data``, or the search for the end of a line
-    reaches past it. When this returns ``False``, parsing ``data`` gives exactly
-    what parsing the whole file gives.
-    """
-    _check_bytes_and_counts(data, max_bytes)
-    size = len(data)
-    start = len(_BOM) if data.startswith(_BOM) else 0
-    end = _fence_end(data, start)
-    if end is None:
-        return True
-    if end < 0:
-        return False  # missing_fence either way
-    if data[end] == 0x0A:
-        body_start = end + 1
-    elif data[end] == 0x0D and data[end + 1] == 0x0A:
-        body_start = end + 2
-    else:
-        return False  # missing_fence either way
-    window = body_start + max_bytes + 1
-    position = body_start
-    while True:
-        end = _fence_end(data, position)
-        if end is None:
-            return True
-        if end >= 0 and (data[end] == 0x0A or (data[end] == 0x0D and data[end + 1] == 0x0A)):
-            return False  # the closing fence, whole in data
-        newline = data.find(b"\n", position, window)
-        if newline < 0:
-            return window > size  # the whole file may hold a newline past data
-        position = newline + 1
-        if position - body_start > max_bytes:
-            return False  # too_large either way
-
-
-def decisive_prefix(data: bytes, limit: int, max_bytes: int) -> bytes | None:
-    """The bytes of a read of at most ``limit`` bytes that decide the file's verdict.
-
-    A read shorter than ``limit`` is the whole file. A full one means the file
-    may go on: its last byte only proves that, and the rest decides unless
-    :func:`undecided`, in which case ``None`` asks for a longer read.
-    """
-    _check_bytes_and_counts(data, limit, max_bytes)
-    if len(data) < limit:
-        return data
-    prefix = data[: limit - 1]
-    return None if undecided(prefix, max_bytes) else prefix
-
-
-Refusal = tuple[str, str, int | None, int | None]
-"""A frontmatter refusal as values: reason, message, line, column."""
-
-Verdict = SkillFrontmatter | Refusal
-
-
-# 4,096 verdicts and 16 MiB of documents: eight full catalogs of typical
-# skills, so rescans of unchanged files skip the parser, while a hostile tree
-# of near-limit files cannot make the memo hold more than 16 MiB.
-MEMO_ENTRIES = 4_096
-MEMO_BYTES = 16 << 20
-
-
-class _VerdictMemo:
-    """Verdicts of :func:`parse_skill_document` by (document bytes, limits).
-
-    The parser is a pure function of its arguments, so a document seen before
-    gets the verdict it got then, with every check it passed then; keys are
-    the bytes themselves (compared in full on a hit), never a digest.
-    Least recently used entries go first. Shared by every scan of the
-    process, under a lock.
-    """
-
-    def __init__(self) -> None:
-        self._entries: OrderedDict[tuple[bytes, FrontmatterLimits], Verdict] = OrderedDict()
-        self._bytes = 0
-        self._lock = _thread.allocate_lock()
-
-    def verdict(self, data: bytes, limits: FrontmatterLimits) -> Verdict:
-        key = (data, limits)
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-                return found
-        result: Verdict
-        try:
-            result = parse_skill_document(data, limits)
-        except FrontmatterError as error:
-            result = (error.reason or "yaml_syntax", error.message, error.line, error.column)
-        if len(data) <= MEMO_BYTES // 64:
-            with self._lock:
-                if key not in self._entries:
-                    self._entries[key] = result
-                    self._bytes += len(data)
-                    while len(self._entries) > MEMO_ENTRIES or self._bytes > MEMO_BYTES:
-                        (old, _), _ = self._entries.popitem(last=False)
-                        self._bytes -= len(old)
-        return result
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._bytes = 0
-
-    def size(self) -> tuple[int, int]:
-        with self._lock:
-            return len(self._entries), self._bytes
-
-
-_MEMO = _VerdictMemo()
-
-
-def clear_verdict_memo() -> None:
-    """Forget every remembered frontmatter verdict (benchmarks measure first scans with it)."""
-    _MEMO.clear()
-
-
-def memo_size() -> tuple[int, int]:
-    """How many verdicts the memo holds and how many document bytes they key on."""
-    return _MEMO.size()
-
-
-def document_verdict(data: bytes, limit: int, limits: FrontmatterLimits) -> Verdict | None:
-    """The verdict for a read of at most ``limit`` bytes, ``None`` while undecided."""
-    _check_limits(limits)
-    decisive = decisive_prefix(data, limit, limits.max_bytes)
-    return None if decisive is None else _MEMO.verdict(decisive, limits)
+def read_limit(limits: FrontmatterLimits) -> int:
+    """How many bytes of a SKILL.md discovery reads first: ``max_bytes + FENCE_SLACK``."""
+    return check_limits(limits).max_bytes + FENCE_SLACK
 
 
 class DiscoveredSkill:
@@ -322,27 +152,6 @@ if TYPE_CHECKING:
     """The operator for a root, or ``None`` when the root is unroutable."""
 
 
-class _Candidate:
-    """A SKILL.md to read and the root entry it belongs to.
-
-    A plain class, not a dataclass: generating one costs the command's start-up
-    about a millisecond, and nothing compares, hashes or prints a candidate.
-    """
-
-    __slots__ = ("document", "entry")
-
-    def __init__(self, document: str, entry: str | None) -> None:
-        self.document = document
-        self.entry = entry  # None: the root's own package
-
-
-def _provider_failed(
-    message: str, path: str, cause: BaseException | None = None
-) -> DefinitionError:
-    detail = f"{message}: {cause}" if cause is not None else message
-    return DefinitionError("skill_provider_failed", detail, path=path)
-
-
 def _hard_error(error: DefinitionError, path: str) -> DefinitionError:
     """What a read or listing error becomes when it cannot be skipped."""
     if isinstance(error, FilePermissionDenied):
@@ -350,32 +159,6 @@ def _hard_error(error: DefinitionError, path: str) -> DefinitionError:
     if isinstance(error, FileOperatorError):
         return DefinitionError("skill_provider_failed", error.message, path=path)
     return error  # a stale scope and other DefinitionErrors keep their code
-
-
-def _checked_listing(listing: object, root: str, limit: int) -> list[DirectoryEntry]:
-    if isinstance(listing, str | bytes) or not isinstance(listing, Sequence):
-        raise _provider_failed("the listing is not a sequence of entries", root)
-    if len(listing) > limit:
-        raise DefinitionError(
-            "skill_root_overflow",
-            f"{len(listing)} entries listed, more than max_entries_per_root={limit}",
-            path=root,
-        )
-    seen: set[str] = set()
-    for entry in listing:
-        if not isinstance(entry, DirectoryEntry) or entry.kind not in ENTRY_KINDS:
-            raise _provider_failed(f"not a directory entry: {describe(entry)}", root)
-        name = entry.name
-        if (
-            not isinstance(name, str)
-            or name in ("", ".", "..")
-            or "/" in name
-            or "\x00" in name
-            or name in seen
-        ):
-            raise _provider_failed(f"impossible or repeated entry name {describe(name)}", root)
-        seen.add(name)
-    return sorted(listing, key=lambda entry: entry.name)
 
 
 class _Run:
@@ -403,45 +186,90 @@ class _Run:
             SkillDiagnostic(code, message, path, source.source_id, reason, line, column)
         )
 
+    @property
+    def checkout(self) -> bool:
+        return self.policy.mode == "checkout"
+
+    @property
+    def skipping(self) -> bool:
+        """Whether a bad entry is skipped (checkout mode with ``invalid="skip"``)."""
+        return self.policy.mode == "checkout" and self.policy.invalid == "skip"
+
+    def entry_bound(self, source: SkillSource) -> int:
+        bound = source.max_entries_per_root
+        return max(bound, CHECKOUT_MAX_ENTRIES) if self.checkout else bound
+
     async def root(self, source: SkillSource, root: str) -> list[DiscoveredSkill]:
         files = self.access(root)
         if files is None:
-            return self.skip_root(source, root, "skill_root_unroutable", "the root is unroutable")
+            return self.skip_root(
+                source, root, "skill_root_unroutable", "the root is unroutable", "unroutable"
+            )
         try:
             listing: object = await files.list_directory(root)
         except FileNotFound:
-            return self.skip_root(source, root, "skill_root_missing", "the root does not exist")
+            return self.skip_root(
+                source, root, "skill_root_missing", "the root does not exist", "missing"
+            )
         except (NotADirectory, FileUnsupported) as error:
             return self.skip_root(
-                source, root, "skill_root_unsupported", f"the root is unusable: {error.message}"
+                source,
+                root,
+                "skill_root_unsupported",
+                f"the root is unusable: {error.message}",
+                "unsupported",
             )
         except DefinitionError as error:
             raise _hard_error(error, root) from None
         except Exception as error:
-            raise _provider_failed("listing the root failed", root, error) from None
-        entries = _checked_listing(listing, root, source.max_entries_per_root)
+            raise provider_failed("listing the root failed", root, error) from None
+        entries = checked_listing(listing, root, self.entry_bound(source))
+        slots = classify(root, entries, source.source_id)
+        del listing, entries
 
-        slots: list[SkillDiagnostic | _Candidate] = []
-        for entry in entries:
-            path = join_path(root, entry.name)
-            skip: str | None = None
-            if entry.name == SKILL_FILE:
-                if entry.kind in ("file", "symlink"):
-                    slots.append(_Candidate(path, None))
+        found: list[DiscoveredSkill] = []
+        names: dict[str, DiscoveredSkill] = {}
+        for start in range(0, len(slots), PAGE):
+            page = slots[start : start + PAGE]
+            decided = await self.read_page(files, [s for s in page if isinstance(s, Candidate)])
+            for slot in page:
+                if isinstance(slot, SkillDiagnostic):
+                    self.diagnostics.append(slot)
                     continue
-                skip = f"{SKILL_FILE} at the root is a {entry.kind}, not a file"
-            elif entry.name.startswith("."):
-                skip = "hidden entry"
-            elif has_lone_surrogate(entry.name):
-                skip = "entry name is not valid Unicode"
-            elif entry.kind in ("file", "other"):
-                skip = f"a {entry.kind}, not a package directory"
-            if skip is not None:
-                slots.append(SkillDiagnostic("skill_entry_skipped", skip, path, source.source_id))
-            else:
-                slots.append(_Candidate(join_path(path, SKILL_FILE), entry.name))
+                outcome, limit, verdict = decided[slot.document]
+                skill = self.package(source, root, slot, outcome, limit=limit, verdict=verdict)
+                if skill is None:
+                    continue
+                name = skill.item.name
+                first = names.get(name)
+                if first is None:
+                    names[name] = skill
+                    found.append(skill)
+                elif self.checkout and first.data == skill.data:
+                    continue  # the same package by another route (module docstring)
+                elif self.skipping:
+                    self.note(
+                        "skill_entry_skipped",
+                        f"a second package named {name!r} below one root "
+                        f"(the first: {first.item.path})",
+                        skill.item.path,
+                        source,
+                        reason="duplicate_name",
+                    )
+                else:
+                    raise DefinitionError(
+                        "skill_name_conflict",
+                        f"two packages named {name!r} below one root: "
+                        f"{first.item.path} and {slot.document}",
+                        path=slot.document,
+                    )
+            del decided
+        return found
 
-        candidates = [slot for slot in slots if isinstance(slot, _Candidate)]
+    async def read_page(
+        self, files: FileOperator, candidates: list[Candidate]
+    ) -> dict[str, tuple[ReadOutcome, int, Verdict | None]]:
+        """Read and decide one page of candidates: document -> (outcome, limit, verdict)."""
         limits = self.policy.frontmatter
         verdicts: dict[int, Verdict] = {}
 
@@ -455,51 +283,35 @@ class _Run:
         outcomes = await read_all(
             files, [c.document for c in candidates], self.limit, on_result=parse_on_arrival
         )
-        by_document: dict[str, tuple[ReadOutcome, int, Verdict | None]] = {}
+        decided: dict[str, tuple[ReadOutcome, int, Verdict | None]] = {}
         for index, (candidate, outcome) in enumerate(zip(candidates, outcomes, strict=True)):
             if index in verdicts:
-                by_document[candidate.document] = (outcome, self.limit, verdicts[index])
+                decided[candidate.document] = (outcome, self.limit, verdicts[index])
             else:
-                by_document[candidate.document] = await self.decide(
-                    files, candidate.document, outcome
-                )
-
-        found: list[DiscoveredSkill] = []
-        names: dict[str, str] = {}
-        for slot in slots:
-            if isinstance(slot, SkillDiagnostic):
-                self.diagnostics.append(slot)
-                continue
-            outcome, limit, verdict = by_document[slot.document]
-            skill = self.package(source, root, slot, outcome, limit=limit, verdict=verdict)
-            if skill is None:
-                continue
-            name = skill.item.name
-            if name in names:
-                raise DefinitionError(
-                    "skill_name_conflict",
-                    f"two packages named {name!r} below one root: "
-                    f"{names[name]} and {slot.document}",
-                    path=slot.document,
-                )
-            names[name] = slot.document
-            found.append(skill)
-        return found
+                decided[candidate.document] = await self.decide(files, candidate.document, outcome)
+        return decided
 
     def skip_root(
-        self, source: SkillSource, root: str, code: str, message: str
+        self, source: SkillSource, root: str, code: str, message: str, reason: str
     ) -> list[DiscoveredSkill]:
         if source.required:
             raise DefinitionError(code, message, path=root)
-        self.note("skill_root_skipped", f"{message} ({code}); source is not required", root, source)
+        self.note(
+            "skill_root_skipped",
+            f"{message} ({code}); source is not required",
+            root,
+            source,
+            reason=reason,
+        )
         return []
 
     async def decide(
         self, files: FileOperator, path: str, outcome: ReadOutcome
     ) -> tuple[ReadOutcome, int, Verdict | None]:
         """Read ``path`` further (x4 each time) while its verdict is undecided; see
-        :func:`decisive_prefix`. Returns the last outcome, the limit it was read at and
-        its verdict (``None``: a read error, or still undecided at the cap)."""
+        :func:`~a13n_harness.context.frontmatter.decisive_prefix`. Returns the last
+        outcome, the limit it was read at and its verdict (``None``: a read error, or
+        still undecided at the cap)."""
         limit = self.limit
         limits = self.policy.frontmatter
         while isinstance(outcome, bytes):
@@ -510,11 +322,30 @@ class _Run:
             (outcome,) = await read_all(files, [path], limit)
         return outcome, limit, None
 
+    def skipped_read(self, outcome: DefinitionError, document: str) -> tuple[str, str] | None:
+        """The reason and message of a read error that skips the entry, ``None`` when
+        it fails the scan (module docstring)."""
+        if isinstance(outcome, FileNotFound):
+            return "no_skill_file", f"no {SKILL_FILE}: {outcome.message}"
+        if isinstance(outcome, NotADirectory):
+            return "not_a_directory", f"not a directory: {outcome.message}"
+        if isinstance(outcome, FileUnsupported):
+            reason = "link_loop" if outcome.reason == "link_loop" else "not_a_regular_file"
+            return reason, f"{SKILL_FILE} is not a readable regular file: {outcome.message}"
+        if not self.skipping or outcome.path != document:
+            return None  # strict mode, or an error about more than this entry
+        if isinstance(outcome, FilePermissionDenied):
+            reason = "link_escapes" if outcome.reason == "link_escapes" else "permission_denied"
+            return reason, f"{SKILL_FILE} is refused: {outcome.message}"
+        if isinstance(outcome, FileProviderError):
+            return "unreadable", f"{SKILL_FILE} cannot be read: {outcome.message}"
+        return None
+
     def package(
         self,
         source: SkillSource,
         root: str,
-        slot: _Candidate,
+        slot: Candidate,
         outcome: ReadOutcome,
         *,
         limit: int,
@@ -523,15 +354,12 @@ class _Run:
         document = slot.document
         directory = document[: -len(SKILL_FILE) - 1] or "/"
         if isinstance(outcome, DefinitionError):
-            if isinstance(outcome, FileNotFound | NotADirectory | FileUnsupported):
-                why = {
-                    FileNotFound: f"no {SKILL_FILE}",
-                    NotADirectory: "not a directory",
-                    FileUnsupported: f"{SKILL_FILE} is not a readable regular file",
-                }[type(outcome)]
-                self.note("skill_entry_skipped", f"{why}: {outcome.message}", directory, source)
-                return None
-            raise _hard_error(outcome, document)
+            skipped = self.skipped_read(outcome, document)
+            if skipped is None:
+                raise _hard_error(outcome, document)
+            reason, message = skipped
+            self.note("skill_entry_skipped", message, directory, source, reason=reason)
+            return None
         if verdict is None:
             message = f"a fence line does not end within {MAX_DECISIVE_READ} bytes"
             verdict = ("too_large", message, 2, 1)
@@ -556,6 +384,7 @@ class _Run:
                 f"name {front.name!r} differs from its folder {slot.entry!r}",
                 document,
                 source,
+                reason="name_mismatch",
             )
         if front.description_truncated:
             self.note(
@@ -563,6 +392,7 @@ class _Run:
                 f"description cut to {self.policy.frontmatter.max_description_chars} characters",
                 document,
                 source,
+                reason="description_truncated",
             )
         item = SkillCatalogItem(
             name=front.name,
@@ -578,6 +408,8 @@ class _Run:
         for skill in skills:
             name = skill.item.name
             earlier = self.final.get(name)
+            if earlier is not None and self.checkout and earlier.data == skill.data:
+                continue  # the same package by another route: one skill (module docstring)
             if earlier is not None:
                 beaten = earlier.item
                 if self.policy.conflict == "error":
@@ -592,6 +424,7 @@ class _Run:
                     f"{skill.item.path} (source {skill.item.source_id!r})",
                     beaten.path,
                     source,
+                    reason="overridden",
                 )
             self.final[name] = skill
         if len(self.final) > self.policy.max_skills:
@@ -616,7 +449,7 @@ def _guarded(access: RootAccess) -> RootAccess:
         except DefinitionError:
             raise
         except Exception as error:
-            raise _provider_failed("routing the root failed", root, error) from None
+            raise provider_failed("routing the root failed", root, error) from None
 
     return call
 
@@ -643,7 +476,7 @@ async def discover(
         except DefinitionError:
             raise
         except Exception as error:
-            raise _provider_failed(
+            raise provider_failed(
                 f"materializer {describe(materializer.materializer_id)} failed",
                 materializer.target_root,
                 error,

@@ -24,6 +24,7 @@ else:  # the same classes, made without compiling their methods (start-up)
     from a13n_harness.context._values import FACTORY, frozen_dataclass, value_field
 
 __all__ = [
+    "CHECKOUT_MAX_ENTRIES",
     "MAX_ENTRIES_PER_ROOT",
     "MAX_SKILLS",
     "FileSkillSource",
@@ -43,6 +44,13 @@ MAX_ENTRIES_PER_ROOT = 256
 # public skill collections, and a full listing of that many still fits the 5%
 # catalog allowance of a 200k-token context.
 MAX_SKILLS = 512
+# 100,000 entries: the hard bound of checkout mode, per root listing and for the
+# catalog. A checkout is listed completely below it (the largest public skill
+# collections hold a few hundred; a monorepo's folder of generated skills a few
+# thousand), while one listing (about 100 bytes an entry) and the documents kept for
+# the final re-read (a few KB a skill) stay within tens to hundreds of megabytes.
+# A root past it is not a skills folder: skill_root_overflow, never a silent cut.
+CHECKOUT_MAX_ENTRIES = 100_000
 
 
 def check_root(root: object) -> str:
@@ -197,12 +205,30 @@ class SkillsPolicy:
     ``"error"`` (bad frontmatter fails the scan) or ``"skip"`` (a diagnostic).
     A bad policy value is ``catalog_invalid`` (reason ``policy``): the contract has
     no policy code and this is the closest stable one.
+
+    ``mode``: ``"strict"`` (the default: the host seed's library mode, exactly as
+    above) or ``"checkout"`` (the checkout seed: "Invalid entries are skipped and
+    the scan keeps going. Discovery pages to exhaustion"), made by
+    :meth:`SkillsPolicy.checkout`. In checkout mode, with ``invalid="skip"``, every
+    bad entry is skipped with a coded diagnostic and the scan goes on: a link that
+    leaves the root or loops, an entry the operator refuses or cannot read, a
+    ``SKILL.md`` that is not a regular file, bad frontmatter, a second package of one
+    name below one root. A root is listed completely up to :data:`CHECKOUT_MAX_ENTRIES`
+    (or the source's own bound when larger), past which it is ``skill_root_overflow``.
+    Two routes to the same package (the same name and byte-identical ``SKILL.md``,
+    as a link into another root gives) are one skill with no override diagnostic.
+    With ``invalid="error"`` a bad entry fails the scan instead. What still fails a
+    checkout scan: a required root that is missing, unroutable or unsupported; a
+    root that is refused or whose listing fails, required or not (the root fails as
+    a whole); an operator failing as a whole (a batch
+    read, a routing callback, a materializer); more than ``max_skills`` skills.
     """
 
     conflict: Literal["precedence", "error"] = "precedence"
     max_skills: int = MAX_SKILLS
     invalid: Literal["error", "skip"] = "error"
     frontmatter: FrontmatterLimits = value_field(default_factory=FrontmatterLimits)
+    mode: Literal["strict", "checkout"] = "strict"
 
     def __init__(
         self,
@@ -210,6 +236,7 @@ class SkillsPolicy:
         max_skills: int = MAX_SKILLS,
         invalid: Literal["error", "skip"] = "error",
         frontmatter: FrontmatterLimits = FACTORY,
+        mode: Literal["strict", "checkout"] = "strict",
     ) -> None:
         object.__setattr__(self, "conflict", conflict)
         object.__setattr__(self, "max_skills", max_skills)
@@ -217,6 +244,7 @@ class SkillsPolicy:
         object.__setattr__(
             self, "frontmatter", FrontmatterLimits() if frontmatter is FACTORY else frontmatter
         )
+        object.__setattr__(self, "mode", mode)
         self.__post_init__()
 
     def __post_init__(self) -> None:
@@ -232,11 +260,30 @@ class SkillsPolicy:
                 f"invalid must be error or skip: {describe(self.invalid)}",
                 reason="policy",
             )
+        if self.mode not in ("strict", "checkout"):
+            raise DefinitionError(
+                "catalog_invalid",
+                f"mode must be strict or checkout: {describe(self.mode)}",
+                reason="policy",
+            )
         _positive(self.max_skills, "max_skills", "catalog_invalid", "policy")
         if not isinstance(self.frontmatter, FrontmatterLimits):
             raise DefinitionError(
                 "catalog_invalid", "frontmatter must be FrontmatterLimits", reason="policy"
             )
+
+    @classmethod
+    def checkout(
+        cls,
+        conflict: Literal["precedence", "error"] = "precedence",
+        *,
+        invalid: Literal["error", "skip"] = "skip",
+        max_skills: int = CHECKOUT_MAX_ENTRIES,
+        frontmatter: FrontmatterLimits = FACTORY,
+    ) -> SkillsPolicy:
+        """The checkout-mode policy (class docstring): skip bad entries and keep going,
+        list every root completely up to :data:`CHECKOUT_MAX_ENTRIES`."""
+        return cls(conflict, max_skills, invalid, frontmatter, "checkout")
 
 
 if not TYPE_CHECKING:

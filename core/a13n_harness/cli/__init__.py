@@ -2,11 +2,13 @@
 
 ::
 
-    a13n-skills catalog [WORKSPACE] [--root ROOT]... [--budget-bytes N | --context-tokens N
-                        --reserve-tokens N] [--tokenizer NAME] [--invalid skip|error] [--json]
-    a13n-skills lint [PATH]... [--root ROOT]... [--format text|json|sarif]
+    a13n-skills catalog [WORKSPACE] [--root ROOT]... [--nested] [--budget-bytes N |
+                        --context-tokens N --reserve-tokens N] [--tokenizer NAME]
+                        [--invalid skip|error] [--json]
+    a13n-skills lint [PATH]... [--root ROOT]... [--format text|json|sarif|github]
+        [--profile agentskills|claude-code|codex] [--config FILE | --no-config]
     a13n-skills env [DIR] [--json] [--git-timeout SECONDS]
-    a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]...
+    a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]... [--nested]
                          [--invalid skip|error] [--git-timeout SECONDS] [--tokenizer NAME]
     a13n-skills render-manifest FILE [--budget-bytes N | --context-tokens N --reserve-tokens N]
                                 [--tokenizer NAME] [--environment]
@@ -21,8 +23,12 @@ Decisions: with no budget option the budget is ``catalog_allowance(200_000,
 16_000)`` (a 200K-token model keeping 16K for its answer); ``--context-tokens``
 and ``--reserve-tokens`` default to those two numbers when only one is given.
 ``catalog`` and ``manifest`` skip invalid packages by default (``--invalid
-error`` fails instead), as checkout discovery does; explicit ``--root`` values
-are required roots, the default two are not.
+error`` fails instead), as checkout discovery does (``SkillsPolicy.checkout``:
+a bad entry is skipped with a warning and the scan goes on, every root is listed
+completely); explicit ``--root`` values are required roots, the defaults are not.
+Roots are found and typed as ``cli._workspace`` says (one discovery for ``catalog``,
+``manifest`` and ``lint``); a scan that finds no skill says so on stderr
+(``no_skills_found``, naming where it looked) and in ``--json``.
 
 ``--tokenizer NAME`` (``cl100k_base``; needs the ``tokens`` extra) spends the
 allowance as that tokenizer's tokens instead of UTF-8 bytes
@@ -172,6 +178,13 @@ def _warn_diagnostics(workspace: str, diagnostics: Sequence[SkillDiagnostic]) ->
         write_err(f"{PROGRAM}: warning: {where}: {diagnostic.code}: {diagnostic.message}")
 
 
+def _warn_nothing(message: str) -> None:
+    """The never-silent line of a scan that found no skill (§8)."""
+    from a13n_harness.cli._output import PROGRAM, write_err
+
+    write_err(f"{PROGRAM}: warning: no_skills_found: {message}")
+
+
 # ----------------------------------------------------------------- commands
 
 
@@ -211,8 +224,9 @@ def _run_catalog(args: argparse.Namespace) -> int:
     from a13n_harness.context.render import RenderedCatalog
 
     _budget(args)  # usage errors before any scanning
-    found = scan_workspace(args.workspace, args.root, args.invalid, Progress())
+    found = scan_workspace(args.workspace, args.root, args.invalid, Progress(), nested=args.nested)
     catalog = found.catalog()
+    nothing = found.nothing_found()
     rendered = _render(catalog, args)
     if args.json:
         from a13n_harness.cli._output import json_text  # json only here: start-up
@@ -236,6 +250,7 @@ def _run_catalog(args: argparse.Namespace) -> int:
                 "total": rendered.total,
             },
             "roots": list(found.display_roots),
+            "no_skills_found": nothing,
             "skills": [
                 {"description": e.description, "file": e.file, "name": e.name}
                 for e in catalog.entries
@@ -256,6 +271,8 @@ def _run_catalog(args: argparse.Namespace) -> int:
     else:
         write_out(rendered.text)
         _warn_diagnostics(args.workspace, found.scan.diagnostics)
+    if nothing is not None:
+        _warn_nothing(nothing)
     write_err(_summary(rendered, args.tokenizer))
     return 0
 
@@ -277,7 +294,7 @@ def _run_manifest(args: argparse.Namespace) -> int:
     if args.max_bytes is None:  # resolved here: building the parser must not import manifest
         args.max_bytes = MAX_MANIFEST_BYTES
     progress = Progress()
-    found = scan_workspace(args.workspace, args.root, args.invalid, progress)
+    found = scan_workspace(args.workspace, args.root, args.invalid, progress, nested=args.nested)
     facts = collect_environment_facts(args.workspace, git_timeout=args.git_timeout)
     catalog = publish_catalog(
         found.entries(), found.scanned_roots, args.max_bytes, environment=facts
@@ -290,6 +307,9 @@ def _run_manifest(args: argparse.Namespace) -> int:
 
         replace_file(args.output, data)  # never through a link at args.output
     _warn_diagnostics(args.workspace, found.scan.diagnostics)
+    nothing = found.nothing_found()
+    if nothing is not None:
+        _warn_nothing(nothing)
     summary = (
         f"listed={len(catalog.entries)} unlisted={catalog.unlisted} "
         f"bytes={len(data)} max={args.max_bytes}"
@@ -303,10 +323,17 @@ def _run_manifest(args: argparse.Namespace) -> int:
 
 
 def _run_lint(args: argparse.Namespace) -> int:
-    from a13n_harness.cli._lint import format_findings, lint
+    from a13n_harness.cli._lint import format_findings, run_lint
     from a13n_harness.cli._output import Progress, write_out
 
-    result = lint(args.paths, args.root, Progress())
+    result = run_lint(
+        args.paths,
+        args.root,
+        Progress(),
+        profile=args.profile,
+        config_file=args.config,
+        use_config=not args.no_config,
+    )
     write_out(format_findings(result, args.format, __version__))
     return 1 if result.failed else 0
 
@@ -346,15 +373,24 @@ def _tokenizer_loads(name: str) -> None:
     token_counter(name)
 
 
-def _add_roots(parser: argparse.ArgumentParser) -> None:
+def _add_roots(parser: argparse.ArgumentParser, *, nested: bool = True) -> None:
     parser.add_argument(
         "--root",
         action="append",
         default=[],
         metavar="ROOT",
-        help="a skill root inside the workspace, e.g. /.agents/skills (repeatable; required "
-        "when given). Default: /.agents/skills and /.claude/skills, optional",
+        help="a folder of skill folders inside the workspace, as a path relative to it "
+        "(skills, ./skills/), a path inside it ($PWD/skills) or in its namespace "
+        "(/.agents/skills); repeatable, required when given. Default: .agents/skills, "
+        ".claude/skills and .github/skills, optional",
     )
+    if nested:
+        parser.add_argument(
+            "--nested",
+            action="store_true",
+            help="also scan .agents/skills, .claude/skills and .github/skills in subfolders "
+            "(up to four levels down; dependency and virtual-environment folders skipped)",
+        )
 
 
 def _parser_class() -> type[argparse.ArgumentParser]:
@@ -410,14 +446,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="check skills against the Agent Skills specification and more",
         description="Check every skill of each PATH (a SKILL.md, a skill folder or a workspace; "
         "default .) against the Agent Skills specification (agentskills.io/specification) and "
-        "this tool's rules (docs/rules.md). In a workspace without --root the roots are "
-        ".agents/skills, .claude/skills, skills, skills/.curated, skills/.system and "
-        "skills/.experimental. Text lines read path:line:column: severity: rule: message, then "
-        "a summary; exit 1 when any error is found.",
+        "this tool's rules (docs/rules.md). In a workspace without --root every folder of "
+        "skill folders is found by a bounded walk (skills/, skills/.curated, plugins/*/skills, "
+        "a top-level folder of skills, nested .agents/skills; .git, dependency and "
+        "virtual-environment folders skipped). Text lines read path:line:column: severity: "
+        "rule: message, then a summary; exit 1 when any error is found.",
     )
     lint.add_argument("paths", nargs="*", metavar="PATH")
-    _add_roots(lint)
-    lint.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    _add_roots(lint, nested=False)
+    lint.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    lint.add_argument(
+        "--profile",
+        choices=("agentskills", "claude-code", "codex"),
+        help="the fields allowed beyond the specification's (default: the configuration's, "
+        "else agentskills)",
+    )
+    config = lint.add_mutually_exclusive_group()
+    config.add_argument(
+        "--config",
+        metavar="FILE",
+        help="read [lint] or [tool.a13n-skills.lint] from FILE (default: the workspace's "
+        ".a13n-skills.toml, else its pyproject.toml)",
+    )
+    config.add_argument("--no-config", action="store_true", help="read no configuration")
     lint.set_defaults(run=_run_lint)
 
     env = commands.add_parser(
@@ -536,6 +587,7 @@ def _plain_catalog(arguments: Sequence[str]) -> argparse.Namespace | None:
         tokenizer=None,
         invalid="skip",
         json=False,
+        nested=False,
         run=_run_catalog,
     )
     namespace: argparse.Namespace = plain  # type: ignore[assignment]  # duck-typed, see above

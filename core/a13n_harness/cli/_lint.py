@@ -1,15 +1,18 @@
 """``a13n-skills lint``: the Agent Skills specification's checks and more, with clickable positions.
 
 A PATH is a ``SKILL.md`` file, a skill folder (a folder holding ``SKILL.md``) or
-a workspace. A workspace is scanned through :class:`LocalFileOperator` (nothing
-outside it is read, symbolic links included; its blocking form, driven without
-an event loop as ``catalog`` does) with the ``--root`` values, or by
-default with :data:`LINT_ROOTS`: the two roots discovery uses plus the layouts
-of the published skill repositories (``skills/`` in anthropics/skills;
-``skills/.curated``, ``skills/.system`` and ``skills/.experimental`` in
-openai/skills). Each root is scanned on its own with ``invalid="skip"``, so a
-hard error in one root does not hide the others; one more scan of all roots
-together reports overrides.
+a workspace (or a folder of skill folders, which is one). A workspace is scanned
+through :class:`LocalFileOperator` (nothing outside it is read, symbolic links
+included; its blocking form, driven without an event loop as ``catalog`` does)
+with the ``--root`` values (typed as ``catalog`` takes them), or by default with
+every folder of skill folders the workspace walk of :mod:`a13n_harness.cli._workspace`
+finds (``skills/``, ``skills/.curated``, ``plugins/*/skills``, a top-level folder of
+skills, nested ``.agents/skills``). Each root is scanned on its own in checkout mode
+(``SkillsPolicy.checkout``: a bad entry is a finding, never the end of the scan),
+so a hard error in one root does not hide the others; one more scan of the roots an
+agent loads together (the ``--root`` values, or those of :data:`LINT_ROOTS` found)
+reports overrides. Skipped entries are told apart by their reason codes
+(:data:`~a13n_harness.capabilities.SKIP_REASONS`), never by message text.
 
 Each skill's whole ``SKILL.md`` is then read and checked by the pure
 :func:`a13n_harness.context.lint.check_document` under the profile asked for, and
@@ -30,15 +33,26 @@ checked for a PATH is the error ``no_skills_found``.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager, SkillsPolicy
+from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager
+from a13n_harness.cli._github import github_lines
+from a13n_harness.cli._lint_config import ConfigProblem, LintConfig, find_config, load_config
 from a13n_harness.cli._output import PROGRAM, Progress, json_text, safe_line
 from a13n_harness.cli._sarif import sarif_document
-from a13n_harness.cli._workspace import DEFAULT_ROOTS, SOURCE_ID, shown_in
+from a13n_harness.cli._workspace import (
+    DEFAULT_ROOTS,
+    SOURCE_ID,
+    WALK_DEPTH,
+    layout_roots,
+    policy_for,
+    shown_in,
+    translate_roots,
+)
 from a13n_harness.context.errors import DefinitionError, format_location
 from a13n_harness.context.lint import (
     DEFAULT_PROFILE,
@@ -60,7 +74,15 @@ from a13n_harness.environment import (
 from a13n_harness.environment.facts import _find_checkout  # finds a work tree, runs no git
 from a13n_harness.environment.local import BlockingLocalFileOperator, run_blocking
 
-__all__ = ["JSON_FORMAT_VERSION", "LINT_ROOTS", "Finding", "LintResult", "format_findings", "lint"]
+__all__ = [
+    "JSON_FORMAT_VERSION",
+    "LINT_ROOTS",
+    "Finding",
+    "LintResult",
+    "format_findings",
+    "lint",
+    "run_lint",
+]
 
 LINT_ROOTS = (
     *DEFAULT_ROOTS,
@@ -69,21 +91,25 @@ LINT_ROOTS = (
     "/skills/.system",
     "/skills/.experimental",
 )
-"""Roots ``lint`` scans in a workspace when no ``--root`` is given (all optional).
-
-``/.agents/skills`` and ``/.claude/skills`` are discovery's defaults; ``/skills``
-is the layout of anthropics/skills, and ``/skills/.curated``, ``/skills/.system``
-and ``/skills/.experimental`` that of openai/skills.
+"""The conventional roots: an agent's (``/.agents/skills``, ``/.claude/skills``,
+``/.github/skills``), anthropics/skills' ``/skills`` and openai/skills'
+``/skills/.curated``, ``/skills/.system`` and ``/skills/.experimental``. The walk finds
+them like any other; overrides are reported across the ones it finds, and a folder
+without ``SKILL.md`` in one of them is a warning (elsewhere it is just a folder).
 """
 
 JSON_FORMAT_VERSION = 1
 """The version of ``--format json``'s document; it changes when a field changes meaning."""
 
 SKILL_FILE = "SKILL.md"
-# Entries a root may hold without being a skill: dot-folders (another layout's roots,
-# .git) and plain files (a README beside the skills).
-_NOT_A_FILE = f"{SKILL_FILE} is not a readable regular file"  # discovery's skip message
-_QUIET_SKIPS = ("hidden entry", "a file, not a package directory")
+# Skipped entries by reason code (capabilities.SKIP_REASONS):
+_QUIET_REASONS = frozenset({"hidden", "not_a_package_folder"})  # beside the skills, not skills
+_UNSUPPORTED_REASONS = frozenset({"not_a_regular_file", "link_loop"})  # a broken skill
+_REFUSED_RULES = {  # an entry the operator refuses or cannot read: the scan error's rule
+    "link_escapes": "skill_permission_denied",
+    "permission_denied": "skill_permission_denied",
+    "unreadable": "skill_provider_failed",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,10 +126,16 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class LintResult:
-    """Every finding, in PATH order then file order, and how many skills were checked."""
+    """Every finding, in PATH order then file order, and how many skills were checked.
+
+    ``root`` is the repository the run is about (the git work tree holding the first PATH
+    or the current directory, else that workspace): SARIF and ``--format github`` give
+    paths relative to it.
+    """
 
     findings: tuple[Finding, ...]
     skills: int
+    root: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -187,50 +219,34 @@ class _Linter:
     async def _workspace(
         self, files: LocalFileOperator, workspace: str, roots: Sequence[str]
     ) -> None:
-        explicit = bool(roots)
-        configured = FileSkillSource(SOURCE_ID, tuple(roots) or LINT_ROOTS, required=explicit)
-        policy = SkillsPolicy(invalid="skip")
+        given = translate_roots(workspace, roots)
+        explicit = bool(given)
+        if explicit:
+            chosen = tuple(given)
+        else:
+            self.progress.show(f"looking for skills in {workspace}")
+            try:
+                chosen = await layout_roots(files, LINT_ROOTS)
+            except DefinitionError as error:
+                self._scan_error(workspace, "/", error)
+                return
+        policy = policy_for("skip")
         before = self.skills
         failed = False
-        scanned: set[str] = set(configured.roots)
-        for root in configured.roots:
+        conventional = set(LINT_ROOTS) | set(chosen if explicit else ())
+        for root in chosen:
             self.progress.show(f"linting {root}")
             first = len(self.findings)
-            source = FileSkillSource(SOURCE_ID, (root,), required=configured.required)
+            source = FileSkillSource(SOURCE_ID, (root,), required=explicit)
             try:
                 scan = await SkillManager([source], policy=policy).inspect(files=files)
             except DefinitionError as error:
-                self._scan_error(workspace, root, error)
+                self._scan_error(workspace, given.get(root, root), error)
                 failed = True
                 continue
             documents = {item.path: item.path for item in scan.items}
             for diagnostic in scan.diagnostics:
-                if diagnostic.code == "skill_frontmatter_skipped":
-                    documents[diagnostic.path] = diagnostic.path
-                elif diagnostic.message.startswith(_NOT_A_FILE):
-                    # A folder whose SKILL.md is a directory, a FIFO, a device: a broken
-                    # skill, not a folder that is no skill.
-                    document = posixpath.join(diagnostic.path, SKILL_FILE)
-                    self.skills += 1
-                    self.findings.append(
-                        _finding(
-                            shown_in(workspace, document),
-                            1,
-                            1,
-                            "skill_document_unsupported",
-                            diagnostic.message,
-                        )
-                    )
-                elif diagnostic.code == "skill_entry_skipped" and _reported(diagnostic, scanned):
-                    self.findings.append(
-                        _finding(
-                            shown_in(workspace, diagnostic.path),
-                            1,
-                            1,
-                            "skill_entry_skipped",
-                            diagnostic.message,
-                        )
-                    )
+                self._diagnostic(workspace, diagnostic, documents, root in conventional)
             for document in sorted(documents):
                 directory = posixpath.dirname(document)
                 folder = posixpath.basename(directory) or os.path.basename(
@@ -239,8 +255,10 @@ class _Linter:
                 await self.skill(files, document, shown_in(workspace, document), folder)
             # Within a root, findings in path order (the sort is stable: each file keeps its order).
             self.findings[first:] = sorted(self.findings[first:], key=lambda f: f.path)
-        if not failed and len(configured.roots) > 1:
+        together = chosen if explicit else tuple(r for r in LINT_ROOTS if r in chosen)
+        if not failed and len(together) > 1:
             self.progress.show("checking overrides across roots")
+            configured = FileSkillSource(SOURCE_ID, together, required=explicit)
             try:
                 scan = await SkillManager([configured], policy=policy).inspect(files=files)
             except DefinitionError as error:
@@ -252,7 +270,14 @@ class _Linter:
                     if d.code == "skill_overridden"
                 )
         if self.skills == before and not failed:
-            looked = ", ".join(root.lstrip("/") + "/" for root in configured.roots)
+            if explicit:
+                looked = ", ".join(f"{typed.rstrip('/')}/" for typed in given.values())
+            else:
+                looked = (
+                    f"every folder up to {WALK_DEPTH} levels down for folders of skill folders "
+                    "such as skills/, skills/.curated/, plugins/*/skills/, .agents/skills/ and "
+                    ".claude/skills/, skipping .git, dependency and virtual-environment folders"
+                )
             self.findings.append(
                 _finding(
                     workspace,
@@ -260,9 +285,41 @@ class _Linter:
                     1,
                     "no_skills_found",
                     f"no skill found in {workspace} (looked in {looked}); pass a skill "
-                    "folder or a SKILL.md, or name the roots with --root /path/in/workspace",
+                    "folder, a SKILL.md or a folder of skill folders, or name the roots with "
+                    "--root PATH",
                 )
             )
+
+    def _diagnostic(
+        self,
+        workspace: str,
+        diagnostic: SkillDiagnostic,
+        documents: dict[str, str],
+        conventional: bool,
+    ) -> None:
+        """What one scan diagnostic of a root becomes, by its code and reason code."""
+        code, reason = diagnostic.code, diagnostic.reason
+        if code == "skill_frontmatter_skipped":
+            documents[diagnostic.path] = diagnostic.path
+            return
+        if code != "skill_entry_skipped" or reason in _QUIET_REASONS:
+            return
+        document = posixpath.join(diagnostic.path, SKILL_FILE)
+        if reason in _UNSUPPORTED_REASONS:
+            # A folder whose SKILL.md is a directory, a FIFO, a device or a link loop: a
+            # broken skill, not a folder that is no skill.
+            self.skills += 1
+            rule = "skill_document_unsupported"
+        elif reason in _REFUSED_RULES:
+            rule = _REFUSED_RULES[reason]
+        elif reason == "no_skill_file" and not conventional:
+            return  # a folder beside skill folders the walk found: just a folder
+        else:
+            rule = "skill_entry_skipped"
+            document = diagnostic.path
+        self.findings.append(
+            _finding(shown_in(workspace, document), 1, 1, rule, diagnostic.message)
+        )
 
     def _scan_error(self, workspace: str, root: str, error: DefinitionError) -> None:
         self.findings.append(
@@ -276,13 +333,6 @@ class _Linter:
         )
 
 
-def _reported(diagnostic: SkillDiagnostic, roots: set[str]) -> bool:
-    """Whether a skipped entry is worth a warning: a folder that should have been a skill."""
-    if diagnostic.path in roots:
-        return False
-    return not diagnostic.message.startswith(_QUIET_SKIPS)
-
-
 def repository_top(path: str, workspace: str | None = None) -> str:
     """The repository ``path`` belongs to: its git work tree, else ``workspace``, else the
     current directory when it holds ``path``, else ``path`` itself (a real path).
@@ -292,6 +342,8 @@ def repository_top(path: str, workspace: str | None = None) -> str:
     read its configuration.
     """
     real = os.path.realpath(path)
+    if not os.path.isdir(real):
+        real = os.path.dirname(real)
     try:
         checkout = _find_checkout(real)
     except (OSError, ValueError):
@@ -420,6 +472,53 @@ def lint(
         progress.clear()
 
 
+def _workspace_of(paths: Sequence[str]) -> str:
+    """Where the configuration is looked up: the first PATH that is a workspace, else ``.``."""
+    for path in paths:
+        if os.path.isdir(path) and not os.path.lexists(os.path.join(path, SKILL_FILE)):
+            return path
+    return os.curdir
+
+
+def run_lint(
+    paths: Sequence[str],
+    roots: Sequence[str],
+    progress: Progress,
+    *,
+    profile: str | None = None,
+    config_file: str | None = None,
+    use_config: bool = True,
+) -> LintResult:
+    """``a13n-skills lint``: the configuration (``--config``, or the workspace's unless
+    ``--no-config``), the profile (``--profile``, else the configuration's, else the
+    specification), the lint, then the configuration applied to its findings."""
+    top = repository_top(paths[0] if paths else os.curdir)
+    config = LintConfig()
+    path = config_file if config_file is not None else None
+    if path is None and use_config:
+        path = find_config(_workspace_of(paths))
+    if path is not None:
+        try:
+            config = load_config(path)
+        except ConfigProblem as problem:
+            finding = _finding(
+                problem.path, problem.line, problem.column, "lint_config_invalid", problem.message
+            )
+            return LintResult((finding,), 0, top)
+    result = lint(paths, roots, progress, profile or config.profile or DEFAULT_PROFILE)
+    return LintResult(_configured(result.findings, config), result.skills, top)
+
+
+def _configured(findings: Sequence[Finding], config: LintConfig) -> tuple[Finding, ...]:
+    kept = []
+    for finding in findings:
+        severity = config.severity_of(finding.rule, finding.severity)
+        if severity is None or config.ignores_at(finding.rule, finding.path):
+            continue
+        kept.append(dataclasses.replace(finding, severity=severity))
+    return tuple(kept)
+
+
 # ------------------------------------------------------------------- output
 
 
@@ -475,7 +574,10 @@ def _json(result: LintResult, version: str) -> str:
 
 def format_findings(result: LintResult, form: str, version: str) -> str:
     """``result`` as ``text`` (``path:line:column: severity: rule: message`` lines and a
-    summary), ``json`` (with its format ``version``) or ``sarif`` (SARIF 2.1.0)."""
+    summary), ``json`` (with its format ``version``), ``sarif`` (SARIF 2.1.0) or
+    ``github`` (one workflow command per finding, then the summary)."""
+    if form == "github":
+        return "".join(line + "\n" for line in (*github_lines(result), summary(result)))
     if form == "json":
         return _json(result, version)
     if form == "sarif":

@@ -136,15 +136,16 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
                 "mount_name",
                 "provider",
                 "selection",
+                "outside_workspace",
             }
         ),
         "skill_root_missing": frozenset(),
         "skill_root_unroutable": frozenset(
             {"not_entered", "entered", "no_mount", "unknown_mount", "outside_namespace"}
         ),
-        "skill_root_unsupported": frozenset(),
-        "skill_root_overflow": frozenset(),
-        "skill_permission_denied": frozenset(),
+        "skill_root_unsupported": frozenset({"link_loop"}),
+        "skill_root_overflow": frozenset({"workspace_walk"}),
+        "skill_permission_denied": frozenset({"link_escapes"}),
         "skill_provider_failed": frozenset(),
         "skill_catalog_overflow": frozenset(),
         "skill_name_conflict": frozenset(),

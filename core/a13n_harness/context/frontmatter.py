@@ -41,9 +41,11 @@ __all__ = [
     "NAME_MAX_CHARS",
     "FrontmatterLimits",
     "SkillFrontmatter",
+    "decisive_prefix",
     "is_valid_name",
     "normalize_description",
     "parse_skill_document",
+    "undecided",
 ]
 
 NAME_MAX_CHARS = 64  # the Agent Skills name rule; a name is also a folder name and an identity
@@ -243,6 +245,95 @@ def _frontmatter_text(data: bytes, max_bytes: int) -> str:
         ) from None
 
 
+# ------------------------------------------------ the fence decision of a bounded read
+#
+# Discovery reads a bounded prefix of each SKILL.md. The two functions below tell
+# whether that prefix gives the verdict the whole file gives; they mirror the fence
+# scan of :func:`_frontmatter_text` just above (and live beside it so that a change to
+# one is seen next to the other, and mutation testing covers both).
+
+_BLANKS = b" \t"
+
+
+def _check_bytes_and_counts(data: object, *counts: object) -> bytes:
+    if not isinstance(data, bytes):
+        raise DefinitionError("skill_provider_failed", "document data must be bytes")
+    for count in counts:
+        if not is_count(count):
+            raise DefinitionError("skill_provider_failed", "limits must be non-negative ints")
+    return data
+
+
+def _fence_end(data: bytes, position: int) -> int | None:
+    """Where a fence-looking line at ``position`` decides: the offset of the byte after
+    ``---`` and its blanks, or ``None`` when ``data`` ends inside ``---`` or the blanks
+    (the file's next bytes decide), or ``-1`` when the line is not fence-like at all."""
+    size = len(data)
+    dashes = data[position : position + 3]
+    if dashes != b"---":
+        return None if size - position < 3 and b"---".startswith(dashes) else -1
+    end = position + 3
+    while end < size and data[end] in _BLANKS:
+        end += 1
+    if end == size or (data[end] == 0x0D and end + 1 == size):
+        return None
+    return end
+
+
+def undecided(data: bytes, max_bytes: int) -> bool:
+    """Whether the frontmatter verdict of a file that *continues past* ``data`` may
+    depend on the bytes that follow.
+
+    Mirrors the fence scan of :func:`parse_skill_document` (opening fence, then
+    each line start up to ``max_bytes`` of frontmatter). The verdict is decided by
+    ``data`` alone unless a fence-like line (``---`` and blanks) runs into the end
+    of ``data``, or the search for the end of a line reaches past it. When this
+    returns ``False``, parsing ``data`` gives exactly what parsing the whole file gives.
+    """
+    _check_bytes_and_counts(data, max_bytes)
+    size = len(data)
+    start = len(_BOM) if data.startswith(_BOM) else 0
+    end = _fence_end(data, start)
+    if end is None:
+        return True
+    if end < 0:
+        return False  # missing_fence either way
+    if data[end] == 0x0A:
+        body_start = end + 1
+    elif data[end] == 0x0D and data[end + 1] == 0x0A:
+        body_start = end + 2
+    else:
+        return False  # missing_fence either way
+    window = body_start + max_bytes + 1
+    position = body_start
+    while True:
+        end = _fence_end(data, position)
+        if end is None:
+            return True
+        if end >= 0 and (data[end] == 0x0A or (data[end] == 0x0D and data[end + 1] == 0x0A)):
+            return False  # the closing fence, whole in data
+        newline = data.find(b"\n", position, window)
+        if newline < 0:
+            return window > size  # the whole file may hold a newline past data
+        position = newline + 1
+        if position - body_start > max_bytes:
+            return False  # too_large either way
+
+
+def decisive_prefix(data: bytes, limit: int, max_bytes: int) -> bytes | None:
+    """The bytes of a read of at most ``limit`` bytes that decide the file's verdict.
+
+    A read shorter than ``limit`` is the whole file. A full one means the file
+    may go on: its last byte only proves that, and the rest decides unless
+    :func:`undecided`, in which case ``None`` asks for a longer read.
+    """
+    _check_bytes_and_counts(data, limit, max_bytes)
+    if len(data) < limit:
+        return data
+    prefix = data[: limit - 1]
+    return None if undecided(prefix, max_bytes) else prefix
+
+
 class _Field:
     """A top-level value the catalog keeps, and where it starts.
 
@@ -264,8 +355,8 @@ def _locate(text: str, index: int) -> tuple[int, int]:
     lines at CR, U+0085, U+2028 and U+2029); the frontmatter starts on file
     line 2; columns count code points from 1.
 
-    O(index): call it once per refusal, never once per event (issue 9
-    defect 6(a): a count per top-level value made many keys quadratic).
+    O(index): call it once per refusal, never once per event (a count per
+    top-level value made many keys quadratic).
     """
     line_start = text.rfind("\n", 0, index) + 1
     return text.count("\n", 0, index) + 2, index - line_start + 1

@@ -44,7 +44,7 @@ from typing import Literal
 
 import yaml
 
-from a13n_harness.context._checks import has_lone_surrogate
+from a13n_harness.context._checks import has_lone_surrogate, is_bytes_like
 from a13n_harness.context.encoder import ESCAPED_RANGES
 from a13n_harness.context.errors import FRONTMATTER_REASONS, FrontmatterError
 from a13n_harness.context.frontmatter import NAME_MAX_CHARS, FrontmatterLimits, parse_skill_document
@@ -70,7 +70,6 @@ __all__ = [
     "check_document",
     "find_references",
     "rule_for_error",
-    "rule_markdown",
     "rules_document",
 ]
 
@@ -572,6 +571,60 @@ by design:
   length and the file's encoding are checked; `skills-ref` checks none of these (it
   crashes on a SKILL.md that is not UTF-8).
 
+## Profiles
+
+`--profile` (or `profile` in the configuration) says which platform a skill is written for.
+The default, `agentskills`, is the specification alone: a field a known platform documents
+is the warning `skill_field_not_portable` naming that platform, and a field no one
+documents stays the error `skill_field_unknown`. A platform's profile admits its fields,
+each checked for the type its documentation gives (`skill_field_invalid`).
+
+{profiles}
+## File references
+
+A reference is the target of a Markdown link or image or of a link definition, or a path
+in inline code (`scripts/run.py`) whose first folder exists in the skill (not `agents/`,
+where Codex keeps `openai.yaml`) and that is not an example (`e.g.`, `for example`, a line
+or a list under `Example:`). Not references: URLs (`https:`, `mailto:`, `//host`), `#anchors`,
+footnotes (`[^1]: ...`), fenced code blocks, code spans' links, HTML comments, and targets
+holding a placeholder this tool cannot resolve (`${PLUGIN_ROOT}`, `$VAR`, `{name}`). The
+documented spellings of the skill folder resolve to it: `{baseDir}/`
+([OpenClaw](https://github.com/openclaw/openclaw/blob/main/docs/tools/skills.md): "Use
+`{baseDir}` in instructions to reference the skill folder path") and
+`${CLAUDE_SKILL_DIR}/` ([Claude Code](https://code.claude.com/docs/en/skills), string
+substitutions). The repository is the git work tree holding the skill (found as git
+finds it, without running git) or else the workspace linted.
+
+## Configuration
+
+`a13n-skills lint` reads `.a13n-skills.toml` (table `[lint]`) or, when that file is absent,
+the `[tool.a13n-skills.lint]` table of `pyproject.toml`, in the workspace (the first PATH
+that is a workspace, else the current directory); `--config FILE` names the file (either
+table), `--no-config` reads none.
+
+```toml
+[tool.a13n-skills.lint]
+profile = "claude-code"                       # agentskills (default), claude-code, codex
+select = ["skill_name_invalid", "skill_reference_escapes"]   # only these are reported
+ignore = ["skill_body_too_long"]               # never reported
+severity = { skill_reference_missing = "error", skill_html_comment = "note" }
+
+[tool.a13n-skills.lint.per-path-ignores]       # globs relative to this file's folder
+"skills/legacy/*" = ["skill_field_unknown"]
+```
+
+A configuration that cannot be used is one `lint_config_invalid` error at its file, line
+and column, and nothing is linted. `--profile` wins over the configuration's `profile`.
+
+## Output formats
+
+`--format text` (the default), `json`, `sarif` (SARIF 2.1.0 with `partialFingerprints`,
+run problems as `toolExecutionNotifications`, URIs relative to the repository root) and
+`github` (one GitHub Actions workflow command per finding, escaped so that no finding ends
+or forges a command; see [ci.md](ci.md)).
+
+## Rules
+
 """
 
 
@@ -586,12 +639,28 @@ def rules_document() -> str:
         f"{'no' if rule.source.startswith(_BEYOND) else 'yes'} |\n"
         for rule in RULES.values()
     )
-    return _RULES_PREAMBLE + index + "\n" + "\n".join(sections)
+    profiles = "| profile | fields beyond the specification's six (type) | source |\n"
+    profiles += "|---|---|---|\n"
+    profiles += f"| `{DEFAULT_PROFILE}` | none | {_PROFILE_SOURCES[DEFAULT_PROFILE]} |\n"
+    for profile, fields in PLATFORM_FIELDS.items():
+        listed = ", ".join(f"`{name}` ({kind})" for name, kind in fields.items()) or "none"
+        profiles += f"| `{profile}` | {listed} | {_PROFILE_SOURCES[profile]} |\n"
+    preamble = _RULES_PREAMBLE.replace("{profiles}", profiles)
+    return preamble + index + "\n" + "\n".join(sections)
+
+
+_PROFILE_SOURCES = {
+    "agentskills": "[agentskills.io/specification](https://agentskills.io/specification)",
+    "claude-code": "[code.claude.com/docs/en/skills](https://code.claude.com/docs/en/skills), "
+    '"Frontmatter reference"',
+    "codex": "[developers.openai.com/codex/skills](https://developers.openai.com/codex/skills): "
+    "Codex reads `name` and `description` and keeps its own settings in `agents/openai.yaml`",
+}
 
 
 def rule_for_error(code: str) -> str:
     """The rule id a scan's ``DefinitionError`` code is reported under."""
-    return code if code in RULES else _SCAN_ERROR_RULE
+    return code if isinstance(code, str) and code in RULES else _SCAN_ERROR_RULE
 
 
 @dataclass(frozen=True, slots=True)
@@ -961,8 +1030,22 @@ def check_document(
 
     ``profile`` is one of :data:`PROFILES` (an unknown one reads as the default).
     Returns the issues in file order and the file references of the body
-    (resolved by the caller). Never raises for any input; linear in its size.
+    (resolved by the caller). Never raises for any bytes; linear in their size.
+    ``data`` that is not bytes, or a ``folder`` that is neither a ``str`` nor ``None``,
+    is refused with ``skill_frontmatter_invalid`` (reason ``encoding``), as
+    :func:`parse_skill_document` refuses it.
     """
+    if not is_bytes_like(data):
+        raise FrontmatterError(
+            "encoding", f"a SKILL.md must be bytes, got {type(data).__name__}", line=1, column=1
+        )
+    if folder is not None and not isinstance(folder, str):
+        raise FrontmatterError(
+            "encoding", f"a folder name must be a str, got {type(folder).__name__}"
+        )
+    if not isinstance(profile, str) or profile not in PROFILES:
+        profile = DEFAULT_PROFILE
+    data = bytes(data)
     if len(data) > DOCUMENT_MAX_BYTES:
         return DocumentCheck(
             (
@@ -1457,6 +1540,11 @@ def find_references(markdown: str) -> tuple[Reference, ...]:
     """The file references of a Markdown body (lines counted from 1), in text order.
 
     The same scan :func:`check_document` runs over a body: linear in the length of
-    ``markdown`` whatever its lines hold.
+    ``markdown`` whatever its lines hold. A ``markdown`` that is not a ``str`` is refused
+    with ``skill_frontmatter_invalid`` (reason ``encoding``).
     """
+    if not isinstance(markdown, str):
+        raise FrontmatterError(
+            "encoding", f"a Markdown body must be a str, got {type(markdown).__name__}"
+        )
     return tuple(sorted(_scan_body(markdown, 0, 1).references, key=lambda r: (r.line, r.column)))

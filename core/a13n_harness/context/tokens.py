@@ -8,16 +8,19 @@ Here the same candidates, in the same order, are measured by a
 A counter may declare three properties, as attributes set to ``True``:
 
 - ``line_additive``: ``count(a + b) == count(a) + count(b)`` whenever ``a``
-  ends in ``"\\n"`` and ``b`` is empty or starts with a character that is not
-  whitespace (``str.isspace``). Every candidate is a sequence of such lines
+  ends in ``"\\n"`` and ``b`` is empty or starts with a character that is
+  neither whitespace (``str.isspace``) nor ``/`` (:data:`LINE_START_EXCLUDED`:
+  o200k's punctuation piece ``[^\\s\\p{L}\\p{N}]+[\\r\\n/]*`` runs over a line
+  feed into a slash, so ``")\\n" + "//b"`` is one token fewer than its lines).
+  Every candidate is a sequence of such lines
   (the header, entry lines starting ``- ``, count lines starting with a digit,
   the footer starting ``<``), so its count is the sum of its lines' counts:
   the renderer counts each line once, in order, and stops as soon as the
   header plus the lines so far plus the pointer and footer exceed the budget.
   Rendering and certifying are then linear in the catalog's bytes (in fact in
   the bytes the budget can hold). Byte-level BPE tokenizers whose
-  pre-tokenizer always splits after a line feed have it (tiktoken's
-  ``cl100k_base``, checked by property against the real tokenizer).
+  pre-tokenizer always splits after such a line feed have it (tiktoken's
+  ``cl100k_base`` and ``o200k_base``, checked by property against the real tokenizers).
 - ``prefix_monotone``: ``count(a) <= count(a + b)`` for all strings. Every
   framed candidate listing ``k`` entries starts with the header and those
   ``k`` entry lines, so ``count(header + lines[:k])`` bounds it from below and
@@ -65,6 +68,7 @@ from a13n_harness.context.render import (
 )
 
 __all__ = [
+    "LINE_START_EXCLUDED",
     "CodePointCounter",
     "CountedRendering",
     "TokenCounter",
@@ -73,6 +77,14 @@ __all__ = [
     "render_catalog_counted",
     "verify_rendering_counted",
 ]
+
+
+LINE_START_EXCLUDED = "/"
+"""Characters besides whitespace that a line must not start with for ``line_additive`` to join it.
+
+o200k_base's pre-tokenizer keeps a ``/`` after punctuation and line feeds in one piece
+(docs/tokens.md); no line the renderer builds starts with one.
+"""
 
 
 @runtime_checkable
@@ -177,11 +189,13 @@ def _splits_at_lines(pieces: Sequence[str]) -> bool:
     """Whether ``line_additive`` applies between consecutive ``pieces``.
 
     Each piece but the last ends in a line feed and each piece but the first
-    starts with a non-whitespace character. The renderer's own lines always
-    do; checked anyway, so a format change falls back instead of going wrong.
+    starts with a character that is neither whitespace nor in
+    :data:`LINE_START_EXCLUDED`. The renderer's own lines always do; checked
+    anyway, so a format change falls back instead of going wrong.
     """
     return all(piece.endswith("\n") for piece in pieces[:-1]) and all(
-        piece and not piece[0].isspace() for piece in pieces[1:]
+        piece and not piece[0].isspace() and piece[0] not in LINE_START_EXCLUDED
+        for piece in pieces[1:]
     )
 
 

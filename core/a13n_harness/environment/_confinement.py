@@ -329,7 +329,7 @@ class Walker:
                 if stat_module.S_ISLNK(mode) and (follow_last or not last):
                     hops += 1
                     if hops > MAX_LINK_HOPS:
-                        raise FileUnsupported("symbolic link loop", path=path)
+                        raise FileUnsupported("symbolic link loop", path=path, reason="link_loop")
                     try:
                         target = os.readlink(segment, dir_fd=current)
                     except OSError as error:
@@ -339,7 +339,7 @@ class Walker:
                     leads = resolve_link_target(resolved, target, self._root_segments)
                     if leads is None:
                         raise FilePermissionDenied(
-                            "symbolic link leads outside the root", path=path
+                            "symbolic link leads outside the root", path=path, reason="link_escapes"
                         )
                     shared = _keep_shared_prefix(resolved, fds, leads)
                     pending.extendleft(reversed(leads[shared:]))

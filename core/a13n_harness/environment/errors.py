@@ -13,7 +13,7 @@ entry).
 from __future__ import annotations
 
 from a13n_harness.context._checks import is_count
-from a13n_harness.context.errors import DefinitionError
+from a13n_harness.context.errors import ERROR_REASONS, DefinitionError
 
 __all__ = [
     "FileNotFound",
@@ -26,13 +26,24 @@ __all__ = [
 ]
 
 
+def _reasons(code: str) -> frozenset[str]:
+    return ERROR_REASONS.get(code, frozenset())
+
+
 class FileOperatorError(DefinitionError):
     """Base class of every error a file operator raises."""
 
     default_code = "skill_provider_failed"
 
-    def __init__(self, message: str = "", *, path: str | None = None) -> None:
-        super().__init__(self.default_code, message, path=path)
+    def __init__(
+        self, message: str = "", *, path: str | None = None, reason: str | None = None
+    ) -> None:
+        # A reason the code does not carry (a Host's operator spelling one of its own) is
+        # dropped, never an error of its own: the class and the code still say what failed.
+        known = (
+            reason if isinstance(reason, str) and reason in _reasons(self.default_code) else None
+        )
+        super().__init__(self.default_code, message, path=path, reason=known)
 
 
 class FileNotFound(FileOperatorError):

@@ -46,9 +46,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import NamedTuple
+from functools import partial
+from typing import TYPE_CHECKING, NamedTuple
+
+if sys.platform != "win32":
+    import resource
 
 from a13n_harness.context.errors import DefinitionError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 from a13n_harness.context.facts import (
     EnvironmentFacts,
     GitStatus,
@@ -56,7 +63,12 @@ from a13n_harness.context.facts import (
     parse_git_status,
 )
 
-__all__ = ["GIT_TIMEOUT_SECONDS", "collect_environment_facts", "collect_git_status"]
+__all__ = [
+    "GIT_MEMORY_LIMIT_BYTES",
+    "GIT_TIMEOUT_SECONDS",
+    "collect_environment_facts",
+    "collect_git_status",
+]
 
 GIT_TIMEOUT_SECONDS = 5.0
 """How long ``git status`` may run. Git answers in milliseconds on a healthy
@@ -148,13 +160,39 @@ def collect_git_status(
         return None
     try:
         return _status_in_scratch(git, search_path, checkout, scratch, deadline)
-    except (OSError, ValueError, UnicodeError):
+    except (OSError, ValueError, UnicodeError, _Unsafe):
         return None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
 _LONGEST_TIMEOUT_SECONDS = 3600.0
+
+GIT_MEMORY_LIMIT_BYTES = 512 * 2**20
+"""The data limit (``RLIMIT_DATA``: heap and private writable mappings) each git child
+runs under, set in the child before git starts. ``git status`` on a checkout of a
+million files needs a few hundred MiB; a file the collector did not think of that
+makes git read without end (``/dev/zero`` behind a link) ends there, in under a
+second, instead of at the timeout. Files git maps read-only (packs, the index) do
+not count against it."""
+
+# Bounds on the files of the checkout's git directory that git is given (each must
+# be a regular file within its bound, or the fact is unknown). A loose ref, HEAD, a
+# gitdir file, commondir hold one name; config, info/exclude, shallow and alternates
+# are short listings; packed-refs and the index grow with the repository and git
+# maps them rather than reading them into memory.
+_LISTING_FILE_BYTES = 16 * 2**20
+_PACKED_REFS_BYTES = 512 * 2**20
+_INDEX_FILE_BYTES = 4 * 2**30
+# Loose refs copied into the scratch directory (refs/heads and refs/remotes), and
+# entries of ``objects`` linked: more is not a git directory git made.
+_MAX_LOOSE_REFS = 50_000
+_MAX_OBJECT_ENTRIES = 1024
+
+
+class _Unsafe(Exception):
+    """A file of the checkout's git directory that git must not be given: the fact is unknown."""
+
 
 # ------------------------------------------------- finding the checkout safely
 
@@ -389,9 +427,112 @@ def _shared_index_names(gitdir: str) -> list[str]:
     return names
 
 
-def _link(target: str, link: str) -> None:
-    if os.path.lexists(target):
-        os.symlink(target, link)
+def _link_regular(target: str, link: str, bound: int) -> None:
+    """Link ``link`` to ``target`` when that is a regular file of at most ``bound`` bytes.
+
+    Nothing when ``target`` does not exist (git then finds nothing either);
+    :class:`_Unsafe` for anything else: a link to ``/dev/zero``, a FIFO, a device,
+    a directory, a file past its bound. The link names the resolved file, so a
+    link in the checkout is not followed again when git opens it.
+    """
+    if not os.path.lexists(target):
+        return
+    try:
+        found = os.stat(target)
+    except OSError:
+        raise _Unsafe(target) from None
+    if not stat.S_ISREG(found.st_mode) or found.st_size > bound:
+        raise _Unsafe(target)
+    os.symlink(os.path.realpath(target), link)
+
+
+def _read_bounded(path: str, bound: int) -> bytes:
+    """A regular file's bytes, at most ``bound``; :class:`_Unsafe` for anything else.
+
+    Opened non-blocking and without following a final link (a FIFO never holds the
+    caller, a link to a device is refused), checked with ``fstat`` on the descriptor.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    flags |= getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError:
+        raise _Unsafe(path) from None
+    try:
+        found = os.fstat(descriptor)
+        if not stat.S_ISREG(found.st_mode) or found.st_size > bound:
+            raise _Unsafe(path)
+        data = os.read(descriptor, bound + 1)
+    except OSError:
+        raise _Unsafe(path) from None
+    finally:
+        os.close(descriptor)
+    if len(data) > bound:
+        raise _Unsafe(path)
+    return data
+
+
+def _copy_loose_refs(source: str, target: str) -> None:
+    """Copy ``refs/heads`` and ``refs/remotes`` of the checkout into the scratch ``refs``.
+
+    ``git status --branch`` reads the branch's ref and its upstream's; git reads a
+    loose ref whole whatever it is (a link to ``/dev/zero`` grows without end). So
+    git is given copies: every entry must be a directory or a regular file of at
+    most :data:`_SMALL_FILE_BYTES` (a link, a FIFO or a device is :class:`_Unsafe`),
+    and more than :data:`_MAX_LOOSE_REFS` entries is too. Tags and other namespaces
+    are not copied: status does not read them.
+    """
+    os.mkdir(target)
+    budget = _MAX_LOOSE_REFS
+    pending = [
+        (os.path.join(source, name), os.path.join(target, name)) for name in ("heads", "remotes")
+    ]
+    while pending:
+        here, there = pending.pop()
+        try:
+            mode = os.lstat(here).st_mode
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISDIR(mode):
+            raise _Unsafe(here)
+        os.mkdir(there)
+        with os.scandir(here) as entries:
+            for entry in entries:
+                budget -= 1
+                if budget < 0:
+                    raise _Unsafe(here)
+                inner, copy = os.path.join(here, entry.name), os.path.join(there, entry.name)
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((inner, copy))
+                    continue
+                data = _read_bounded(inner, _SMALL_FILE_BYTES)
+                with open(copy, "xb") as file:
+                    file.write(data)
+
+
+def _link_objects(source: str, target: str) -> None:
+    """The scratch ``objects``: a directory linking each entry of the checkout's, but ``info``.
+
+    Git maps loose objects and packs read-only (a link to a device there maps
+    nothing, and the memory limit holds whatever it does). ``objects/info`` is not
+    given: its ``alternates`` would have git read other object directories, outside
+    the checkout, and their own alternates in turn (a read outside the root,
+    issue 18), so a checkout that borrows objects has an unknown git fact; the
+    commit graphs there only speed up ahead/behind counting.
+    """
+    alternates = os.path.join(source, "info", "alternates")
+    if os.path.lexists(alternates):
+        listing = _read_bounded(alternates, _LISTING_FILE_BYTES)
+        if any(line.strip() and not line.startswith(b"#") for line in listing.splitlines()):
+            raise _Unsafe(alternates)
+    os.mkdir(target)
+    with os.scandir(source) as entries:
+        names = [entry.name for entry in entries]
+    if len(names) > _MAX_OBJECT_ENTRIES:
+        raise _Unsafe(source)
+    for name in names:
+        if name != "info":
+            os.symlink(os.path.realpath(os.path.join(source, name)), os.path.join(target, name))
 
 
 def _quoted(value: bytes) -> bytes:
@@ -489,25 +630,31 @@ def _status_in_scratch(
         file.write(head)
     with open(os.path.join(scratch, "config"), "wb") as file:
         file.write(b"[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
-    _link(os.path.join(checkout.commondir, "objects"), os.path.join(scratch, "objects"))
-    _link(os.path.join(checkout.commondir, "refs"), os.path.join(scratch, "refs"))
-    _link(os.path.join(checkout.commondir, "packed-refs"), os.path.join(scratch, "packed-refs"))
-    _link(os.path.join(checkout.commondir, "shallow"), os.path.join(scratch, "shallow"))
-    _link(os.path.join(checkout.gitdir, "index"), os.path.join(scratch, "index"))
-    for name in _shared_index_names(checkout.gitdir):  # a split index reads these by name
-        _link(os.path.join(checkout.gitdir, name), os.path.join(scratch, name))
+    # Every file git is given is a regular file within a bound (_Unsafe otherwise:
+    # the fact is unknown); what git reads whole is copied, what it maps is linked.
+    common, own = checkout.commondir, checkout.gitdir
+    _link_objects(os.path.join(common, "objects"), os.path.join(scratch, "objects"))
+    _copy_loose_refs(os.path.join(common, "refs"), os.path.join(scratch, "refs"))
+    packed_refs = os.path.join(scratch, "packed-refs")
+    _link_regular(os.path.join(common, "packed-refs"), packed_refs, _PACKED_REFS_BYTES)
+    shallow = os.path.join(scratch, "shallow")
+    _link_regular(os.path.join(common, "shallow"), shallow, _LISTING_FILE_BYTES)
+    _link_regular(os.path.join(own, "index"), os.path.join(scratch, "index"), _INDEX_FILE_BYTES)
+    for name in _shared_index_names(own):  # a split index reads these by name
+        _link_regular(os.path.join(own, name), os.path.join(scratch, name), _INDEX_FILE_BYTES)
     os.mkdir(os.path.join(scratch, "info"))
-    exclude = os.path.join(checkout.commondir, "info", "exclude")
-    _link(exclude, os.path.join(scratch, "info", "exclude"))
+    exclude = os.path.join(scratch, "info", "exclude")
+    _link_regular(os.path.join(common, "info", "exclude"), exclude, _LISTING_FILE_BYTES)
     environment = _clean_environment(scratch, search_path, checkout.top)
 
     config = os.path.join(checkout.commondir, "config")
     entries: list[tuple[bytes, bytes | None]] = []
     if os.path.lexists(config):
         try:
-            if not stat.S_ISREG(os.stat(config).st_mode):
-                return None
+            found = os.stat(config)
         except OSError:
+            return None
+        if not stat.S_ISREG(found.st_mode) or found.st_size > _LISTING_FILE_BYTES:
             return None
         listing = _run_git(
             [git, *_SAFE_OPTIONS, "config", "--file", config, "--no-includes", "--list", "-z"],
@@ -568,6 +715,7 @@ def _run_git(
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             start_new_session=sys.platform != "win32",
+            preexec_fn=_memory_limit(),  # noqa: PLW1509 - see _memory_limit
         )
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
@@ -579,6 +727,24 @@ def _run_git(
     if process.returncode != 0:
         return None
     return output
+
+
+def _memory_limit() -> Callable[[], None] | None:
+    """What the git child calls before ``exec``: ``setrlimit(RLIMIT_DATA, ...)`` at
+    :data:`GIT_MEMORY_LIMIT_BYTES` (or the caller's own hard limit when that is lower).
+
+    Everything is computed here, in the parent: the child only calls the C function
+    ``resource.setrlimit`` with ready arguments (no import, no allocation of ours),
+    which is what makes ``preexec_fn`` safe enough in a threaded Host. A limit the
+    system refuses makes ``Popen`` fail, and the fact unknown.
+    """
+    if sys.platform == "win32":  # pragma: no cover - no rlimits there
+        return None
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    limit = GIT_MEMORY_LIMIT_BYTES
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    return partial(resource.setrlimit, resource.RLIMIT_DATA, (limit, limit))
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:

@@ -156,12 +156,14 @@ class MemoryFileOperator:
             if isinstance(node, MemorySymlink) and (follow_last or not last):
                 hops += 1
                 if hops > MAX_LINK_HOPS:
-                    raise FileUnsupported("symbolic link loop", path=path)
+                    raise FileUnsupported("symbolic link loop", path=path, reason="link_loop")
                 if not node.target:
                     raise FileNotFound("empty symbolic link", path=path)
                 leads = resolve_link_target(resolved, node.target, ())
                 if leads is None:
-                    raise FilePermissionDenied("symbolic link leads outside the root", path=path)
+                    raise FilePermissionDenied(
+                        "symbolic link leads outside the root", path=path, reason="link_escapes"
+                    )
                 shared = 0
                 for have, want in zip(resolved, leads, strict=False):
                     if have != want:

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from a13n_harness.context.render import framed_candidate
-from a13n_harness.context.tokens import TokenCounter, declares
+from a13n_harness.context.tokens import LINE_START_EXCLUDED, TokenCounter, declares
 from a13n_harness.testing.controls import control_settings
 from a13n_harness.testing.strategies import hostile_text, skill_catalogs
 
@@ -78,16 +78,17 @@ def text_pairs(draw: st.DrawFn, samples: Sequence[str] = ()) -> tuple[str, str]:
 
 
 def _starts_a_line(text: str) -> bool:
-    return not text or not text[0].isspace()
+    return not text or not (text[0].isspace() or text[0] in LINE_START_EXCLUDED)
 
 
 @st.composite
 def line_pairs(draw: st.DrawFn, samples: Sequence[str] = ()) -> tuple[str, str]:
     """``(a, b)`` meeting ``line_additive``'s precondition.
 
-    ``a`` ends in a line feed; ``b`` is empty or starts with a non-whitespace
-    character. Drawn from hostile text, from real text cut at line starts, and
-    from the renderer's own candidates cut between lines.
+    ``a`` ends in a line feed; ``b`` is empty or starts with a character that is
+    neither whitespace nor in ``LINE_START_EXCLUDED``. Drawn from hostile text,
+    from real text cut at line starts, and from the renderer's own candidates
+    cut between lines.
     """
     kind = draw(
         st.sampled_from(["hostile", "catalog", "samples"] if samples else ["hostile", "catalog"])
@@ -106,11 +107,12 @@ def line_pairs(draw: st.DrawFn, samples: Sequence[str] = ()) -> tuple[str, str]:
         ]
         cut = draw(st.integers(0, len(lines)))
         a = "".join(lines[:cut]) + "\n"
-        b = "".join(lines[cut:]).lstrip()
-        return a, b
+        rest = "".join(lines[cut:])
+        start = next((i for i, c in enumerate(rest) if _starts_a_line(c)), len(rest))
+        return a, rest[start:]
     a = draw(texts()) + "\n"
     b = draw(texts())
-    first = draw(st.characters(codec="utf-8").filter(lambda c: not c.isspace()))
+    first = draw(st.characters(codec="utf-8").filter(_starts_a_line))
     return a, (first + b) if b else b
 
 

@@ -1,0 +1,116 @@
+"""The process-wide memo of frontmatter verdicts discovery consults before parsing.
+
+A rescan of an unchanged tree (each operation rediscovers, the checkout seed says)
+reads every ``SKILL.md`` again but need not parse it again:
+:func:`~a13n_harness.context.frontmatter.parse_skill_document` is a pure function of
+the document's bytes and its :class:`~a13n_harness.context.frontmatter.FrontmatterLimits`,
+so the memo keys on exactly those, the bytes themselves (compared in full on a hit,
+never a digest) and the whole limits value (every field: ``max_bytes``, ``max_depth``,
+``max_nodes``, ``max_description_chars``). Nothing else changes a verdict. Least
+recently used entries go first; one lock guards it (scans of several threads share it).
+"""
+
+from __future__ import annotations
+
+import _thread  # threading.Lock itself; the threading module is not needed (start-up)
+from collections import OrderedDict
+
+from a13n_harness.context.errors import DefinitionError, FrontmatterError
+from a13n_harness.context.frontmatter import (
+    FrontmatterLimits,
+    SkillFrontmatter,
+    _limits_problem,
+    decisive_prefix,
+    parse_skill_document,
+)
+
+__all__ = [
+    "MEMO_BYTES",
+    "MEMO_ENTRIES",
+    "Refusal",
+    "Verdict",
+    "clear_verdict_memo",
+    "document_verdict",
+    "memo_size",
+]
+
+Refusal = tuple[str, str, int | None, int | None]
+"""A frontmatter refusal as values: reason, message, line, column."""
+
+Verdict = SkillFrontmatter | Refusal
+
+# 4,096 verdicts and 16 MiB of documents: eight full catalogs of typical
+# skills, so rescans of unchanged files skip the parser, while a hostile tree
+# of near-limit files cannot make the memo hold more than 16 MiB.
+MEMO_ENTRIES = 4_096
+MEMO_BYTES = 16 << 20
+
+
+def check_limits(limits: object) -> FrontmatterLimits:
+    """``limits`` if it is a valid :class:`FrontmatterLimits` (also one forged past its
+    constructor), else ``catalog_invalid`` (reason ``policy``)."""
+    problem = _limits_problem(limits)
+    if problem is not None:
+        raise DefinitionError("catalog_invalid", problem, reason="policy")
+    assert isinstance(limits, FrontmatterLimits)
+    return limits
+
+
+class _VerdictMemo:
+    """Verdicts of :func:`parse_skill_document` by (document bytes, limits); see the module."""
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[tuple[bytes, FrontmatterLimits], Verdict] = OrderedDict()
+        self._bytes = 0
+        self._lock = _thread.allocate_lock()
+
+    def verdict(self, data: bytes, limits: FrontmatterLimits) -> Verdict:
+        key = (data, limits)
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                return found
+        result: Verdict
+        try:
+            result = parse_skill_document(data, limits)
+        except FrontmatterError as error:
+            result = (error.reason or "yaml_syntax", error.message, error.line, error.column)
+        if len(data) <= MEMO_BYTES // 64:
+            with self._lock:
+                if key not in self._entries:
+                    self._entries[key] = result
+                    self._bytes += len(data)
+                    while len(self._entries) > MEMO_ENTRIES or self._bytes > MEMO_BYTES:
+                        (old, _), _ = self._entries.popitem(last=False)
+                        self._bytes -= len(old)
+        return result
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+    def size(self) -> tuple[int, int]:
+        with self._lock:
+            return len(self._entries), self._bytes
+
+
+_MEMO = _VerdictMemo()
+
+
+def clear_verdict_memo() -> None:
+    """Forget every remembered frontmatter verdict (benchmarks measure first scans with it)."""
+    _MEMO.clear()
+
+
+def memo_size() -> tuple[int, int]:
+    """How many verdicts the memo holds and how many document bytes they key on."""
+    return _MEMO.size()
+
+
+def document_verdict(data: bytes, limit: int, limits: FrontmatterLimits) -> Verdict | None:
+    """The verdict for a read of at most ``limit`` bytes, ``None`` while undecided."""
+    check_limits(limits)
+    decisive = decisive_prefix(data, limit, limits.max_bytes)
+    return None if decisive is None else _MEMO.verdict(decisive, limits)

