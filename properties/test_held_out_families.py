@@ -221,7 +221,10 @@ def _scan_with(data: bytes, limits: FrontmatterLimits) -> object:
     scan = asyncio.run(manager.inspect(files=files))
     return (
         [(i.name, i.description, i.description_truncated) for i in scan.items],
-        [(d.code, d.reason) for d in scan.diagnostics],
+        [
+            (d.code, d.reason if d.code == "skill_frontmatter_skipped" else None)
+            for d in scan.diagnostics
+        ],
     )
 
 
