@@ -831,7 +831,7 @@ def _clone_with_upstream(box: Box) -> Path:
 def test_a_git_file_linked_to_dev_zero_is_unknown_in_bounded_memory(
     tmp_path: Path, name: str
 ) -> None:
-    """Issue 18 item 1: ``refs/heads/<branch>``, ``refs/remotes/origin/<branch>`` or
+    """``refs/heads/<branch>``, ``refs/remotes/origin/<branch>`` or
     ``objects/info/alternates`` linked to ``/dev/zero`` made ``git status`` grow past
     900 MiB in under a second, until the timeout (up to an hour) stopped it. Every file
     git is given is now a regular file within a bound, or the fact is unknown; git is
