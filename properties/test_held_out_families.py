@@ -22,6 +22,7 @@ the command line, ``collect_git_status``), so the tests outlive refactors.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import shutil
 import subprocess
@@ -140,24 +141,30 @@ def _discovered(data: bytes) -> object:
 
 def _fence_shapes() -> list[tuple[str, bytes]]:
     """Documents whose opening or closing fence line (padded with blanks) ends at every byte
-    offset from 4 before to 4 after the end of the first bounded read."""
+    offset from 4 before to 4 after the end of a bounded read: the first one and the two
+    longer reads that follow it (x4 each) while a padded fence line is undecided."""
     shapes = []
-    for eol in (b"\n", b"\r\n", b"\r", b"x\n"):
-        for shift in range(-4, 5):
-            for fence in ("opening", "closing"):
-                head = b"---"
-                if fence == "opening":
-                    blanks = _FIRST_READ + shift - len(head)
-                    data = head + b" " * blanks + eol + b"name: s\ndescription: d\n---\nbody\n"
-                else:
-                    front = b"---\nname: s\ndescription: d\n"
-                    blanks = _FIRST_READ + shift - len(front) - len(head)
-                    data = front + head + b" " * blanks + eol + b"body\n"
-                shapes.append((f"{fence}-{eol!r}-{shift:+d}", data))
+    for read, boundary in enumerate((_FIRST_READ, 4 * _FIRST_READ, 16 * _FIRST_READ)):
+        for eol in (b"\n", b"\r\n", b"\r", b"x\n"):
+            for shift in range(-4, 5):
+                for fence in ("opening", "closing"):
+                    head = b"---"
+                    if fence == "opening":
+                        blanks = boundary + shift - len(head)
+                        rest = b"name: s\ndescription: d\n---\nbody\n"
+                        data = head + b" " * blanks + eol + rest
+                    else:
+                        front = b"---\nname: s\ndescription: d\n"
+                        blanks = boundary + shift - len(front) - len(head)
+                        data = front + head + b" " * blanks + eol + b"body\n"
+                    shapes.append((f"read{read}-{fence}-{eol!r}-{shift:+d}", data))
     return shapes
 
 
-@pytest.mark.parametrize(("shape", "data"), _fence_shapes(), ids=[s for s, _ in _fence_shapes()])
+_SHAPES = _fence_shapes()
+
+
+@pytest.mark.parametrize(("shape", "data"), _SHAPES, ids=[s for s, _ in _SHAPES])
 def test_discovery_decides_every_fence_split_like_the_whole_file(shape: str, data: bytes) -> None:
     assert _discovered(data) == _verdict(data), shape
 
@@ -165,7 +172,7 @@ def test_discovery_decides_every_fence_split_like_the_whole_file(shape: str, dat
 def test_the_fence_shapes_reach_both_verdicts() -> None:
     """Negative control: the shapes are not all one verdict (a parser that says "ok" or
     "unterminated" to everything would otherwise pass)."""
-    kinds = {_verdict(data)[0] for _, data in _fence_shapes()}  # type: ignore[index]
+    kinds = {_verdict(data)[0] for _, data in _SHAPES}  # type: ignore[index]
     assert kinds == {"ok", "refused"}
 
 
@@ -344,6 +351,39 @@ def test_no_skills_found_is_reported_for_each_path_that_has_none(tmp_path: Path)
         assert missing == sorted([str(empty_one), str(empty_two)]), findings
     alone = run_cli("lint", good, "--format", "json")  # control: the good path alone passes
     assert alone.returncode == 0, alone.stdout
+
+
+_ROOT_STATES = ("present", "missing", "file", "empty")
+
+
+@pytest.mark.parametrize(
+    "states",
+    [s for s in itertools.product(_ROOT_STATES, repeat=3) if len(set(s)) > 1],
+    ids="-".join,
+)
+def test_each_optional_root_is_skipped_on_its_own(states: tuple[str, ...]) -> None:
+    """required=False is per root: every missing or unusable root is skipped with its own
+    diagnostic, wherever it stands among the others, and every other root is scanned."""
+    tree: dict[str, object] = {}
+    expected_items, expected_skips = [], []
+    for index, state in enumerate(states):
+        name = f"r{index}"
+        if state == "present":
+            tree[name] = {f"s{index}": {"SKILL.md": skill_document(f"s{index}", "d")}}
+            expected_items.append(f"s{index}")
+        elif state == "file":
+            tree[name] = b"not a directory"
+            expected_skips.append(f"/{name}")
+        elif state == "empty":
+            tree[name] = {}
+        else:
+            expected_skips.append(f"/{name}")
+    roots = tuple(f"/r{index}" for index in range(len(states)))
+    manager = SkillManager((FileSkillSource("p", roots, required=False),))
+    scan = asyncio.run(manager.inspect(files=MemoryFileOperator(tree)))
+    assert [item.name for item in scan.items] == expected_items
+    skipped = [d.path for d in scan.diagnostics if d.code == "skill_root_skipped"]
+    assert skipped == expected_skips
 
 
 # --- output details outside the main results ------------------------------------------------------
