@@ -5,7 +5,7 @@ a reference timed alongside (interleaved rounds, medians) mean more.
 
     python scripts/bench.py            # everything
     python scripts/bench.py render     # one section (render, parse, parse-growth,
-                                       # manifest-growth, scan, tokens, counted, cli,
+                                       # manifest-growth, scan, scan-growth, tokens, counted, cli,
                                        # lint-growth, lint-peers)
 
 ``lint-peers`` lints the largest of the seven published repositories (K-Dense-AI's
@@ -326,6 +326,13 @@ def bench_scan_section() -> None:
         dict(results),
         results[0][0],
     )
+
+
+def bench_scan_growth_section() -> None:
+    if scan_module is None:
+        print("\n(scan benchmark unavailable: scripts/bench_scan.py not importable)")
+        return
+    scan_module.report_growth(scan_module.bench_scan_growth())
 
 
 # ------------------------------------------------------------------------------------ tokens
@@ -689,6 +696,7 @@ SECTIONS = {
     "parse-growth": bench_parse_growth,
     "manifest-growth": bench_manifest_growth,
     "scan": bench_scan_section,
+    "scan-growth": bench_scan_growth_section,
     "tokens": bench_tokens,
     "counted": bench_counted_linear,
     "cli": bench_cli,
