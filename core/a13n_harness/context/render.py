@@ -19,7 +19,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
-from a13n_harness.context._checks import describe, is_count, is_text
+from a13n_harness.context._checks import describe, is_count, is_text, plain_str
 from a13n_harness.context.catalog import SkillCatalog, catalog_total
 from a13n_harness.context.encoder import encode_value
 from a13n_harness.context.errors import DefinitionError
@@ -252,16 +252,26 @@ def reference_render(catalog: SkillCatalog, budget_bytes: int) -> RenderedCatalo
 
 
 def _rendering_fields_typed(rendered: RenderedCatalog) -> bool:
-    """Every field of a rendering handed in for certification has its declared type."""
+    """Every field of a rendering handed in for certification has its declared type
+    (exactly: a Host's ``str`` or ``int`` subclass would run its code in the checks)."""
     text = getattr(rendered, "text", None)
     return (
-        is_text(text)
-        and isinstance(getattr(rendered, "form", None), str)
+        type(text) is str
+        and is_text(text)
+        and type(getattr(rendered, "form", None)) is str
         and all(
             is_count(getattr(rendered, name, None))
             for name in ("listed", "omitted", "total", "budget_bytes")
         )
     )
+
+
+def _plain_rendered(rendered: RenderedCatalog) -> RenderedCatalog:
+    """A copy of ``rendered`` whose ``str`` subclasses are plain ``str`` (issue 18)."""
+    copy = object.__new__(RenderedCatalog)
+    for name in ("text", "form", "listed", "omitted", "total", "budget_bytes"):
+        object.__setattr__(copy, name, plain_str(getattr(rendered, name, None)))
+    return copy
 
 
 def verify_rendering(catalog: SkillCatalog, budget_bytes: int, rendered: RenderedCatalog) -> None:
@@ -280,7 +290,10 @@ def verify_rendering(catalog: SkillCatalog, budget_bytes: int, rendered: Rendere
     def refuse(why: str) -> DefinitionError:
         return DefinitionError("rendering_not_certified", why)
 
-    if not isinstance(rendered, RenderedCatalog) or not _rendering_fields_typed(rendered):
+    if type(rendered) is not RenderedCatalog:
+        raise refuse("not a RenderedCatalog")
+    rendered = _plain_rendered(rendered)
+    if not _rendering_fields_typed(rendered):
         raise refuse("not a RenderedCatalog")
     if (rendered.budget_bytes, rendered.total) != (budget, total):
         raise refuse("budget or total differs")
@@ -310,7 +323,8 @@ def verify_rendering(catalog: SkillCatalog, budget_bytes: int, rendered: Rendere
     if rendered.form == "listing":
         if first_listing_fit != rendered.listed:
             raise refuse(
-                f"the longest fitting prefix lists {first_listing_fit}, not {rendered.listed}"
+                f"the longest fitting prefix lists {describe(first_listing_fit)}, "
+                f"not {describe(rendered.listed)}"
             )
         expected = "".join(_framed_lines(catalog, rendered.listed, total))
     elif rendered.form == "minimal":

@@ -49,7 +49,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from a13n_harness.context._checks import describe, is_count
+from a13n_harness.context._checks import describe, is_count, plain_str, type_name
 from a13n_harness.context.catalog import SkillCatalog, check_catalog, checked_total
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import (
@@ -103,7 +103,16 @@ def declares(counter: object, declaration: str) -> bool:
 
     A ``declaration`` that is not a ``str`` names no attribute: ``False``.
     """
-    return isinstance(declaration, str) and getattr(counter, declaration, False) is True
+    if type(declaration) is not str:
+        return False
+    try:
+        return getattr(counter, declaration, False) is True
+    except Exception as error:  # a Host's property or proxy raised: not a counter we can trust
+        raise DefinitionError(
+            "allowance_invalid",
+            f"reading the counter's declaration {declaration!r} raised {type_name(type(error))}",
+            reason="counter",
+        ) from error
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,9 +155,15 @@ class CountedRendering:
 
 def _check_counter(counter: object) -> None:
     # A name is not a counter, although str has a count method.
-    if isinstance(counter, (str, bytes, bytearray)) or not callable(
-        getattr(counter, "count", None)
-    ):
+    try:
+        count = getattr(counter, "count", None)
+    except Exception as error:  # a Host's property or proxy raised
+        raise DefinitionError(
+            "allowance_invalid",
+            f"reading the counter's count method raised {type_name(type(error))}",
+            reason="counter",
+        ) from error
+    if issubclass(type(counter), (str, bytes, bytearray)) or not callable(count):
         raise DefinitionError(
             "allowance_invalid",
             f"not a token counter (no count(text) method): {describe(counter)}",
@@ -173,7 +188,8 @@ def _counted(counter: TokenCounter, text: str) -> int:
     except Exception as error:  # the host's counter failed: still only DefinitionError escapes
         raise DefinitionError(
             "allowance_invalid",
-            f"the token counter raised {type(error).__name__}: {error}",
+            # The exception's type only: its text is the Host's code (__str__) to run.
+            f"the token counter raised {type_name(type(error))}",
             reason="counter",
         ) from error
     if not is_count(tokens):
@@ -366,6 +382,31 @@ def _expected_plainly(
     return _first_fit(listings, minimal_candidate(catalog), budget, counter, total)
 
 
+_RENDERING_TEXTS = ("text", "form")
+_RENDERING_COUNTS = ("listed", "omitted", "total", "budget_tokens", "tokens")
+
+
+def _plain_rendering(rendered: object) -> CountedRendering:
+    """``rendered`` as a :class:`CountedRendering` of plain values, or not certified.
+
+    What a Host hands in is compared with the expected rendering; its ``str``
+    subclasses are copied plain and anything but an exact ``int`` count refused
+    first, so the comparison (``==``, ``in FORMS``) runs none of the Host's code.
+    """
+    if type(rendered) is not CountedRendering:
+        raise DefinitionError("rendering_not_certified", "not a CountedRendering")
+    texts = [plain_str(getattr(rendered, name, None)) for name in _RENDERING_TEXTS]
+    counts = [getattr(rendered, name, None) for name in _RENDERING_COUNTS]
+    if any(type(value) is not str for value in texts) or any(
+        type(value) is not int for value in counts
+    ):
+        raise DefinitionError("rendering_not_certified", "not a CountedRendering of str and int")
+    plain = CountedRendering(*texts, *counts)  # type: ignore[arg-type]
+    if plain.form not in FORMS:
+        raise DefinitionError("rendering_not_certified", "not a CountedRendering")
+    return plain
+
+
 def verify_rendering_counted(
     catalog: SkillCatalog, budget_tokens: int, rendered: CountedRendering, counter: TokenCounter
 ) -> None:
@@ -383,8 +424,7 @@ def verify_rendering_counted(
     check_catalog(catalog)
     _check_counter(counter)
     total = checked_total(len(catalog.entries), catalog.unlisted)
-    if not isinstance(rendered, CountedRendering) or rendered.form not in FORMS:
-        raise DefinitionError("rendering_not_certified", "not a CountedRendering")
+    rendered = _plain_rendering(rendered)
     if total == 0:
         expected = CountedRendering("", "empty", 0, 0, 0, budget, 0)
     else:
@@ -395,8 +435,9 @@ def verify_rendering_counted(
     if rendered != expected:
         raise DefinitionError(
             "rendering_not_certified",
-            f"expected {expected.form} listing {expected.listed} at {expected.tokens} tokens, "
-            f"got {rendered.form} listing {rendered.listed} at {rendered.tokens} tokens",
+            f"expected {expected.form} listing {describe(expected.listed)} at "
+            f"{describe(expected.tokens)} tokens, got {describe(rendered.form)} listing "
+            f"{describe(rendered.listed)} at {describe(rendered.tokens)} tokens",
         )
     if rendered.text and _counted(counter, rendered.text) != rendered.tokens:
         raise DefinitionError(
