@@ -82,7 +82,8 @@ class CaseReader(ByteReader):
     def name(self) -> str:
         length = 1 + self.below(8)
         if self.below(16) == 0:  # now and then a confusable or an uppercase letter
-            return "а" + "b" * length if self.byte() & 1 else "A" * length
+            # The Cyrillic small a (U+0430) is the confusable: a name that must be refused.
+            return "а" + "b" * length if self.byte() & 1 else "A" * length  # noqa: RUF001
         return "".join(_NAME_CHARS[self.below(len(_NAME_CHARS))] for _ in range(length))
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 GENERATED = "generated.json"
 # Files of a corpus folder that are not seeds.
 NOT_SEEDS = frozenset({"README.md", "expected.json", GENERATED})
-# Seeds above this size are described, not stored (issue 10: keep the repository small).
+# Seeds above this size are described, not stored (the repository stays small).
 STORED_LIMIT = 1_000_000
 
 

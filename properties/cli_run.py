@@ -1,7 +1,7 @@
 """Running ``a13n-skills`` as a user does, for every command-line test module.
 
-One subprocess helper instead of one per module: the environment (this
-checkout's ``core`` first on the path, no user or system git configuration),
+One subprocess helper instead of one per module: the environment (the package under
+test first on the path, no user or system git configuration),
 the checks every run shares (never a traceback on stderr) and the shape of a
 failure (exit 1, one line ``a13n-skills: ...`` on stderr).
 """
@@ -15,8 +15,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
+import a13n_harness
+
 REPO = Path(__file__).resolve().parent.parent
-CORE = REPO / "core"
+# The folder holding the a13n_harness under test: core/ in a source-tree run, the fresh
+# environment's site-packages in the gate's wheel run (scripts/verify.py --target wheel).
+CORE = Path(a13n_harness.__file__).resolve().parent.parent
 DEMO = REPO / "examples" / "demo-workspace"
 SCRIPT = Path(sys.executable).with_name("a13n-skills")
 

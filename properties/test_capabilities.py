@@ -136,7 +136,7 @@ def test_observe_read_and_boundary_fence(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
-# ------------------------------------------------ routing (contract §7, issue 12)
+# ------------------------------------------------------------- routing (contract §7)
 
 
 def _pointer(instructions: str) -> str:

@@ -1,4 +1,4 @@
-"""The shared checks (issue 13 item 4): validators, reasons per code, one location format.
+"""The shared checks: validators, reasons per code, one location format.
 
 ``a13n_harness.context._checks`` holds the predicates every entry point uses
 (a count, a u64, a lone surrogate, bytes, a safe description of a refused
@@ -566,7 +566,7 @@ SHOWN_CASES = [
 
 @pytest.mark.parametrize(("site", "bad"), SHOWN_CASES)
 def test_a_refused_argument_is_described_never_printed(site: str, bad: object) -> None:
-    """Regression (issue 13 item 4): a message that showed the argument with ``!r`` let
+    """Regression: a message that showed the argument with ``!r`` let
     ``ValueError`` (an int past 4,300 digits) or the argument's own ``__repr__`` escape."""
     with pytest.raises(DefinitionError) as caught:
         SHOWN_ARGUMENTS[site](bad)

@@ -1,4 +1,4 @@
-"""The command line on checkouts as users have them (issue 23; docs/contract.md §8).
+"""The command line on checkouts as users have them (docs/contract.md §8).
 
 One shared workspace discovery for ``catalog``, ``manifest`` and ``lint``: checkout mode
 (skip and keep going, list to exhaustion), the documented default roots, ``--root`` as

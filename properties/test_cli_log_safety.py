@@ -1,4 +1,4 @@
-"""Every line the command prints is whole, coded and safe in a CI log (issue 18, items 3-5, 7).
+"""Every line the command prints is whole, coded and safe in a CI log.
 
 - A block stdout does not take whole (a short write under ``ulimit -f``, a full disk) is
   exit 1 with ``output_failed``, never exit 0 with part of the block and a summary that
@@ -236,7 +236,7 @@ def test_every_line_of_every_command_is_safe_and_every_error_coded(
 
 
 def test_negative_control_unsafe_lines_fail_the_property(tmp_path: Path) -> None:
-    """With the line guard reduced to escaping controls (the code before issue 18), a
+    """With the line guard reduced to escaping controls (as the code once did), a
     folder named like a workflow command starts lint's first line and the check sees it;
     with no escaping at all, argparse's echo of a new line and ESC is seen too."""
     name = "::error file=README.md,line=1::x"
@@ -256,7 +256,7 @@ def test_negative_control_unsafe_lines_fail_the_property(tmp_path: Path) -> None
 
 
 def test_argparse_echo_of_argv_is_escaped() -> None:
-    """Issue 18 item 4: argparse's "unrecognized arguments" echoed a pre-commit file name
+    """Argparse's "unrecognized arguments" echoed a pre-commit file name
     raw, forging ``::error::`` and writing a terminal escape into the log."""
     result = run_cli("lint", "-x\n::error::forged\x1b[31m/SKILL.md")
     assert result.returncode == 2
@@ -268,7 +268,7 @@ def test_argparse_echo_of_argv_is_escaped() -> None:
 
 
 def test_a_folder_named_like_a_workflow_command_does_not_start_a_line(tmp_path: Path) -> None:
-    """Issue 18 item 4: in file-list mode the folder name began lint's first line."""
+    """In file-list mode the folder name began lint's first line."""
     name = "::error file=README.md,line=1::x"
     (tmp_path / name).mkdir()
     (tmp_path / name / "SKILL.md").write_text(_SKILL.format(name="other", description="d"))
@@ -282,7 +282,7 @@ def test_a_folder_named_like_a_workflow_command_does_not_start_a_line(tmp_path: 
 
 
 def test_undecodable_names_are_one_spelling_and_valid_json(tmp_path: Path) -> None:
-    """Issue 18 item 5: a folder named with the byte 0xff put ``bad\\udcffname`` into
+    """A folder named with the byte 0xff put ``bad\\udcffname`` into
     ``lint --format json`` and ``catalog --json``, which strict JSON readers refuse."""
     skills = os.fsencode(tmp_path / "ws" / ".agents" / "skills")
     os.makedirs(skills + b"/bad\xffname")
@@ -335,7 +335,7 @@ def test_undecodable_names_are_one_spelling_and_valid_json(tmp_path: Path) -> No
 def test_every_error_line_has_a_code(
     arguments: tuple[str, ...], code: str, message: str | None
 ) -> None:
-    """Issue 18 item 7: ``a13n-skills: error: /dev/null: not a regular file`` and
+    """``a13n-skills: error: /dev/null: not a regular file`` and
     ``a13n-skills: error: /x: no such directory`` carried the word ``error``."""
     place = arguments[1]
     if place.startswith("/") and "no/such" not in place and not os.path.exists(place):
@@ -406,7 +406,7 @@ BLOCKS = {
 
 @pytest.mark.parametrize("name", sorted(BLOCKS))
 def test_a_block_cut_short_by_a_file_size_limit_fails(name: str, big_world: Path) -> None:
-    """Issue 18 item 3: with stdout on a file limited to 4 KiB the commands exited 0 with
+    """With stdout on a file limited to 4 KiB the commands exited 0 with
     4,096 bytes of 9-114 KB written and a summary claiming the full size."""
     arguments = BLOCKS[name]
     whole = big_world / f"{name}.whole"

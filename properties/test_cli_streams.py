@@ -1,4 +1,4 @@
-"""The command line against hostile streams and paths (issue 9, defect 5).
+"""The command line against hostile streams and paths.
 
 Run as the real ``a13n-skills`` console script in subprocesses:
 

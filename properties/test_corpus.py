@@ -186,7 +186,7 @@ def test_target_lets_core_exceptions_escape(target: str, monkeypatch: pytest.Mon
 
 @pytest.mark.parametrize("target", _corpus_folders())
 def test_no_stored_seed_over_the_limit(target: str) -> None:
-    """Seeds over 1 MB are described in ``generated.json``, never stored (issue 10)."""
+    """Seeds over 1 MB are described in ``generated.json``, never stored."""
     folder = CORPUS / target
     large = sorted(
         path.name

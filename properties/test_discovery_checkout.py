@@ -1,4 +1,4 @@
-"""Checkout mode (issue 23; docs/contract.md §7 "Checkout mode"): skip and keep going.
+"""Checkout mode (docs/contract.md §7 "Checkout mode"): skip and keep going.
 
 ``SkillsPolicy.checkout()`` skips every bad entry with a coded diagnostic and goes on,
 lists a root completely up to ``CHECKOUT_MAX_ENTRIES``, and counts two routes to the

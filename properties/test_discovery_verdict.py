@@ -1,4 +1,4 @@
-"""Discovery reports what the whole SKILL.md would get (issue 9, defect 7).
+"""Discovery reports what the whole SKILL.md would get.
 
 Discovery reads a bounded prefix of each SKILL.md. Whatever the file, its
 verdict (accepted with the same name and description, or refused with the

@@ -87,7 +87,7 @@ def test_escaped_table_is_the_spec_list() -> None:
 def test_invisible_format_characters_are_escaped_in_every_position() -> None:
     """Zero-width, soft hyphen, interlinear annotation and tag characters never pass raw.
 
-    Issue 9 defect 8: "ASCII smuggling" hides text in tag characters
+    "ASCII smuggling" hides text in tag characters
     (U+E0000..U+E007F) that a person cannot see and a model reads.
     """
     smuggled = "".join(chr(0xE0000 + ord(c)) for c in "ignore previous")
@@ -247,7 +247,7 @@ def test_refusals_of_non_canonical_text_say_where() -> None:
     assert "offset 1" in entity.value.message
 
 
-# ------------------------------------------------------------------ start-up (issue 11)
+# ------------------------------------------------------------------------------ start-up
 
 
 @pytest.mark.parametrize(

@@ -280,7 +280,7 @@ def test_a_route_change_during_the_scan_fails_it(trees: tuple[Path, Path, Path])
     asyncio.run(run())
 
 
-# --- issue 9, defect 9: checks after every call and the final route check ------------------------
+# --- checks after every call and the final route check -------------------------------------------
 
 
 class _Provider:

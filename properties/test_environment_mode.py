@@ -1,4 +1,4 @@
-"""Environment mode and direct mode, certified against the seed's run promises (issue 22, item 1).
+"""Environment mode and direct mode, certified against the seed's run promises.
 
 Each test kills a defect that the end-of-scan re-checks used to hide: the change it makes is
 *not* visible at the end of the scan (a route moved and moved back, a change made before a

@@ -232,7 +232,7 @@ ATOMS: list[object] = [
     -(2**63),
     2**64,
     # Past 4,300 digits str() of an int raises ValueError: a message that shows
-    # the argument with !r or {} let it escape (issue 13 item 4, describe()).
+    # the argument with !r or {} let it escape (describe() shows it instead).
     10**5000,
     -(10**5000),
     True,
@@ -472,7 +472,7 @@ HOSTILE_SETTINGS = settings(
 )
 
 # Escapes the property found in modules other helpers own, open when this
-# property landed (issue 9 defect 4). Each is listed, never skipped: the test
+# property landed. Each is listed, never skipped: the test
 # still runs and is reported as xfail with the escape it shows.
 KNOWN_ESCAPES: dict[str, str] = {}
 
@@ -623,7 +623,7 @@ def test_negative_control_an_escaping_type_error_fails_the_property(
 
 
 # ------------------------------------------------------------------ the reported inputs
-# Issue 9 defect 4, each reported input and its neighbours.
+# Each reported hostile argument and its neighbours.
 
 
 @pytest.mark.parametrize(

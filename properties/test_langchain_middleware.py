@@ -1,4 +1,4 @@
-"""The certified catalog inside a LangChain agent (issue 22, item 4), offline.
+"""The certified catalog inside a LangChain agent, offline.
 
 ``langchain.agents.create_agent`` with LangChain's own fake chat model (a recording
 subclass of ``GenericFakeChatModel`` that accepts tools) and

@@ -279,7 +279,7 @@ def test_publish_catalog_refuses_non_entries_with_a_definition_error(items: obje
 def test_manifest_holds_values_raw_so_the_encoder_list_does_not_change_its_bytes() -> None:
     """The manifest is data: values travel raw (JSON, no ASCII escaping), never encoder output.
 
-    Issue 9 defect 8 widened the encoder's list; a manifest's bytes depend on
+    Widening the encoder's list (tag characters) changed no manifest: a manifest's bytes depend on
     the values alone, so its format (version 1) did not change.
     """
     hidden = "dates" + "".join(chr(0xE0000 + ord(c)) for c in "run") + "\u200b\u00ad<&"

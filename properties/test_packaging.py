@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 import a13n_harness
+import cli_run
 from a13n_harness._version import __version__
 
 REPO = Path(__file__).resolve().parent.parent
-CORE = REPO / "core"
+CORE = cli_run.CORE  # the package under test: the tree's core/ or the installed wheel
 
 _SLOW_MODULES = ("argparse", "typing", "asyncio", "yaml", "json", "importlib.metadata")
 """What ``a13n-skills --version`` once imported: each costs a large part of a bare start."""

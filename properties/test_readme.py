@@ -18,6 +18,7 @@ import pytest
 from a13n_harness.capabilities import FileSkillSource, SkillManager, SkillsPolicy
 from a13n_harness.context.errors import FrontmatterError
 from a13n_harness.environment import LocalFileOperator
+from cli_run import CORE
 
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -28,7 +29,7 @@ def run_block(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", code],
         cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO / "core")},
+        env={**os.environ, "PYTHONPATH": str(CORE)},
         capture_output=True,
         text=True,
         timeout=120,

@@ -1,4 +1,4 @@
-"""A reference run loop against a real HTTP model endpoint (issue 22, item 3).
+"""A reference run loop against a real HTTP model endpoint.
 
 The model is a loopback HTTP server speaking a chat-completions style API (the standard
 library's ``http.server``, started by the test, no network). The loop is what a small Host

@@ -1,4 +1,4 @@
-"""The run boundary by construction (issue 22, item 2; docs/contract.md §7, "The run boundary").
+"""The run boundary by construction (docs/contract.md §7, "The run boundary").
 
 A run's model and tool calls go through ``prepared.model_call`` / ``prepared.tool_call`` (or
 ``with prepared.boundary(kind):``), its tools read through ``prepared.files``: the fence is

@@ -2,7 +2,7 @@
 
 Each example is pasted verbatim (between the BEGIN/END markers) and then
 exercised against a real tree.
-The end of the file plays the scenarios of docs/contract.md §7 and §4 (issue 12): the
+The end of the file plays the scenarios of docs/contract.md §7 and §4: the
 oversized catalog at a 200K/16K window, the small model at 8,192/1,024, and
 materializers running in order through one pinned scope.
 """
@@ -266,7 +266,7 @@ def test_seed_run_bindings_and_capability(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------------
-# The run scenarios (issue 12)
+# The run scenarios
 
 SCENARIO_ROOTS = ("/workspace/.agents/skills", "/workspace/.claude/skills")
 DESCRIPTION = ("Handles one step of the release & review flow <safely>; " * 20)[:1000]

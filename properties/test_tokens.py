@@ -262,7 +262,7 @@ def test_empty_catalog_and_bad_budget() -> None:
     assert caught.value.code == "allowance_invalid"
 
 
-# ------------------------------------------ linear in bytes (issue 9, defect 6b)
+# ------------------------------------------------------------------ linear in bytes
 
 
 @dataclass
@@ -306,7 +306,7 @@ def _big_catalog(count: int) -> SkillCatalog:
 def test_counted_rendering_and_verification_read_each_byte_a_bounded_number_of_times(
     make: type,
 ) -> None:
-    """Issue 9 (6b): neither rendering nor certifying rebuilds every candidate.
+    """Neither rendering nor certifying rebuilds every candidate.
 
     A line-additive counter is asked about each catalog character a bounded number
     of times (at most 4), at every budget, however many entries there are; the

@@ -1,4 +1,4 @@
-"""The checkout is untrusted (docs/contract.md §6; issue 9, defect 1).
+"""The checkout is untrusted (docs/contract.md §6).
 
 Every way a checkout, its ``.git`` directory or the caller's environment can
 make ``git status`` run a program is built for real here, against the git on
@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pytest
 
+import cli_run
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.facts import GitStatus, parse_git_status
 from a13n_harness.context.manifest import decode_manifest
@@ -48,7 +49,7 @@ pytestmark = [
 ]
 
 REPO = Path(__file__).resolve().parent.parent
-CORE = REPO / "core"
+CORE = cli_run.CORE  # the package under test: the tree's core/ or the installed wheel
 _IDENTITY = ("-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main")
 # The git versions the liveness of each vector was checked on (it is a fact about git).
 _LIVENESS_CHECKED_ON = ((2, 39),)
@@ -830,7 +831,7 @@ def _clone_with_upstream(box: Box) -> Path:
 def test_a_git_file_linked_to_dev_zero_is_unknown_in_bounded_memory(
     tmp_path: Path, name: str
 ) -> None:
-    """Issue 18 item 1: ``refs/heads/<branch>``, ``refs/remotes/origin/<branch>`` or
+    """``refs/heads/<branch>``, ``refs/remotes/origin/<branch>`` or
     ``objects/info/alternates`` linked to ``/dev/zero`` made ``git status`` grow past
     900 MiB in under a second, until the timeout (up to an hour) stopped it. Every file
     git is given is now a regular file within a bound, or the fact is unknown; git is

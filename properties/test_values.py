@@ -1,7 +1,7 @@
 """The value types made by ``frozen_dataclass`` behave as the standard decorator's classes.
 
 ``a13n_harness.context._values.frozen_dataclass`` makes the frozen, slotted dataclasses
-the command line's scan needs without compiling their methods (start-up, issue 11 item 5).
+the command line's scan needs without compiling their methods (start-up).
 For each such type the property builds the class ``dataclasses.dataclass(frozen=True,
 slots=True)`` makes from the same fields and methods and holds the two equal in
 everything a caller can see: the ``__init__`` signature and its errors, field values,

@@ -49,11 +49,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from _gate import mutmut_run  # scripts/ is first on sys.path when this runs as a script
+from _gate import mutmut_run, versions  # scripts/ is first on sys.path when run as a script
 
 
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
+    versions.require("mutmut")  # before any patch of its private API (an UntestedVersion exit)
     if arguments[:1] == ["--as-mutmut"]:
         mutmut_run.as_mutmut(arguments[1:], Path(__file__).resolve().parent)
         return 0

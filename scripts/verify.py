@@ -9,6 +9,11 @@ its seed archive) and CrossHair. ``--full`` (the build box) adds mutmut, 300 s
 of fuzzing per target and the ``nightly`` profile. ``--changed-since REF`` adds
 mutmut over the functions changed between REF and HEAD.
 
+``--target wheel`` (the default when ``CI`` is set, as in ``.ci/run`` and GitHub Actions)
+runs the properties and the corpus replay against the built wheel installed into a fresh
+environment (``scripts/wheel_env.py``, a step between the static steps and the checks), as
+users get it; ``--target source`` (the local default) against the tree's ``core/``.
+
 Each step runs in a subprocess with a deadline; it passes only when it exits 0
 *and* did a non-zero amount of work (tests, files, runs, conditions). A
 missing tool is a failed step that names it, never a skip; every tool is run
@@ -53,7 +58,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from _gate.gate import Result, failure_report, relative, run_steps
+from _gate.gate import PREPARE, Result, failure_report, relative, run_steps
 from _gate.report import Case, read_json, table, write_json, write_junit
 from _gate.steps import Plan, build_steps, corpus_files
 
@@ -77,6 +82,12 @@ def write_gate_junit(results: list[Result], path: Path, seconds: float) -> None:
     write_junit(path, "verify", cases, seconds)
 
 
+def default_target() -> str:
+    """``wheel`` on a CI system (``CI`` set to true, as GitHub Actions and ``.ci/run`` do),
+    else ``source``: CI tests what users install, local work the tree being edited."""
+    return "wheel" if os.environ.get("CI", "").lower() in {"true", "1"} else "source"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--full", action="store_true", help="build box: mutmut, long fuzzing")
@@ -89,6 +100,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="steps run at once (default 2)")
     parser.add_argument(
         "--changed-since", metavar="REF", help="add mutmut over the functions changed since REF"
+    )
+    parser.add_argument(
+        "--target",
+        choices=("source", "wheel"),
+        default=default_target(),
+        help="what the properties import: the tree's core/ (default), or the built wheel in a "
+        "fresh environment (default when CI is set, as .ci/run and GitHub Actions set it)",
     )
     parser.add_argument(
         "--keep-going",
@@ -106,10 +124,13 @@ def main(argv: list[str] | None = None) -> int:
     logs.mkdir(parents=True, exist_ok=True)
     report_path: Path = args.report or build / "verify-report.json"
     started = time.monotonic()
-    plan = Plan(root, build, args.full, args.fuzz_seconds, args.changed_since)
+    plan = Plan(root, build, args.full, args.fuzz_seconds, args.changed_since, args.target)
     steps = build_steps(plan)
     if args.only:
-        steps = [step for step in steps if any(part in step.name for part in args.only)]
+        chosen = [step for step in steps if any(part in step.name for part in args.only)]
+        if any(not step.source_tree for step in chosen):  # they need the wheel environment
+            chosen = [s for s in steps if s.stage == PREPARE and s not in chosen] + chosen
+        steps = chosen
     for stale in (build / "mutants.json", build / "mutmut.json", build / "mutmut-changed.json"):
         stale.unlink(missing_ok=True)
     results = run_steps(steps, root, logs, args.jobs, args.keep_going)
@@ -127,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = len(results) - passed - skipped
     report = {
         "mode": "full" if args.full else "quick",
+        "target": args.target,
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         "seconds": seconds,
         "cpu_seconds": round(sum(r.cpu_seconds for r in results), 1),
@@ -183,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         if result.status == "failed":
             print(failure_report(result))
     if skipped:
-        print(f"{skipped} steps not run: a static step failed (--keep-going runs every step)")
+        print(f"{skipped} steps not run: an earlier step failed (--keep-going runs every step)")
     print(f"report: {relative(str(report_path), root)}  junit: build/junit.xml  total {seconds}s")
     print(f"{passed} passed, {failed} failed" + (f", {skipped} not run" if skipped else ""))
     return 1 if failed or skipped else 0

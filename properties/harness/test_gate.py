@@ -10,16 +10,20 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from harness.scratch import REPO, Scratch
 
 if str(REPO / "scripts") not in sys.path:
     sys.path.append(str(REPO / "scripts"))  # the gate's package, _gate
 
-from _gate import process
+from _gate import process, versions
 from _gate.pytest_results import Exit, exit_meaning, read_junit
 
 SLEEPER = """
@@ -217,3 +221,40 @@ def test_forked_runs_keep_their_bytecode_in_the_verifiers_prefix(bare: Scratch) 
     log = (bare.root / "run.log").read_text(encoding="utf-8")
     assert result.stdout.strip() == "0", result.stdout + result.stderr + log
     assert list(prefix.rglob("test_prefix*.pyc")), "nothing compiled into the prefix"
+
+
+def test_an_untested_series_of_a_private_api_stops_with_a_clear_message() -> None:
+    """The harness patches mutmut's private API and calls a Hypothesis internal: another
+    series ends the script with a message naming the version, the uses and the fix."""
+    assert versions.require("mutmut", "3.8.1") == "3.8.1"
+    assert versions.require("hypothesis", "6.170.17") == "6.170.17"
+    with pytest.raises(versions.UntestedVersion) as caught:
+        versions.require("mutmut", "3.9.0")
+    message = str(caught.value)
+    assert "mutmut 3.9.0 is not the tested 3.8.x" in message
+    assert "collect_source_file_mutation_data" in message
+    assert "constraints/dev.txt" in message
+    with pytest.raises(versions.UntestedVersion) as caught:
+        versions.require("hypothesis", "7.0.1")
+    assert "hypothesis 7.0.1 is not the tested 6.x" in str(caught.value)
+    # The installed ones are the tested ones (constraints/dev.txt pins them).
+    versions.require("mutmut")
+    versions.require("hypothesis")
+
+
+def test_the_mutation_gate_checks_mutmuts_version_before_anything(tmp_path: Path) -> None:
+    """scripts/mutmut.py with a mutmut of another series exits 1 with the message (a fake
+    ``mutmut`` distribution first on the path)."""
+    info = tmp_path / "mutmut-9.0.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mutmut\nVersion: 9.0.0\n")
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "mutmut.py"), "--help"],
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 1, result.stdout
+    assert "mutmut 9.0.0 is not the tested 3.8.x" in result.stderr

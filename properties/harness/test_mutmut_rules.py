@@ -86,7 +86,7 @@ def test_control_changed_function_whose_mutant_survives_fails_the_mutation_gate(
 
 
 def test_kill_sets_are_compared_by_change_and_a_lost_kill_is_reported() -> None:
-    """Issue 13's "same kills before and after": a kill of a function whose code did not change
+    """The same kills before and after a change: a kill of a function whose code did not change
     must be a kill again; one whose function changed may be gone (its mutants are new)."""
     f, g, h = (f"a13n_harness.context.encoder.x_{name}" for name in "fgh")
     before = {

@@ -3,11 +3,13 @@ the cores, and what a failure prints."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import re
 import shlex
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,6 +59,8 @@ class Step:
     estimate: float = 10.0  # expected seconds on two cores, to start the longest first
     cores: int = 1  # cores the step keeps busy (a step using two runs alone)
     stage: int = 2  # STATIC, PREPARE or CHECKS: a stage starts when the one before it ended
+    # The tree's core/ first on PYTHONPATH; False for a run against the installed wheel.
+    source_tree: bool = True
 
 
 @dataclass
@@ -87,7 +91,7 @@ def relative(part: str, root: Path) -> str:
 
 def rerun_command(step: Step, root: Path) -> str:
     """The shell command that reruns this step alone, from the tree's root."""
-    assignments = [f"PYTHONPATH={shlex.quote(str(Path('core')))}"]
+    assignments = [f"PYTHONPATH={shlex.quote(str(Path('core')))}"] if step.source_tree else []
     assignments += [f"{key}={shlex.quote(value)}" for key, value in sorted(step.env.items())]
     bin_folder = str(Path(sys.executable).parent) + os.sep
     command = [
@@ -109,10 +113,25 @@ def _tool_missing(tool: str) -> bool:
     return not os.access(interpreter_tool(tool), os.X_OK)
 
 
-def _environment(extra: dict[str, str], root: Path) -> dict[str, str]:
+def temp_root(root: Path, name: str) -> Path:
+    """A step's own root for pytest's ``tmp_path`` folders, outside the tree (a test's
+    temporary checkout must not sit inside this repository's work tree): the shared
+    ``/tmp/pytest-of-USER`` is cleaned by every pytest on the machine, and one run removing
+    another's old folder fails it with an internal error on a busy machine."""
+    tree = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+    folder = Path(tempfile.gettempdir()) / f"a13n-verify-{os.getuid()}-{tree}" / slug(name)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _environment(extra: dict[str, str], root: Path, source_tree: bool = True) -> dict[str, str]:
     env = dict(os.environ)
-    # The tree under test, not whatever copy of the package is installed.
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root / "core"), env.get("PYTHONPATH")]))
+    if source_tree:
+        # The tree under test, not whatever copy of the package is installed.
+        source = [str(root / "core"), env.get("PYTHONPATH")]
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, source))
+    else:  # the installed wheel: nothing of the tree on the path
+        env.pop("PYTHONPATH", None)
     env.setdefault("HYPOTHESIS_PROFILE", "ci")
     env.update(extra)
     return env
@@ -145,7 +164,7 @@ def run_step(step: Step, root: Path, logs: Path) -> Result:
     shown_log = relative(str(log), root)
     if _tool_missing(step.tool):
         log.write_text(f"missing tool: {step.tool}\n", encoding="utf-8")
-        note = f"missing tool: {step.tool} (pip install -e '.[dev]')"
+        note = f"missing tool: {step.tool} (pip install -c constraints/dev.txt -e '.[dev]')"
         return Result(step.name, "failed", 0.0, 0, note, {}, shown_log, rerun=rerun)
     if step.junit is not None:
         step.junit.unlink(missing_ok=True)  # a stale report must not count for this run
@@ -158,7 +177,10 @@ def run_step(step: Step, root: Path, logs: Path) -> Result:
             step.command,
             deadline=step.deadline,
             cwd=root,
-            env=_environment(step.env, root),
+            env={
+                **_environment(step.env, root, step.source_tree),
+                "PYTEST_DEBUG_TEMPROOT": str(temp_root(root, step.name)),
+            },
             log=sink,
         )
         if finished.error:

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from _gate.gate import STATIC, Outcome, Step, interpreter_tool, relative, slug
+from _gate.gate import PREPARE, STATIC, Outcome, Step, relative, slug
 from _gate.report import read_json
 
 # The Python source folders (not corpus/: its seeds are hostile bytes, not code to format).
@@ -27,6 +27,11 @@ SOURCES = ("core", "properties", "scripts", "fuzz")
 # Artifact prefixes libFuzzer writes: crash, timeout, out-of-memory, leak, slow unit.
 ARTIFACT_KINDS = ("crash-", "timeout-", "oom-", "leak-", "slow-unit-")
 PYTEST = ("-m", "pytest", "-p", "no:cacheprovider", "-q")
+# import-linter has no ``python -m`` form: its console script's two lines, run by this Python.
+LINT_IMPORTS = (
+    "import sys; from importlinter.cli import lint_imports_command; "
+    "sys.exit(lint_imports_command())"
+)
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,9 @@ class Plan:
     full: bool = False
     fuzz_seconds: int | None = None  # overrides the mode's fuzzing time
     changed_since: str | None = None
+    # "source": the properties import the tree's core/ (local work); "wheel": they run in a
+    # fresh environment holding the built wheel (CI; scripts/wheel_env.py).
+    target: str = "source"
 
     @property
     def logs(self) -> Path:
@@ -45,6 +53,15 @@ class Plan:
 
     def shown(self, path: Path) -> str:
         return relative(str(path), self.root)
+
+    @property
+    def wheel_env(self) -> Path:
+        return self.build / "wheel-env"
+
+    @property
+    def test_python(self) -> str:
+        """The interpreter the properties run under: this one, or the wheel environment's."""
+        return str(self.wheel_env / "bin" / "python") if self.target == "wheel" else sys.executable
 
 
 Factory = Callable[[Plan], Iterator[Step]]
@@ -86,13 +103,14 @@ def pytest_step(
     junit = plan.logs / f"{slug(name)}.junit.xml"
     return Step(
         name,
-        [sys.executable, *PYTEST, *files, f"--junitxml={plan.shown(junit)}"],
+        [plan.test_python, *PYTEST, *files, f"--junitxml={plan.shown(junit)}"],
         deadline,
         pytest_ran,
         "module:hypothesis",
         env={"HYPOTHESIS_PROFILE": profile},
         junit=junit,
         estimate=estimate,
+        source_tree=plan.target == "source",
     )
 
 
@@ -140,8 +158,8 @@ def lint(plan: Plan) -> Iterator[Step]:
         ),
         (
             "import-linter",
-            [interpreter_tool("lint-imports"), "--no-cache"],
-            "lint-imports",
+            [python, "-c", LINT_IMPORTS, "--no-cache"],
+            "module:importlinter",
             counted(r"Contracts: (\d+) kept"),
             6,
         ),
@@ -164,6 +182,29 @@ def lint(plan: Plan) -> Iterator[Step]:
             estimate=estimate,
             stage=STATIC,
         )
+
+
+@step
+def wheel(plan: Plan) -> Iterator[Step]:
+    if plan.target != "wheel":
+        return
+    yield Step(
+        "wheel environment",
+        [
+            sys.executable,
+            "scripts/wheel_env.py",
+            "--root",
+            ".",
+            "--out",
+            plan.shown(plan.wheel_env),
+        ],
+        300,
+        counted(r"(\d+) wheel installed"),
+        "module:build",
+        estimate=10,
+        stage=PREPARE,
+        source_tree=False,
+    )
 
 
 def load_seeds(root: Path) -> ModuleType:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
+from _gate import versions
 from _gate.pytest_results import Exit, JUnit, read_junit
 
 # Imported once by the parent; a fork finds them in sys.modules. Only third-party and
@@ -62,10 +63,11 @@ def preload(modules: Iterable[str] = PRELOAD) -> list[str]:
             continue
         importlib.import_module(name)
         loaded.append(name)
-    try:
-        from hypothesis.internal.constants_ast import is_local_module_file  # noqa: PLC0415
-    except ImportError:  # another Hypothesis version: each fork computes it, a little slower
+    if "hypothesis" not in loaded:
         return loaded
+    versions.require("hypothesis")  # a private function: the tested series, or a clear exit
+    from hypothesis.internal.constants_ast import is_local_module_file  # noqa: PLC0415
+
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
         if isinstance(path, str):
@@ -129,6 +131,11 @@ def _child(job: Job, tree: Path, junit: Path) -> NoReturn:
         os.environ["PYTHONPATH"] = str(tree / "core")
         # Hypothesis's caches beside the tree, kept from one run of this slot to the next.
         os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", f"{tree}.hypothesis")
+        # pytest's tmp_path root beside the tree too: the shared /tmp/pytest-of-USER is
+        # cleaned by every pytest on the machine, and a run removing another's old folder
+        # ended one in an internal error ("Directory not empty") on a busy machine.
+        os.environ["PYTEST_DEBUG_TEMPROOT"] = f"{tree}.tmp"
+        os.makedirs(f"{tree}.tmp", exist_ok=True)
         # As ``PYTHONPATH=core python -m pytest`` in the tree: core/ and the tree first.
         sys.path[:0] = [str(tree / "core"), str(tree)]
         # The interpreter read PYTHONPYCACHEPREFIX when the parent started; one the caller set

@@ -6,8 +6,8 @@ before touching it, so a bad argument becomes the entry point's own
 from deep inside, and every entry point agrees on what "a count", "a u64",
 "bytes" or "text" means. Each caller raises its own code: the predicates
 only answer. The pure core, the file layer, discovery and the command line
-all import them from here (issue 13 item 4: these checks used to be written
-out 17, 5 and 2 times).
+all import them from here (these checks used to be written out 17, 5 and 2
+times).
 """
 
 from __future__ import annotations

@@ -355,8 +355,8 @@ def _locate(text: str, index: int) -> tuple[int, int]:
     lines at CR, U+0085, U+2028 and U+2029); the frontmatter starts on file
     line 2; columns count code points from 1.
 
-    O(index): call it once per refusal, never once per event (issue 9
-    defect 6(a): a count per top-level value made many keys quadratic).
+    O(index): call it once per refusal, never once per event (a count per
+    top-level value made many keys quadratic).
     """
     line_start = text.rfind("\n", 0, index) + 1
     return text.count("\n", 0, index) + 2, index - line_start + 1

@@ -32,10 +32,10 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType, TracebackType
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from a13n_harness.context._checks import describe
 from a13n_harness.context.errors import DefinitionError
@@ -49,6 +49,8 @@ from a13n_harness.environment.errors import (
 from a13n_harness.environment.local import LocalFileOperator, check_host_directory
 from a13n_harness.environment.operator import BatchReader, DirectoryEntry, FileOperator, FileStat
 from a13n_harness.environment.paths import is_canonical_path, path_segments
+
+_T = TypeVar("_T")
 
 __all__ = [
     "DEFAULT_MOUNT",
@@ -416,20 +418,22 @@ class PinnedFiles:
             return path[len(prefix) :]
         raise FilePermissionDenied("path is outside the pinned mount", path=path)
 
-    async def list_directory(self, path: str) -> Sequence[DirectoryEntry]:
-        inner = self._provider_path(path)
+    async def _fenced(self, path: str, call: Callable[[], Awaitable[_T]]) -> _T:
+        """``call()`` between two checks of the pin: the one way every method reaches the
+        pinned operator, so a retarget during the call fails it as surely as one before."""
         self._check(path)
-        result = await self._operator.list_directory(inner)
+        result = await call()
         self._check(path)
         return result
+
+    async def list_directory(self, path: str) -> Sequence[DirectoryEntry]:
+        inner = self._provider_path(path)
+        return await self._fenced(path, lambda: self._operator.list_directory(inner))
 
     async def read_bytes(self, path: str, limit: int) -> bytes:
         inner = self._provider_path(path)
         check_limit(limit)
-        self._check(path)
-        result = await self._operator.read_bytes(inner, limit)
-        self._check(path)
-        return result
+        return await self._fenced(path, lambda: self._operator.read_bytes(inner, limit))
 
     async def read_many(
         self, paths: Sequence[str], limit: int
@@ -446,47 +450,39 @@ class PinnedFiles:
                 errors[index] = error
                 inner.append("/")
         first = paths[0] if paths and isinstance(paths[0], str) else self._prefix
-        self._check(first)
-        operator = self._operator
-        results: list[bytes | FileOperatorError]
-        if isinstance(operator, BatchReader):
-            results = list(await operator.read_many(inner, limit))
-        else:
-            results = []
-            for path in inner:
-                try:
-                    results.append(await operator.read_bytes(path, limit))
-                except FileOperatorError as error:
-                    results.append(error)
-        self._check(first)
+        results = await self._fenced(first, lambda: self._read_each(inner, limit))
         for index, refused in errors.items():
             results[index] = refused
         return results
 
+    async def _read_each(self, inner: Sequence[str], limit: int) -> list[bytes | FileOperatorError]:
+        """The pinned operator's batch read, or its reads one by one, errors in place."""
+        operator = self._operator
+        if isinstance(operator, BatchReader):
+            return list(await operator.read_many(inner, limit))
+        results: list[bytes | FileOperatorError] = []
+        for path in inner:
+            try:
+                results.append(await operator.read_bytes(path, limit))
+            except FileOperatorError as error:
+                results.append(error)
+        return results
+
     async def stat(self, path: str) -> FileStat:
         inner = self._provider_path(path)
-        self._check(path)
-        result = await self._operator.stat(inner)
-        self._check(path)
-        return result
+        return await self._fenced(path, lambda: self._operator.stat(inner))
 
     async def write_bytes(self, path: str, data: bytes) -> None:
         inner = self._provider_path(path)
-        self._check(path)
-        await self._operator.write_bytes(inner, data)
-        self._check(path)
+        await self._fenced(path, lambda: self._operator.write_bytes(inner, data))
 
     async def make_directory(self, path: str) -> None:
         inner = self._provider_path(path)
-        self._check(path)
-        await self._operator.make_directory(inner)
-        self._check(path)
+        await self._fenced(path, lambda: self._operator.make_directory(inner))
 
     async def remove(self, path: str) -> None:
         inner = self._provider_path(path)
-        self._check(path)
-        await self._operator.remove(inner)
-        self._check(path)
+        await self._fenced(path, lambda: self._operator.remove(inner))
 
 
 class _EnvironmentFiles:

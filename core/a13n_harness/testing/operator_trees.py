@@ -135,8 +135,10 @@ def _probe_paths(firsts: Sequence[str]) -> tuple[str, ...]:
 
 
 # Trees are built in memory-backed /dev/shm where there is one: a fuzzer builds and removes
-# one tree an input, and removing directories on a journaling disk cost 5 ms each.
-_SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+# one tree an input, and removing directories on a journaling disk cost 5 ms each. Only as
+# mkdtemp's folder (a fresh, private, randomly named directory), so S108's worry, a guessable
+# shared path, does not apply.
+_SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None  # noqa: S108
 
 # Every path up to three segments deep over the names, and one name no tree holds.
 PROBES = _probe_paths((*NAMES, "zz"))
