@@ -163,7 +163,7 @@ def catalog_allowance(context_tokens: int, response_reserve_tokens: int) -> int:
 def _entry_plan(catalog: SkillCatalog) -> tuple[list[str], list[int]]:
     """The encoded entry lines and their cumulative UTF-8 sizes, computed once per catalog."""
     entries = catalog.entries
-    plan = catalog._render_plan
+    plan = getattr(catalog, "_render_plan", None)  # None on a catalog forged past __init__
     # Keyed on the entries tuple itself, so a catalog altered behind the
     # frozen dataclass's back is planned afresh.
     if isinstance(plan, tuple) and plan[0] is entries:

@@ -49,7 +49,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from a13n_harness.context._checks import describe, is_count, plain_str, type_name
+from a13n_harness.context._checks import (
+    describe,
+    has_lone_surrogate,
+    is_count,
+    plain_str,
+    type_name,
+)
 from a13n_harness.context.catalog import SkillCatalog, check_catalog, checked_total
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import (
@@ -172,10 +178,18 @@ def _check_counter(counter: object) -> None:
 
 
 def _text(text: object) -> str:
-    """The argument of a shipped counter's ``count``: a ``str``, else ``allowance_invalid``."""
-    if not isinstance(text, str):
+    """The argument of a shipped counter's ``count``: a ``str`` with a UTF-8 form (a
+    subclass taken as the plain ``str`` of its characters), else ``allowance_invalid``."""
+    text = plain_str(text)
+    if type(text) is not str:
         raise DefinitionError(
-            "allowance_invalid", f"a counter counts str, got {type(text).__name__}", reason="text"
+            "allowance_invalid",
+            f"a counter counts str, got {type_name(type(text))}",
+            reason="text",
+        )
+    if has_lone_surrogate(text):
+        raise DefinitionError(
+            "allowance_invalid", "a counter counts text with a UTF-8 form", reason="text"
         )
     return text
 
