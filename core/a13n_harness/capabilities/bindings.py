@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Set
 from dataclasses import dataclass
 
-from a13n_harness.context._checks import describe, type_name
+from a13n_harness.context._checks import describe, is_count, type_name
 from a13n_harness.context.errors import DefinitionError
-from a13n_harness.context.render import catalog_allowance
+from a13n_harness.context.render import FITS, catalog_allowance
 from a13n_harness.context.tokens import TokenCounter
 from a13n_harness.environment import Environment
 
@@ -34,6 +34,17 @@ class RunBindings:
     (e.g. ``a13n_harness.tokenizers.token_counter("cl100k_base")``) spends it as
     that counter's tokens (contract §9). Anything else is ``allowance_invalid``
     (reason ``counter``).
+
+    ``budget_tokens``: ``None`` takes the allowance from the window
+    (``catalog_allowance(context_tokens, response_reserve_tokens)``); a count is
+    the budget itself, in ``token_counter``'s tokens, in place of the window's
+    allowance (the CLI's ``--budget-tokens``). It needs a ``token_counter``;
+    otherwise, or when it is not a non-negative ``int``, ``allowance_invalid``
+    (reason ``budget``).
+
+    ``fit``: ``"prefix"`` (the longest-prefix rule, default) or ``"compact"``
+    (every skill with shortened descriptions before any is dropped; contract §4);
+    anything else is ``allowance_invalid`` (reason ``fit``).
     """
 
     environment: Environment
@@ -41,11 +52,15 @@ class RunBindings:
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
     response_reserve_tokens: int = DEFAULT_RESPONSE_RESERVE_TOKENS
     token_counter: TokenCounter | None = None
+    budget_tokens: int | None = None
+    fit: str = "prefix"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "skill_selection", _selection(self.skill_selection))
         catalog_allowance(self.context_tokens, self.response_reserve_tokens)
         _check_counter(self.token_counter)
+        _check_budget_tokens(self.budget_tokens, self.token_counter)
+        object.__setattr__(self, "fit", _fit(self.fit))
 
     @classmethod
     def embedded(
@@ -56,6 +71,8 @@ class RunBindings:
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
         response_reserve_tokens: int = DEFAULT_RESPONSE_RESERVE_TOKENS,
         token_counter: TokenCounter | None = None,
+        budget_tokens: int | None = None,
+        fit: str = "prefix",
     ) -> RunBindings:
         """Bindings for a run embedded in a Host that owns ``environment``."""
         return cls(
@@ -64,6 +81,8 @@ class RunBindings:
             context_tokens,
             response_reserve_tokens,
             token_counter,
+            budget_tokens,
+            fit,
         )
 
     @property
@@ -73,7 +92,10 @@ class RunBindings:
 
     @property
     def allowance_tokens(self) -> int:
-        """The same allowance, spent as ``token_counter`` tokens when a counter is bound."""
+        """The budget in ``token_counter``'s tokens: ``budget_tokens`` when given, else the
+        window's allowance."""
+        if self.budget_tokens is not None:
+            return self.budget_tokens
         return catalog_allowance(self.context_tokens, self.response_reserve_tokens)
 
 
@@ -96,6 +118,35 @@ def _check_counter(counter: object) -> None:
             f"token_counter must be None or have a count(text) method, got {describe(counter)}",
             reason="counter",
         )
+
+
+def _check_budget_tokens(budget: object, counter: object) -> None:
+    if budget is None:
+        return
+    if not is_count(budget):
+        raise DefinitionError(
+            "allowance_invalid",
+            f"budget_tokens must be None or a non-negative int, got {describe(budget)}",
+            reason="budget",
+        )
+    if counter is None:
+        raise DefinitionError(
+            "allowance_invalid",
+            "budget_tokens needs a token_counter (a budget in whose tokens?)",
+            reason="budget",
+        )
+
+
+def _fit(fit: object) -> str:
+    """``fit`` as a plain ``str`` when it is one of ``FITS``, else ``allowance_invalid``."""
+    for known in FITS:
+        if type(fit) is str and fit == known:
+            return known
+    raise DefinitionError(
+        "allowance_invalid",
+        f"fit must be one of {', '.join(FITS)}, got {describe(fit)}",
+        reason="fit",
+    )
 
 
 def _selection(selection: object) -> frozenset[str] | None:

@@ -363,12 +363,12 @@ class SkillsCapability:
         counter = bindings.token_counter
         if counter is None:
             budget = bindings.allowance_bytes
-            rendering = render_catalog(listing, budget)
-            verify_rendering(listing, budget, rendering)
+            rendering = render_catalog(listing, budget, bindings.fit)
+            verify_rendering(listing, budget, rendering, bindings.fit)
         else:
             budget = bindings.allowance_tokens
-            rendering = render_catalog_counted(listing, budget, counter)
-            verify_rendering_counted(listing, budget, rendering, counter)
+            rendering = render_catalog_counted(listing, budget, counter, bindings.fit)
+            verify_rendering_counted(listing, budget, rendering, counter, bindings.fit)
         paths = tuple(
             SkillPath(item.name, item.directory, item.document) for item in selected.items
         )

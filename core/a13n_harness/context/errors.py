@@ -94,6 +94,7 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
                 "description",
                 "file",
                 "listed",
+                "form",
                 "unlisted",
                 "roots",
                 "type",
@@ -104,7 +105,7 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
             }
         ),
         "catalog_total_unrepresentable": frozenset(),
-        "allowance_invalid": frozenset({"budget", "counter", "text", "tokenizer"}),
+        "allowance_invalid": frozenset({"budget", "counter", "fit", "text", "tokenizer"}),
         "rendering_not_certified": frozenset(),
         "manifest_invalid": frozenset(
             {
