@@ -309,6 +309,52 @@ def test_near_misses_of_the_required_keys_do_not_stand_in_for_them(field: str) -
         assert caught.value.reason == f"missing_{field}", miss
 
 
+_NAME_ALPHABET = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+# What a near miss of a name puts in: characters that look or sort like the allowed ones.
+_NAME_LOOKALIKES = ("_", "A", "-", ".", " ", "\u00e9", "\uff10", "\u2010", "\u0131", "\u212a")
+
+
+def _name_is_valid(name: str) -> bool:
+    """The specification's rule, written out independently of the parser's pattern."""
+    return (
+        1 <= len(name) <= 64
+        and set(name) <= _NAME_ALPHABET
+        and not name.startswith("-")
+        and not name.endswith("-")
+        and "--" not in name
+    )
+
+
+def _name_variants(name: str) -> set[str]:
+    variants = set()
+    for index in range(len(name) + 1):
+        for char in _NAME_LOOKALIKES:
+            variants.add(name[:index] + char + name[index:])  # one character more
+            if index < len(name):
+                variants.add(name[:index] + char + name[index + 1 :])  # one replaced
+    return variants
+
+
+@pytest.mark.parametrize("name", ["pdf-forms", "a", "x9", "a-b-c"])
+def test_near_misses_of_a_valid_name_are_judged_by_the_rule(name: str) -> None:
+    """Every one-character near miss of a valid name: the catalog parser and lint both accept
+    it exactly when the rule does (``pdf_forms``, ``pdf-Forms``, ``pdf--forms`` are refused)."""
+    assert _name_is_valid(name)
+    refused = 0
+    for variant in sorted(_name_variants(name)):
+        data = ('---\nname: "' + variant + '"\ndescription: d\n---\n').encode()
+        try:
+            parse_skill_document(data)
+            parsed = True
+        except FrontmatterError as error:
+            assert error.reason == "name_invalid", (variant, error.reason)
+            parsed = False
+        linted = "skill_name_invalid" not in _rules(data, "agentskills")
+        assert parsed == linted == _name_is_valid(variant), variant
+        refused += not parsed
+    assert refused  # control: the variants include refused names
+
+
 _DOCUMENT_MISSES = (
     "skill.md",
     "SKILL.MD",
