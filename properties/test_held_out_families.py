@@ -33,9 +33,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from a13n_harness.capabilities import FENCE_SLACK, FileSkillSource, SkillManager, SkillsPolicy
+from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.errors import FrontmatterError
 from a13n_harness.context.frontmatter import FrontmatterLimits, parse_skill_document
 from a13n_harness.context.lint import PLATFORM_FIELDS, PROFILES, SPEC_FIELDS, check_document
+from a13n_harness.context.render import render_catalog
+from a13n_harness.context.tokens import render_catalog_counted
 from a13n_harness.environment import LocalFileOperator, MemoryFileOperator
 from a13n_harness.environment.local import BlockingLocalFileOperator
 from a13n_harness.testing.discovery_strategies import skill_document
@@ -251,6 +254,50 @@ def test_the_verdict_memo_answers_each_limit_set_with_its_own_verdict(field: str
     for order in ((first, second, first), (second, first, second)):
         for limits in order:  # the same bytes, scanned again under other limits
             assert _scan_with(data, limits) == _fresh(data, limits), (field, limits)
+
+
+class _WordCounter:
+    """Tokens = whitespace-separated words (line-additive, prefix-monotone, byte-bounded)."""
+
+    line_additive = True
+    prefix_monotone = True
+    byte_bounded = True
+
+    def count(self, text: str) -> int:
+        return len(text.split())
+
+
+class _DoubleBytes:
+    """Tokens = twice the UTF-8 bytes."""
+
+    line_additive = True
+    prefix_monotone = True
+    byte_bounded = True
+
+    def count(self, text: str) -> int:
+        return 2 * len(text.encode())
+
+
+def _catalog() -> SkillCatalog:
+    return SkillCatalog(
+        tuple(
+            CatalogEntry(f"s{i:02d}", "word " * (i + 1), f"/r/s{i:02d}/SKILL.md") for i in range(30)
+        ),
+        roots=("/r",),
+    )
+
+
+def test_a_catalog_rendered_again_under_other_parameters_renders_as_a_fresh_one() -> None:
+    """A catalog keeps a render plan after its first render: rendering it again with another
+    budget, in bytes or under another counter, gives what a fresh catalog gives."""
+    kept = _catalog()
+    for budget in (0, 50, 200, 400, 2_000):
+        for counter in (_WordCounter(), _DoubleBytes(), _WordCounter()):
+            again = render_catalog_counted(kept, budget, counter)
+            assert again == render_catalog_counted(_catalog(), budget, counter)
+        assert render_catalog(kept, budget) == render_catalog(_catalog(), budget)
+    forms = {render_catalog(kept, b).form for b in (0, 200, 2_000)}
+    assert len(forms) > 1  # control: the budgets reach different renderings
 
 
 # --- near misses of every exact-match rule, from the rule tables ----------------------------------
