@@ -1079,7 +1079,18 @@ def test_undecided_is_exactly_whether_the_next_bytes_can_matter(
     case: tuple[bytes, int, FrontmatterLimits],
 ) -> None:
     data, limit, limits = case
-    for prefix in (data, data[:limit], data[: max(0, limit - 1)]):
+    body = data.find(b"\n") + 1
+    # Every prefix of a short file; of a long one, the reads and the frontmatter bound.
+    ends = (
+        range(len(data) + 1)
+        if len(data) <= 160
+        else (
+            {limit - 1, limit, len(data)}
+            | set(range(body + limits.max_bytes - 3, body + limits.max_bytes + 4))
+        )
+    )
+    for end in sorted(ends):
+        prefix = data[: max(0, end)]
         assert fm.undecided(prefix, limits.max_bytes) is _continuations_differ(
             prefix, limits.max_bytes
         ), prefix
