@@ -8,20 +8,12 @@ count, the width every consumer (JSON readers, Rust and Go hosts) can hold.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from itertools import pairwise
 
 from a13n_harness.context._checks import MAX_U64, describe, has_lone_surrogate, is_count
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import is_valid_name
-
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
-
-if TYPE_CHECKING:
-    from dataclasses import dataclass as frozen_dataclass
-    from dataclasses import field as value_field
-else:  # the same classes, made without compiling their methods (start-up)
-    from a13n_harness.context._values import frozen_dataclass, value_field
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
@@ -43,19 +35,13 @@ def _invalid(reason: str, message: str) -> DefinitionError:
     return DefinitionError("catalog_invalid", message, reason=reason)
 
 
-@frozen_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class CatalogEntry:
     """One listed skill: its name, its one-line description and its SKILL.md path."""
 
     name: str
     description: str
     file: str
-
-    def __init__(self, name: str, description: str, file: str) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "description", description)
-        object.__setattr__(self, "file", file)
-        self.__post_init__()
 
     def __post_init__(self) -> None:
         _check_entry_fields(self)
@@ -105,7 +91,7 @@ def checked_total(listed: object, unlisted: object) -> int:
     return total
 
 
-@frozen_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class SkillCatalog:
     """Listed entries (strictly sorted by name), the unlisted count and the skill roots.
 
@@ -118,21 +104,11 @@ class SkillCatalog:
     roots: tuple[str, ...] = ()
     # Derived data the renderer computes once per catalog (the encoded entry
     # lines and their byte sizes), so each later render is arithmetic.
-    _render_plan: object = value_field(default=None, init=False, repr=False, compare=False)
+    _render_plan: object = field(default=None, init=False, repr=False, compare=False)
     # The entries tuple these checks last passed for: a catalog forged past
     # the constructor (object.__new__, object.__setattr__) lacks it, so
     # check_catalog checks its entries again before any renderer reads them.
-    _checked_entries: object = value_field(default=None, init=False, repr=False, compare=False)
-
-    def __init__(
-        self, entries: tuple[CatalogEntry, ...], unlisted: int = 0, roots: tuple[str, ...] = ()
-    ) -> None:
-        object.__setattr__(self, "entries", entries)
-        object.__setattr__(self, "unlisted", unlisted)
-        object.__setattr__(self, "roots", roots)
-        object.__setattr__(self, "_render_plan", None)
-        object.__setattr__(self, "_checked_entries", None)
-        self.__post_init__()
+    _checked_entries: object = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _check_entries(self.entries)
