@@ -930,3 +930,115 @@ def test_default_limits_are_the_contracts_and_their_fields_defaults() -> None:
     assert values == (32_768, 16, 1_024, 1_024)
     assert values == tuple(f.default for f in dataclasses.fields(FrontmatterLimits))
     assert limits == FrontmatterLimits(32_768, 16, 1_024, 1_024)
+
+
+# --- the fence decision of a bounded read (issue 23 item 7: beside the scan it mirrors) -------
+
+
+def _verdict(data: bytes, limits: FrontmatterLimits) -> tuple[object, ...]:
+    try:
+        front = parse_skill_document(data, limits)
+    except FrontmatterError as error:
+        return ("refused", error.reason, error.line, error.column)
+    return ("accepted", front.name, front.description)
+
+
+_FENCE_PIECES = st.one_of(
+    st.sampled_from(
+        [
+            *(b"---\n", b"---\r\n", b"--- \t\n", b"---", b"---\r", b"--", b"-", b"\n", b"\r\n"),
+            *(b"name: a\n", b"description: d\n", b"\xef\xbb\xbf", b"\xc3"),
+        ]
+    ),
+    st.builds(
+        lambda run, count: run * count,
+        st.sampled_from([b" ", b"\t", b"x", b"\n", b"-"]),
+        st.integers(0, 90),
+    ),
+)
+
+
+@st.composite
+def _bounded_reads(draw: st.DrawFn) -> tuple[bytes, int, FrontmatterLimits]:
+    head = draw(st.sampled_from([b"---\nname: a\ndescription: d\n", b"---\n", b"", b"---"]))
+    data = head + b"".join(draw(st.lists(_FENCE_PIECES, max_size=8)))
+    limits = FrontmatterLimits(max_bytes=draw(st.integers(1, 120)))
+    return data, draw(st.integers(1, len(data) + 2)), limits
+
+
+def _decided_by_reads(data: bytes, limit: int, limits: FrontmatterLimits) -> bytes:
+    """What discovery does: read ``limit`` bytes, four times more while undecided."""
+    while True:
+        prefix = fm.decisive_prefix(data[:limit], limit, limits.max_bytes)
+        if prefix is not None:
+            return prefix
+        limit *= 4
+
+
+@given(_bounded_reads())
+def test_a_decisive_prefix_gives_the_whole_files_verdict(
+    case: tuple[bytes, int, FrontmatterLimits],
+) -> None:
+    data, limit, limits = case
+    read = data[:limit]
+    prefix = fm.decisive_prefix(read, limit, limits.max_bytes)
+    if len(data) < limit:
+        assert prefix == data  # a short read is the whole file
+    if prefix is not None:
+        assert data.startswith(prefix)
+        assert _verdict(prefix, limits) == _verdict(data, limits)
+    else:
+        assert len(read) == limit
+        assert fm.undecided(read[:-1], limits.max_bytes)
+    assert _verdict(_decided_by_reads(data, limit, limits), limits) == _verdict(data, limits)
+
+
+@pytest.mark.parametrize(
+    ("data", "max_bytes", "expected"),
+    [
+        (b"---", 10, True),  # the opening fence may go on with blanks and a newline
+        (b"--", 10, True),
+        (b"-x", 10, False),  # missing_fence whatever follows
+        (b"x", 10, False),
+        (b"--- \t", 10, True),
+        (b"---\r", 10, True),
+        (b"---x", 10, False),
+        (b"---\nname: a\n", 5, False),  # past max_bytes without a fence: too_large
+        (b"---\nname: a\n", 10, True),  # a closing fence may follow within max_bytes
+        (b"---\nname: a\n---", 100, True),  # a fence line not yet ended
+        (b"---\nname: a\n---  ", 100, True),
+        (b"---\nname: a\n---\n", 100, False),  # the closing fence, whole
+        (b"---\r\nname: a\r\n---\r\n", 100, False),
+        (b"---\nname: a\n---x\nmore", 100, True),  # not a fence; the next line may be one
+        (b"---\nname: a\n---x\nmore", 12, False),  # ...but not within max_bytes
+        (b"\xef\xbb\xbf---", 10, True),
+        (b"---\nlong line without end", 100, True),
+        (b"---\nlong line without end", 5, False),
+    ],
+)
+def test_undecided_on_chosen_prefixes(data: bytes, max_bytes: int, expected: bool) -> None:
+    assert fm.undecided(data, max_bytes) is expected
+
+
+def test_the_fence_decision_refuses_what_is_not_bytes_and_counts() -> None:
+    for call in (
+        lambda: fm.undecided("---", 10),  # type: ignore[arg-type]
+        lambda: fm.undecided(b"---", -1),
+        lambda: fm.decisive_prefix(b"---", True, 10),
+        lambda: fm.decisive_prefix(b"---", 3, "10"),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(DefinitionError) as caught:
+            call()
+        assert caught.value.code == "skill_provider_failed"
+    assert fm.decisive_prefix(b"---\nname: a\n---\n", 100, 10) == b"---\nname: a\n---\n"
+    assert fm.decisive_prefix(b"---\nname: a\n---\nbody", 20, 100) == b"---\nname: a\n---\nbod"
+
+
+def test_negative_control_a_read_cut_at_its_last_newline_disagrees() -> None:
+    """The defect mutant 125 injects: a full read cut at its last newline instead of decided."""
+    limits = FrontmatterLimits(max_bytes=40)
+    data = b"---\nname: a\ndescription: d\n" + b"y" * 100
+    limit = 60
+    cut = data[:limit][: data[:limit].rfind(b"\n") + 1]
+    assert _verdict(cut, limits) != _verdict(data, limits)
+    assert _verdict(_decided_by_reads(data, limit, limits), limits) == _verdict(data, limits)

@@ -16,6 +16,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -290,3 +291,88 @@ def test_profile_flag_end_to_end(tmp_path: Path) -> None:
     assert clean.stdout.decode() == "0 errors, 0 warnings in 1 skill\n"
     assert run_cli("lint", "--profile", "cursor", tmp_path / "a").returncode == 2
     assert os.path.isdir(tmp_path / "a")
+
+
+# ---------------------------------------------------------------- workflows
+
+REPO = Path(__file__).resolve().parent.parent
+_PINNED = re.compile(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}  # v\d+(\.\d+)*")
+# The current major version of each action the workflows and docs/ci.md use (issue 19).
+_MAJORS = {
+    "actions/checkout": 7,
+    "actions/setup-python": 7,
+    "actions/upload-artifact": 7,
+    "github/codeql-action/upload-sarif": 4,
+    "google/clusterfuzzlite/actions/build_fuzzers": 1,
+    "google/clusterfuzzlite/actions/run_fuzzers": 1,
+}
+
+
+def _workflows() -> list[tuple[str, str]]:
+    found = [
+        (path.name, path.read_text(encoding="utf-8"))
+        for path in sorted((REPO / ".github" / "workflows").glob("*.yml"))
+    ]
+    ci = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    found += [
+        (f"docs/ci.md block {index}", block)
+        for index, block in enumerate(re.findall(r"```yaml\n(.*?)```", ci, re.S))
+        if "jobs:" in block
+    ]
+    return found
+
+
+def _problems(name: str, text: str) -> list[str]:
+    problems = []
+    for line in re.findall(r"uses: *(.+)", text):
+        if not _PINNED.fullmatch(line.strip()):
+            problems.append(f"{name}: not pinned by commit with its version: {line}")
+            continue
+        action, version = line.split("@")[0], line.split("# v")[1]
+        if int(version.split(".")[0]) != _MAJORS.get(action, -1):
+            problems.append(f"{name}: {action} is not at its current major version")
+    document = yaml.safe_load(text)
+    if document.get("permissions") in ("read-all", "write-all", None):
+        problems.append(f"{name}: no least top-level permissions")
+    for job_name, job in document["jobs"].items():
+        if "timeout-minutes" not in job:
+            problems.append(f"{name}: job {job_name} has no timeout-minutes")
+        for step in job.get("steps", []):
+            if step.get("with", {}).get("output-sarif") and "upload-sarif" not in text:
+                problems.append(f"{name}: asks for SARIF and never uploads it")
+            if "upload-sarif" in str(step.get("uses", "")):
+                guard = str(step.get("if", ""))
+                if "head.repo.full_name == github.repository" not in guard:
+                    problems.append(f"{name}: uploads SARIF from fork pull requests")
+                needed = {"security-events": "write", "actions": "read"}
+                if not needed.items() <= dict(job.get("permissions", {})).items():
+                    problems.append(f"{name}: job {job_name} lacks upload-sarif's permissions")
+    return problems
+
+
+def test_workflows_pin_current_actions_with_least_permissions_and_timeouts() -> None:
+    workflows = _workflows()
+    assert len(workflows) >= 5  # four workflows and the docs' example
+    assert [p for name, text in workflows for p in _problems(name, text)] == []
+
+
+def test_workflow_checks_negative_control() -> None:
+    bad = (
+        "on: push\npermissions: read-all\njobs:\n  a:\n    runs-on: x\n    steps:\n"
+        "      - uses: actions/checkout@v4\n"
+        "      - uses: github/codeql-action/upload-sarif@v3\n"
+        "      - uses: google/clusterfuzzlite/actions/run_fuzzers@v1\n"
+        "        with:\n          output-sarif: true\n"
+    )
+    problems = _problems("bad", bad)
+    assert len(problems) == 7, problems  # 3 unpinned, permissions, timeout, fork, upload rights
+
+
+def test_the_install_and_pre_commit_snippets_name_the_same_tag() -> None:
+    ci = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    hooks = (REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    tags = set(re.findall(r"skills@(v[\d.]+)", ci)) | set(re.findall(r"rev: (v[\d.]+)", ci))
+    tags |= set(re.findall(r"rev: (v[\d.]+)", hooks))
+    from a13n_harness import __version__  # noqa: PLC0415
+
+    assert tags == {f"v{__version__}"}

@@ -5,7 +5,12 @@ a reference timed alongside (interleaved rounds, medians) mean more.
 
     python scripts/bench.py            # everything
     python scripts/bench.py render     # one section (render, parse, parse-growth,
-                                       # manifest-growth, scan, tokens, counted, cli)
+                                       # manifest-growth, scan, scan-growth, tokens, counted, cli,
+                                       # lint-growth, lint-peers)
+
+``lint-peers`` lints the largest of the seven published repositories (K-Dense-AI's
+claude-scientific-skills, 134 skills) from ``A13N_BENCH_REPOS`` (default
+``build/real-repos``, as ``scripts/real_repos.py export`` leaves it; ``/work/repos`` too).
 """
 
 from __future__ import annotations
@@ -323,6 +328,13 @@ def bench_scan_section() -> None:
     )
 
 
+def bench_scan_growth_section() -> None:
+    if scan_module is None:
+        print("\n(scan benchmark unavailable: scripts/bench_scan.py not importable)")
+        return
+    scan_module.report_growth(scan_module.bench_scan_growth())
+
+
 # ------------------------------------------------------------------------------------ tokens
 
 
@@ -575,15 +587,121 @@ def bench_cli() -> None:
     )
 
 
+# ------------------------------------------------------------------ lint (issue 19)
+
+# Body lines that made the old reference scanner quadratic, and their neighbours.
+LINT_SHAPES = {
+    "[": "[",
+    "![x": "![x",
+    "[a": "[a",
+    "[\\]": "[\\]",
+    "`a`": "`a`",
+    "[a](<": "[a](<",
+    '[a](b "': '[a](b "',
+    "[a](b(": "[a](b(",
+    "`a/b`": "`a/b`",
+    "[[a]": "[[a]",
+    "<!--": "<!--",
+    "[a]: b ": "[a]: b ",
+}
+_LINT_HEAD = b"---\nname: a\ndescription: d\n---\n"
+
+
+def bench_lint_growth() -> None:
+    """One body line of each hostile shape: lint's time per byte at 1x, 4x, 16x (<= 1.5x).
+
+    1x is 192 KiB: smaller lines fit the processor's caches and look faster per byte
+    than any size a cache does not hold, which is noise here, not growth; 16x (3 MiB) is
+    below the 4 MiB a SKILL.md may have.
+    """
+    from a13n_harness.context.lint import check_document  # noqa: PLC0415
+
+    base = 192 * 1024
+    for label, unit in LINT_SHAPES.items():
+        documents = {
+            scale: _LINT_HEAD + (unit * (base * scale // len(unit) + 1))[: base * scale].encode()
+            for scale in (1, 4, 16)
+        }
+
+        def lint(data: bytes) -> Callable[[], object]:
+            return lambda: check_document(data, "a")
+
+        growth(f"lint growth: a line of {label!r}", documents, lint)
+
+
+def _real_repos() -> Path | None:
+    for candidate in (
+        os.environ.get("A13N_BENCH_REPOS"),
+        str(Path(__file__).resolve().parents[1] / "build" / "real-repos"),
+        "/work/repos",
+    ):
+        if candidate and (Path(candidate) / "K-Dense-AI+claude-scientific-skills").is_dir():
+            return Path(candidate) / "K-Dense-AI+claude-scientific-skills"
+    return None
+
+
+def bench_lint_peers() -> None:
+    """lint on the largest published repository against agnix and skills-ref, side by side.
+
+    In process: ``run_lint`` (discovery, reads, every rule, references resolved) against
+    ``skills_ref.validate`` on each skill folder (frontmatter only). As commands:
+    ``a13n-skills lint`` against ``agnix`` on the same folder (targets: ours >= agnix,
+    ours >= 2x skills-ref in process).
+    """
+    from a13n_harness.cli._lint import run_lint  # noqa: PLC0415
+    from a13n_harness.cli._output import Progress  # noqa: PLC0415
+
+    repo = _real_repos()
+    if repo is None:
+        print("\n(lint-peers unavailable: no exported repositories; see scripts/real_repos.py)")
+        return
+    folders = sorted(path.parent for path in (repo / "scientific-skills").glob("*/SKILL.md"))
+    cases: list[tuple[str, Callable[[], object], int]] = [
+        (
+            f"a13n-skills run_lint, {len(folders)} skills",
+            lambda: run_lint([str(repo)], ["/scientific-skills"], Progress(), use_config=False),
+            1,
+        )
+    ]
+    skills_ref = _optional("skills_ref")
+    if skills_ref is not None:
+        validate = skills_ref.validate
+        cases.append(
+            ("skills-ref validate, each folder", lambda: [validate(f) for f in folders], 1)
+        )
+    report("lint in process: K-Dense-AI/claude-scientific-skills", interleaved(cases), cases[0][0])
+    ours = [*_command(), "lint", "--no-config", "--root", "/scientific-skills", str(repo)]
+    commands: list[tuple[str, Callable[[], object], int]] = [
+        ("a13n-skills lint (command)", partial(_quiet, ours), 1)
+    ]
+    agnix = Path(sys.executable).with_name("agnix")
+    if agnix.exists():
+        target = [str(agnix), "--target", "generic", str(repo / "scientific-skills")]
+        commands.append(("agnix (command)", partial(_quiet, target), 1))
+    report(
+        "lint as a command: K-Dense-AI/claude-scientific-skills",
+        interleaved(commands),
+        commands[0][0],
+    )
+
+
+def _quiet(argv: list[str]) -> None:
+    core = str(Path(__file__).resolve().parents[1] / "core")
+    subprocess.run(argv, capture_output=True, check=False, env={**os.environ, "PYTHONPATH": core})
+
+
 SECTIONS = {
     "render": bench_render,
     "parse": bench_parse,
     "parse-growth": bench_parse_growth,
     "manifest-growth": bench_manifest_growth,
     "scan": bench_scan_section,
+    "scan-growth": bench_scan_growth_section,
     "tokens": bench_tokens,
     "counted": bench_counted_linear,
     "cli": bench_cli,
+    "lint-growth": bench_lint_growth,
+    "lint-peers": bench_lint_peers,
 }
 
 

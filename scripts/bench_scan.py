@@ -8,6 +8,10 @@ too when installed; a missing peer is reported, not fatal.
 
 Target: ``scan`` at most 3.5x ``floor``.
 Run: ``python scripts/bench_scan.py`` or ``python scripts/bench.py scan``.
+
+``scan 10,000 skills`` (issue 23, :func:`bench_scan_growth`): one root of 1,000 and
+of 10,000 packages in checkout mode, time and peak memory per skill (target: flat).
+Run: ``python scripts/bench_scan.py growth`` or ``python scripts/bench.py scan-growth``.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,7 +31,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
 
-from a13n_harness.capabilities import FileSkillSource, SkillManager
+from a13n_harness.capabilities import FileSkillSource, SkillManager, SkillsPolicy
 from a13n_harness.capabilities.verdicts import clear_verdict_memo
 from a13n_harness.context.frontmatter import parse_skill_document
 from a13n_harness.environment import LocalFileOperator
@@ -143,7 +148,82 @@ def bench_scan(rounds: int = ROUNDS) -> list[tuple[str, float]]:
     return results
 
 
+GROWTH_SCALES = (1_000, 10_000)
+GROWTH_ROUNDS = 3
+
+
+def build_flat_root(base: Path, count: int) -> None:
+    """``count`` packages in one root, ``/skills`` (checkout mode lists it completely)."""
+    for index in range(count):
+        name = f"skill-{index:05d}"
+        directory = base / "skills" / name
+        directory.mkdir(parents=True)
+        (directory / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Use {name} when the task needs it. "
+            + "word " * 55
+            + f"\n---\n\n# {name}\n\n"
+            + "Step: do the thing carefully and check it.\n" * 40,
+            encoding="utf-8",
+        )
+
+
+def bench_scan_growth(
+    scales: tuple[int, ...] = GROWTH_SCALES, rounds: int = GROWTH_ROUNDS
+) -> list[tuple[int, float, float]]:
+    """``(skills, seconds per skill, peak bytes per skill)`` of a first scan (memo cleared)
+    of one root of ``skills`` packages in checkout mode, the median of ``rounds`` runs.
+
+    The peak is ``tracemalloc``'s (Python allocations) over the scan alone, measured in a
+    separate run from the time (tracing slows it down). Flat from 1,000 to 10,000 is the
+    target: checkout mode pages through a root, and nothing is quadratic in its size.
+    """
+
+    rows: list[tuple[int, float, float]] = []
+    manager = SkillManager([FileSkillSource("s", ("/skills",))], policy=SkillsPolicy.checkout())
+    for count in scales:
+        with tempfile.TemporaryDirectory() as temporary:
+            base = Path(temporary)
+            build_flat_root(base, count)
+            with LocalFileOperator(base) as files:
+
+                def scan(files: LocalFileOperator = files, count: int = count) -> None:
+                    clear_verdict_memo()
+                    items = asyncio.run(manager.scan(files=files))
+                    assert len(items) == count
+
+                scan()  # warm the page cache and imports
+                times = []
+                for _ in range(rounds):
+                    start = time.perf_counter()
+                    scan()
+                    times.append(time.perf_counter() - start)
+                clear_verdict_memo()
+                tracemalloc.start()
+                scan()
+                _, peak = tracemalloc.get_traced_memory()
+                tracemalloc.stop()
+                clear_verdict_memo()
+        rows.append((count, statistics.median(times) / count, peak / count))
+    return rows
+
+
+def report_growth(rows: list[tuple[int, float, float]]) -> None:
+    print("\n## scan N skills in one root (checkout mode, first scan), per skill")
+    first_time, first_peak = rows[0][1], rows[0][2]
+    for count, seconds, peak in rows:
+        print(
+            f"  {count:>6} skills  {seconds * 1e6:8.1f} us/skill  x{seconds / first_time:6.2f}"
+            f"   peak {peak / 1024:7.2f} KiB/skill  x{peak / first_peak:6.2f}"
+        )
+    spread_time = max(r[1] for r in rows) / min(r[1] for r in rows)
+    spread_peak = max(r[2] for r in rows) / min(r[2] for r in rows)
+    print(f"  spread: time {spread_time:.2f}x, peak memory {spread_peak:.2f}x (target <= 1.5x)")
+
+
 def main() -> int:
+    if sys.argv[1:] == ["growth"]:
+        report_growth(bench_scan_growth())
+        return 0
     results = bench_scan()
     floor = dict(results)["floor"]
     print(f"{'what':<20} {'median ms':>10} {'x floor':>8}")

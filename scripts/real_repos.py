@@ -8,7 +8,8 @@ is taken from a bare mirror (``--mirrors DIR`` holding ``owner+name/repo``, as t
     python scripts/real_repos.py check --repos build/real-repos [--json]
 
 ``check`` prints, per repository: SKILL.md files in the tree, skills ``catalog --root <folder>``
-lists, skills and findings of ``lint`` with no argument (per rule), and the commit.
+lists (namespace form ``/skills``, and as users type it, ``skills/``), skills and findings of
+``lint`` with no argument (per rule), and the commit.
 """
 
 from __future__ import annotations
@@ -110,6 +111,16 @@ def check(repos: Path) -> list[dict[str, object]]:
                 listed = len(json.loads(done.stdout)["skills"])
             except (ValueError, KeyError, TypeError):
                 listed = f"exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]}"
+        typed: int | str = "-"
+        if roots:  # the same roots as users type them (issue 23): relative, trailing slash
+            argv = ["catalog", ".", "--json"]
+            for root in roots:
+                argv += ["--root", f"{root}/"]
+            done = _cli(workspace, *argv)
+            try:
+                typed = len(json.loads(done.stdout)["skills"])
+            except (ValueError, KeyError, TypeError):
+                typed = f"exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]}"
         default = _cli(workspace, "catalog", ".")
         lint = _cli(workspace, "lint", ".", "--format", "json")
         try:
@@ -127,6 +138,7 @@ def check(repos: Path) -> list[dict[str, object]]:
                 "skill_md_files": files,
                 "catalog_roots": list(roots),
                 "catalog_listed": listed,
+                "catalog_listed_as_typed": typed,
                 "catalog_default_summary": default.stderr.strip().splitlines()[-1:],
                 "lint_skills": skills,
                 "lint_exit": lint.returncode,

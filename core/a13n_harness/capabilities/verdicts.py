@@ -110,7 +110,13 @@ def memo_size() -> tuple[int, int]:
 
 
 def document_verdict(data: bytes, limit: int, limits: FrontmatterLimits) -> Verdict | None:
-    """The verdict for a read of at most ``limit`` bytes, ``None`` while undecided."""
-    check_limits(limits)
+    """The verdict for a read of at most ``limit`` bytes, ``None`` while undecided.
+
+    Only the type of ``limits`` is checked here (once per document, on the scan's hot
+    path): the parser refuses forged field values itself, and a scan checks them once."""
+    if not isinstance(limits, FrontmatterLimits):
+        raise DefinitionError(
+            "catalog_invalid", "limits must be FrontmatterLimits", reason="policy"
+        )
     decisive = decisive_prefix(data, limit, limits.max_bytes)
     return None if decisive is None else _MEMO.verdict(decisive, limits)

@@ -154,6 +154,7 @@ class _Linter:
         self.skills = 0
         self.seen: set[str] = set()
         self.scanning: str | None = None  # the workspace being scanned, if any
+        self.tops: dict[str, str | None] = {}  # a skill's parent -> its repository's top
 
     # ---------------------------------------------------------------- one skill
 
@@ -184,19 +185,22 @@ class _Linter:
         if not check.references:
             return
         skill = os.path.realpath(os.path.dirname(host))
-        top = repository_top(skill, self.scanning)
-        with (
-            BlockingLocalFileOperator(skill) as inside,
-            BlockingLocalFileOperator(top) as repository,
-        ):
-            resolver = _Resolver(inside, repository, os.path.relpath(skill, top))
-            for reference in check.references:
-                problem = await resolver.problem(reference)
-                if problem is not None:
-                    rule, message = problem
-                    self.findings.append(
-                        _finding(shown, reference.line, reference.column, rule, message)
-                    )
+        parent = os.path.dirname(skill)
+        if parent not in self.tops:
+            self.tops[parent] = find_repository(parent, self.scanning)
+        top = self.tops[parent] or skill
+        with BlockingLocalFileOperator(skill) as inside:
+            resolver = _Resolver(inside, top, os.path.relpath(skill, top))
+            try:
+                for reference in check.references:
+                    problem = await resolver.problem(reference)
+                    if problem is not None:
+                        rule, message = problem
+                        self.findings.append(
+                            _finding(shown, reference.line, reference.column, rule, message)
+                        )
+            finally:
+                resolver.close()
 
     async def skill_folder(self, path: str) -> None:
         """A PATH that is a skill folder (or its SKILL.md)."""
@@ -334,8 +338,17 @@ class _Linter:
 
 
 def repository_top(path: str, workspace: str | None = None) -> str:
+    """The repository ``path`` belongs to (:func:`find_repository`), else ``path`` itself."""
+    found = find_repository(path, workspace)
+    if found is not None:
+        return found
+    real = os.path.realpath(path)
+    return real if os.path.isdir(real) else os.path.dirname(real)
+
+
+def find_repository(path: str, workspace: str | None = None) -> str | None:
     """The repository ``path`` belongs to: its git work tree, else ``workspace``, else the
-    current directory when it holds ``path``, else ``path`` itself (a real path).
+    current directory when it holds ``path`` (a real path), else ``None``.
 
     The work tree is found as git finds it (a ``.git`` directory or gitdir file, up to a
     file-system boundary) without running git: the checkout is untrusted, and git would
@@ -355,7 +368,7 @@ def repository_top(path: str, workspace: str | None = None) -> str:
             base = os.path.realpath(candidate)
             if real == base or real.startswith(base.rstrip(os.sep) + os.sep):
                 return base
-    return real
+    return None
 
 
 # A skill's `agents/` holds Codex's `openai.yaml` (https://developers.openai.com/codex/skills),
@@ -366,15 +379,28 @@ _METADATA_FOLDERS = frozenset({"agents"})
 class _Resolver:
     """Resolves one skill's references: inside the skill folder, or inside the repository."""
 
-    def __init__(self, inside: LocalFileOperator, repository: LocalFileOperator, skill: str):
+    def __init__(self, inside: LocalFileOperator, top: str, skill: str):
         self.inside = inside
-        self.repository = repository
+        self.top = top
+        self.opened: BlockingLocalFileOperator | None = None  # the repository, when needed
+        self.seen: dict[tuple[str, int, bool], tuple[str, str] | None] = {}
         # The skill folder's segments below the repository's top ("" when it is the top).
         self.skill = [part for part in skill.split(os.sep) if part not in ("", ".")]
         self.folders: dict[str, bool] = {}
 
+    def close(self) -> None:
+        if self.opened is not None:
+            self.opened.close()
+
     async def problem(self, reference: Reference) -> tuple[str, str] | None:
-        """The rule and message for a reference that does not resolve, or ``None``."""
+        """The rule and message for a reference that does not resolve, or ``None``
+        (one lookup per distinct target of a skill)."""
+        key = (reference.target, reference.climb, reference.kind == "code")
+        if key not in self.seen:
+            self.seen[key] = await self._problem(reference)
+        return self.seen[key]
+
+    async def _problem(self, reference: Reference) -> tuple[str, str] | None:
         target = reference.target
         if reference.absolute:
             return "skill_reference_escapes", f"{target!r} is an absolute path, not relative"
@@ -387,8 +413,10 @@ class _Resolver:
             return "skill_reference_escapes", f"{target!r} climbs out of {where}"
         base = self.skill[: len(self.skill) - reference.climb]
         path = "/" + "/".join([*base, *filter(None, reference.path.split("/"))])
+        if self.opened is None:
+            self.opened = BlockingLocalFileOperator(self.top)
         try:
-            await self.repository.stat(path)
+            await self.opened.stat(path)
         except FilePermissionDenied:
             return (
                 "skill_reference_escapes",

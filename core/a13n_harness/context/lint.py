@@ -710,7 +710,9 @@ class _Text:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        # One split and one running sum, no match object per line.
+        self._starts = list(accumulate((len(line) + 1 for line in text.split("\n")), initial=0))
+        self._starts.pop()
 
     def where(self, index: int) -> tuple[int, int]:
         """1-based line and column of code point ``index``."""
@@ -1213,6 +1215,10 @@ _CONTENT_RULES = (
         "invisible or control character",
     ),
 )
+_ANY_HIDDEN = re.compile(f"[{_class(_TAG_RANGES + _BIDI_RANGES + _INVISIBLE_RANGES)}]")
+_ASCII_HIDDEN = re.compile(
+    f"[{_class(tuple((lo, min(hi, 0x7F)) for lo, hi in _INVISIBLE_RANGES if lo < 0x80))}]"
+)
 # Attempts start only where a run starts (the look-behind after the first character,
 # which leaves the engine its fast skip to the next candidate), so each run is read once.
 _BASE64 = re.compile(
@@ -1227,7 +1233,14 @@ _DIGIT = re.compile("[0-9]")
 def _content_issues(text: _Text, start: int, end: int, region: str) -> Iterator[Issue]:
     """The content rules over ``text.text[start:end]`` (the frontmatter or the body)."""
     decoded = text.text
-    for rule, pattern, what in _CONTENT_RULES:
+    # One pass finds whether any rule has work; ASCII text can only hold controls.
+    part = decoded[start:end]
+    hidden = _ASCII_HIDDEN if part.isascii() else _ANY_HIDDEN
+    if hidden.search(part) is None:
+        rules: tuple[tuple[str, re.Pattern[str], str], ...] = ()
+    else:
+        rules = _CONTENT_RULES
+    for rule, pattern, what in rules:
         first = pattern.search(decoded, start, end)
         if first is None:
             continue
@@ -1240,6 +1253,12 @@ def _content_issues(text: _Text, start: int, end: int, region: str) -> Iterator[
             f"the {region} holds {_count(count, what)}; the first is "
             f"U+{ord(first.group()):04X} here, invisible to a reader and read by the model",
         )
+    # No whitespace-free token of the base64 run's length, no run: one C-speed split
+    # saves the expression's per-character attempts on ordinary text.
+    if max(map(len, part.split("\n")), default=0) < BASE64_MIN_CHARS:
+        return  # no line that long (the common case, decided by one split)
+    if max(map(len, part.split()), default=0) < BASE64_MIN_CHARS:
+        return
     for run in _BASE64.finditer(decoded, start, end):
         value = run.group()
         if _UPPER.search(value) and _LOWER.search(value) and _DIGIT.search(value):
@@ -1430,42 +1449,58 @@ class _Body:
 
 
 def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
-    """One pass over the body's lines: fences, HTML comments, code spans, links."""
+    """One pass over the body's lines: fences, HTML comments, code spans, links.
+
+    Most lines need no more than a few ``str`` tests: a line is scanned only when it
+    can hold a link (``](``, ``]:``), a comment (``<!--``, or one is open) or a path in
+    inline code (a backtick and a slash); the regular expressions run on the few lines
+    whose first character can start a fence, a heading, a list item or an example.
+    """
     body = _Body()
     fence: str | None = None
     in_comment = False
     example_block = False
     line_number = first_line - 1
-    position = start
-    length = len(decoded)
-    while position < length:
-        end = decoded.find("\n", position)
-        end = length if end < 0 else end + 1
-        line = decoded[position:end].rstrip("\r\n")
-        position = end
+    for line in decoded[start:].split("\n"):
         line_number += 1
-        opened = _FENCE.match(line)
+        stripped = line.lstrip(" \t")
+        first = stripped[:1]
         if fence is not None:
-            if (
-                opened
-                and opened.group(1)[0] == fence[0]
-                and len(opened.group(1)) >= len(fence)
-                and not opened.group(2).strip()
-            ):
-                fence = None
+            if first == fence[0]:
+                opened = _FENCE.match(line)
+                if (
+                    opened
+                    and opened.group(1)[0] == fence[0]
+                    and len(opened.group(1)) >= len(fence)
+                    and not opened.group(2).strip()
+                ):
+                    fence = None
             continue  # a line inside a fence, or the fence that closes it
-        info = opened.group(2) if opened else ""
-        if opened and not in_comment and not (opened.group(1)[0] == "`" and "`" in info):
-            fence = opened.group(1)
+        if not stripped or stripped == "\r":
             continue
-        if not line.strip():
-            continue
-        if _HEADING.match(line):
+        if first in "`~" and not in_comment:
+            opened = _FENCE.match(line)
+            if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
+                fence = opened.group(1)
+                continue
+        if first == "#" and _HEADING.match(line):
             example_block = False
-        elif not _LIST_ITEM.match(line) and not line.startswith(("  ", "\t")):
-            example_block = bool(_EXAMPLE_LEAD.match(line))
-        _scan_line(body, line, line_number, in_comment, example_block)
-        in_comment = body.open_comment
+        elif (
+            # a paragraph's line (indented less than two spaces, not a list item) sets the
+            # example state that the list items and indented lines after it inherit
+            (len(stripped) == len(line) or (len(line) - len(stripped) < 2 and line[0] == " "))
+            and not (first in "-*+0123456789" and _LIST_ITEM.match(line))
+        ):
+            example_block = first in "Ee*_" and bool(_EXAMPLE_LEAD.match(line))
+        if (
+            in_comment
+            or "](" in line
+            or "]:" in line
+            or "<!--" in line
+            or ("`" in line and "/" in line)
+        ):
+            _scan_line(body, line, line_number, in_comment, example_block)
+            in_comment = body.open_comment
     return body
 
 

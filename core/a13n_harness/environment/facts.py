@@ -319,7 +319,6 @@ def _find_checkout(start: str) -> _Checkout | None:
 _FILE_SYSTEM_KEYS = (
     b"core.filemode",
     b"core.symlinks",
-    b"core.ignorecase",
     b"core.precomposeunicode",
     b"core.trustctime",
     b"core.checkstat",
@@ -554,8 +553,29 @@ def _config_entries(listing: bytes) -> list[tuple[bytes, bytes | None]] | None:
     return entries
 
 
-def _scratch_config(entries: list[tuple[bytes, bytes | None]], head: bytes) -> bytes | None:
-    """The scratch directory's config: inert keys of the checkout only, or ``None``."""
+def _case_insensitive(top: str) -> bool:
+    """Whether the work tree's file system folds case, probed as ``git init`` does.
+
+    ``core.ignorecase`` is never taken from the checkout: on a case-sensitive file system a
+    checkout claiming ``true`` would make git take ``one.txt`` for the tracked ``One.txt``
+    and change the untracked count. ``.git`` and ``.GIT`` naming one inode means folding;
+    a separate ``.GIT`` (a checkout can hold one) means the file system keeps case.
+    """
+    try:
+        return os.path.samestat(
+            os.lstat(os.path.join(top, ".git")), os.lstat(os.path.join(top, ".GIT"))
+        )
+    except OSError:
+        return False
+
+
+def _scratch_config(
+    entries: list[tuple[bytes, bytes | None]], head: bytes, *, ignore_case: bool = False
+) -> bytes | None:
+    """The scratch directory's config: inert keys of the checkout only, or ``None``.
+
+    ``ignore_case`` is the work tree's own file system's (:func:`_case_insensitive`).
+    """
     last: dict[bytes, bytes | None] = {}
     for key, value in entries:
         last[key] = value
@@ -563,6 +583,7 @@ def _scratch_config(entries: list[tuple[bytes, bytes | None]], head: bytes) -> b
     if version not in (b"0", b"1"):
         return None
     lines = [b"[core]", b"\trepositoryformatversion = " + version, b"\tbare = false"]
+    lines.append(b"\tignorecase = " + (b"true" if ignore_case else b"false"))
     for key in _FILE_SYSTEM_KEYS:
         value = last.get(key)
         if value is not None and _INERT_VALUE.fullmatch(value):
@@ -645,7 +666,7 @@ def _status_in_scratch(
         if parsed is None:
             return None
         entries = parsed
-    scratch_config = _scratch_config(entries, head)
+    scratch_config = _scratch_config(entries, head, ignore_case=_case_insensitive(checkout.top))
     if scratch_config is None:
         return None
     with open(os.path.join(scratch, "config"), "wb") as file:
