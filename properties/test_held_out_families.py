@@ -1,4 +1,4 @@
-"""The held-out defect families, closed as families (issue 22, item 1).
+"""The held-out defect families, closed as families.
 
 Written from the contract, not from ``mutants/``: a held-out audit killed 73 of 81 defects,
 and the eight survivors had one thing in common, a rule tested only where it cannot fail.
