@@ -14,6 +14,7 @@ from __future__ import annotations
 from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog, checked_total
 from a13n_harness.context.encoder import decode_value, encode_value
 from a13n_harness.context.errors import DefinitionError
+from a13n_harness.context.lint import Reference, find_references
 from a13n_harness.context.render import RenderedCatalog, reference_render, render_catalog
 from contract_tables import CONTRACT_ESCAPED
 
@@ -106,3 +107,26 @@ def checked_total_contract(listed: int, unlisted: int) -> int:
         assert error.code == "catalog_total_unrepresentable"
         assert listed + unlisted > MAX_TOTAL
         return -1
+
+
+def normalised(reference: Reference) -> bool:
+    """A lint reference as docs/rules.md says: no empty, ``.`` or ``..`` segment left, a
+    climb that counts folders, an absolute path that climbs nothing, on the only line."""
+    if reference.line != 1 or reference.column < 1 or reference.climb < 0:
+        return False
+    if reference.absolute:
+        return reference.climb == 0
+    return not reference.path or all(
+        part not in ("", ".", "..") for part in reference.path.split("/")
+    )
+
+
+def references_contract(line: str) -> tuple[Reference, ...]:
+    """Lint's reference scanner on one short line (issue 19): every reference normalised.
+
+    pre: len(line) <= 24
+    pre: chr(10) not in line
+    post: all(normalised(reference) for reference in __return__)
+    post: len(__return__) <= line.count("(") + line.count(":") + line.count("`")
+    """
+    return find_references(line)

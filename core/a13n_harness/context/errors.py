@@ -93,6 +93,7 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
                 "description",
                 "file",
                 "listed",
+                "form",
                 "unlisted",
                 "roots",
                 "type",
@@ -103,7 +104,7 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
             }
         ),
         "catalog_total_unrepresentable": frozenset(),
-        "allowance_invalid": frozenset({"budget", "counter", "text", "tokenizer"}),
+        "allowance_invalid": frozenset({"budget", "counter", "fit", "text", "tokenizer"}),
         "rendering_not_certified": frozenset(),
         "manifest_invalid": frozenset(
             {
