@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Set
 from dataclasses import dataclass
 
-from a13n_harness.context._checks import describe, is_count
+from a13n_harness.context._checks import describe, is_count, type_name
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import FITS, catalog_allowance
 from a13n_harness.context.tokens import TokenCounter
 from a13n_harness.environment import Environment
+
+TYPE_CHECKING = False  # spelled here, not imported from typing (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "DEFAULT_RESPONSE_RESERVE_TOKENS", "RunBindings"]
 
@@ -97,8 +101,18 @@ class RunBindings:
 
 def _check_counter(counter: object) -> None:
     # A name is not a counter (str.count exists): a13n_harness.tokenizers.token_counter(name).
-    named = isinstance(counter, (str, bytes, bytearray))
-    if counter is not None and (named or not callable(getattr(counter, "count", None))):
+    if counter is None:
+        return
+    named = issubclass(type(counter), (str, bytes, bytearray))
+    try:
+        count = getattr(counter, "count", None)
+    except Exception as error:  # a Host's property or proxy raised
+        raise DefinitionError(
+            "allowance_invalid",
+            f"reading token_counter.count raised {type_name(type(error))}",
+            reason="counter",
+        ) from error
+    if named or not callable(count):
         raise DefinitionError(
             "allowance_invalid",
             f"token_counter must be None or have a count(text) method, got {describe(counter)}",
@@ -144,9 +158,29 @@ def _selection(selection: object) -> frozenset[str] | None:
     """
     if selection is None:
         return None
-    if not isinstance(selection, Set) or not all(isinstance(name, str) for name in selection):
-        raise DefinitionError(
-            "skill_selection_unknown",
-            f"skill_selection must be None or a set of names, got {type(selection).__name__}",
-        )
-    return frozenset(selection)
+    kind = type(selection)
+    refused = DefinitionError(
+        "skill_selection_unknown",
+        f"skill_selection must be None or a set of names, got {type_name(kind)}",
+    )
+    # Asked of the type (isinstance would read a Host's __class__); a set or frozenset
+    # is read by the base type's iterator, any other Set by its own, once, and
+    # whatever that raises is the refusal (issue 18: a selection whose iteration
+    # raised escaped as the Host's RuntimeError).
+    if not issubclass(kind, Set):
+        raise refused
+    given: Any = selection
+    try:
+        if issubclass(kind, frozenset):
+            names = list(frozenset.__iter__(given))
+        elif issubclass(kind, set):
+            names = list(set.__iter__(given))
+        else:
+            names = list(given)
+    except Exception as error:
+        raise refused from error
+    if not all(issubclass(type(name), str) for name in names):
+        raise refused
+    # Each name as the plain str of its characters: a subclass's __hash__ and __eq__
+    # never decide membership, and its __repr__ never runs in a message.
+    return frozenset(str.__str__(name) for name in names)

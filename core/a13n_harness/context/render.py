@@ -37,7 +37,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
-from a13n_harness.context._checks import describe, is_count, is_text
+from a13n_harness.context._checks import describe, is_count, is_text, plain_str
 from a13n_harness.context.catalog import SkillCatalog, catalog_total
 from a13n_harness.context.encoder import encode_value
 from a13n_harness.context.errors import DefinitionError
@@ -247,7 +247,7 @@ def catalog_allowance(context_tokens: int, response_reserve_tokens: int) -> int:
 def _entry_plan(catalog: SkillCatalog) -> tuple[list[str], list[int]]:
     """The encoded entry lines and their cumulative UTF-8 sizes, computed once per catalog."""
     entries = catalog.entries
-    plan = catalog._render_plan
+    plan = getattr(catalog, "_render_plan", None)  # None on a catalog forged past __init__
     # Keyed on the entries tuple itself, so a catalog altered behind the
     # frozen dataclass's back is planned afresh.
     if isinstance(plan, tuple) and plan[0] is entries:
@@ -450,16 +450,26 @@ def reference_render(
 
 
 def _rendering_fields_typed(rendered: RenderedCatalog) -> bool:
-    """Every field of a rendering handed in for certification has its declared type."""
+    """Every field of a rendering handed in for certification has its declared type
+    (exactly: a Host's ``str`` or ``int`` subclass would run its code in the checks)."""
     text = getattr(rendered, "text", None)
     return (
-        is_text(text)
-        and isinstance(getattr(rendered, "form", None), str)
+        type(text) is str
+        and is_text(text)
+        and type(getattr(rendered, "form", None)) is str
         and all(
             is_count(getattr(rendered, name, None))
             for name in ("listed", "omitted", "total", "budget_bytes")
         )
     )
+
+
+def _plain_rendered(rendered: RenderedCatalog) -> RenderedCatalog:
+    """A copy of ``rendered`` whose ``str`` subclasses are plain ``str`` (issue 18)."""
+    copy = object.__new__(RenderedCatalog)
+    for name in ("text", "form", "listed", "omitted", "total", "budget_bytes"):
+        object.__setattr__(copy, name, plain_str(getattr(rendered, name, None)))
+    return copy
 
 
 def _compact_expected(catalog: SkillCatalog, budget: int, total: int) -> tuple[str, str] | None:
@@ -495,7 +505,10 @@ def verify_rendering(
     def refuse(why: str) -> DefinitionError:
         return DefinitionError("rendering_not_certified", why)
 
-    if not isinstance(rendered, RenderedCatalog) or not _rendering_fields_typed(rendered):
+    if type(rendered) is not RenderedCatalog:
+        raise refuse("not a RenderedCatalog")
+    rendered = _plain_rendered(rendered)
+    if not _rendering_fields_typed(rendered):
         raise refuse("not a RenderedCatalog")
     if (rendered.budget_bytes, rendered.total) != (budget, total):
         raise refuse("budget or total differs")
@@ -537,7 +550,8 @@ def verify_rendering(
     if rendered.form == "listing":
         if first_listing_fit != rendered.listed:
             raise refuse(
-                f"the longest fitting prefix lists {first_listing_fit}, not {rendered.listed}"
+                f"the longest fitting prefix lists {describe(first_listing_fit)}, "
+                f"not {describe(rendered.listed)}"
             )
         expected = "".join(_framed_lines(catalog, rendered.listed, total))
     elif rendered.form == "minimal":

@@ -49,7 +49,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from a13n_harness.context._checks import describe, is_count
+from a13n_harness.context._checks import (
+    describe,
+    has_lone_surrogate,
+    is_count,
+    plain_str,
+    type_name,
+)
 from a13n_harness.context.catalog import SkillCatalog, check_catalog, checked_total
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import (
@@ -107,7 +113,16 @@ def declares(counter: object, declaration: str) -> bool:
 
     A ``declaration`` that is not a ``str`` names no attribute: ``False``.
     """
-    return isinstance(declaration, str) and getattr(counter, declaration, False) is True
+    if type(declaration) is not str:
+        return False
+    try:
+        return getattr(counter, declaration, False) is True
+    except Exception as error:  # a Host's property or proxy raised: not a counter we can trust
+        raise DefinitionError(
+            "allowance_invalid",
+            f"reading the counter's declaration {declaration!r} raised {type_name(type(error))}",
+            reason="counter",
+        ) from error
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,9 +165,15 @@ class CountedRendering:
 
 def _check_counter(counter: object) -> None:
     # A name is not a counter, although str has a count method.
-    if isinstance(counter, (str, bytes, bytearray)) or not callable(
-        getattr(counter, "count", None)
-    ):
+    try:
+        count = getattr(counter, "count", None)
+    except Exception as error:  # a Host's property or proxy raised
+        raise DefinitionError(
+            "allowance_invalid",
+            f"reading the counter's count method raised {type_name(type(error))}",
+            reason="counter",
+        ) from error
+    if issubclass(type(counter), (str, bytes, bytearray)) or not callable(count):
         raise DefinitionError(
             "allowance_invalid",
             f"not a token counter (no count(text) method): {describe(counter)}",
@@ -161,10 +182,18 @@ def _check_counter(counter: object) -> None:
 
 
 def _text(text: object) -> str:
-    """The argument of a shipped counter's ``count``: a ``str``, else ``allowance_invalid``."""
-    if not isinstance(text, str):
+    """The argument of a shipped counter's ``count``: a ``str`` with a UTF-8 form (a
+    subclass taken as the plain ``str`` of its characters), else ``allowance_invalid``."""
+    text = plain_str(text)
+    if type(text) is not str:
         raise DefinitionError(
-            "allowance_invalid", f"a counter counts str, got {type(text).__name__}", reason="text"
+            "allowance_invalid",
+            f"a counter counts str, got {type_name(type(text))}",
+            reason="text",
+        )
+    if has_lone_surrogate(text):
+        raise DefinitionError(
+            "allowance_invalid", "a counter counts text with a UTF-8 form", reason="text"
         )
     return text
 
@@ -177,7 +206,8 @@ def _counted(counter: TokenCounter, text: str) -> int:
     except Exception as error:  # the host's counter failed: still only DefinitionError escapes
         raise DefinitionError(
             "allowance_invalid",
-            f"the token counter raised {type(error).__name__}: {error}",
+            # The exception's type only: its text is the Host's code (__str__) to run.
+            f"the token counter raised {type_name(type(error))}",
             reason="counter",
         ) from error
     if not is_count(tokens):
@@ -444,6 +474,31 @@ def _expected_plainly(
     return _first_fit(listings, minimal_candidate(catalog), budget, counter, total)
 
 
+_RENDERING_TEXTS = ("text", "form")
+_RENDERING_COUNTS = ("listed", "omitted", "total", "budget_tokens", "tokens")
+
+
+def _plain_rendering(rendered: object, forms: tuple[str, ...] = FORMS) -> CountedRendering:
+    """``rendered`` as a :class:`CountedRendering` of plain values, or not certified.
+
+    What a Host hands in is compared with the expected rendering; its ``str``
+    subclasses are copied plain and anything but an exact ``int`` count refused
+    first, so the comparison (``==``, ``in FORMS``) runs none of the Host's code.
+    """
+    if type(rendered) is not CountedRendering:
+        raise DefinitionError("rendering_not_certified", "not a CountedRendering")
+    texts = [plain_str(getattr(rendered, name, None)) for name in _RENDERING_TEXTS]
+    counts = [getattr(rendered, name, None) for name in _RENDERING_COUNTS]
+    if any(type(value) is not str for value in texts) or any(
+        type(value) is not int for value in counts
+    ):
+        raise DefinitionError("rendering_not_certified", "not a CountedRendering of str and int")
+    plain = CountedRendering(*texts, *counts)  # type: ignore[arg-type]
+    if plain.form not in forms:
+        raise DefinitionError("rendering_not_certified", "not a CountedRendering")
+    return plain
+
+
 def _compact_expected_counted(
     catalog: SkillCatalog, budget: int, counter: TokenCounter, total: int
 ) -> CountedRendering | None:
@@ -495,8 +550,7 @@ def verify_rendering_counted(
     _check_counter(counter)
     total = checked_total(len(catalog.entries), catalog.unlisted)
     forms = FORMS if fit == "prefix" else (*FORMS, *COMPACT_FORMS)
-    if not isinstance(rendered, CountedRendering) or rendered.form not in forms:
-        raise DefinitionError("rendering_not_certified", "not a CountedRendering")
+    rendered = _plain_rendering(rendered, forms)
     compact = (
         _compact_expected_counted(catalog, budget, counter, total)
         if fit == "compact" and total
@@ -514,8 +568,9 @@ def verify_rendering_counted(
     if rendered != expected:
         raise DefinitionError(
             "rendering_not_certified",
-            f"expected {expected.form} listing {expected.listed} at {expected.tokens} tokens, "
-            f"got {rendered.form} listing {rendered.listed} at {rendered.tokens} tokens",
+            f"expected {expected.form} listing {describe(expected.listed)} at "
+            f"{describe(expected.tokens)} tokens, got {describe(rendered.form)} listing "
+            f"{describe(rendered.listed)} at {describe(rendered.tokens)} tokens",
         )
     if rendered.text and _counted(counter, rendered.text) != rendered.tokens:
         raise DefinitionError(
