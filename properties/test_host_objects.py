@@ -176,7 +176,7 @@ def _rendered_fields() -> dict[str, object]:
 
 
 @pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(text=lying_strs().map(_plain))  # drawn plain, so a failure's report can show it
 def test_a_lying_str_is_taken_as_its_plain_characters(name: str, text: str) -> None:
     """Issue 18 item 6: a ``str`` subclass overriding ``isascii``, ``isprintable``,
