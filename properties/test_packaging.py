@@ -21,8 +21,9 @@ from a13n_harness._version import __version__
 REPO = Path(__file__).resolve().parent.parent
 CORE = cli_run.CORE  # the package under test: the tree's core/ or the installed wheel
 
-_SLOW_MODULES = ("argparse", "typing", "asyncio", "yaml", "json", "importlib.metadata")
-"""What ``a13n-skills --version`` once imported: each costs a large part of a bare start."""
+_SLOW_MODULES = ("argparse", "asyncio", "yaml", "json", "importlib.metadata")
+"""What ``a13n-skills --version`` once imported: each costs a large part of a bare start.
+(``typing`` is in: ``TYPE_CHECKING`` comes from it, within the bound of docs/decisions.md.)"""
 
 
 def _python(*args: str) -> subprocess.CompletedProcess[str]:

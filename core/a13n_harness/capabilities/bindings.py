@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Set
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from a13n_harness.context._checks import describe, is_count, type_name
 from a13n_harness.context.errors import DefinitionError
@@ -11,7 +12,6 @@ from a13n_harness.context.render import FITS, catalog_allowance
 from a13n_harness.context.tokens import TokenCounter
 from a13n_harness.environment import Environment
 
-TYPE_CHECKING = False  # spelled here, not imported from typing (start-up)
 if TYPE_CHECKING:
     from typing import Any
 

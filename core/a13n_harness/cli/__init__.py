@@ -48,14 +48,12 @@ from __future__ import annotations
 
 import sys
 
+# Imports are deferred to the command that needs them (docs/decisions.md, "What start-up
+# still defers"): ``catalog`` does not pay for ``lint``, ``manifest``, argparse or git.
+from typing import TYPE_CHECKING
+
 from a13n_harness._version import __version__
 
-# Imports are deferred to the command that needs them: ``--version`` must start in
-# about the time of a bare interpreter (typing, argparse and the scanner's asyncio
-# stack cost several times that), and ``catalog`` must not pay for ``lint``,
-# ``manifest`` or git. ``TYPE_CHECKING`` is spelled here rather than imported from
-# ``typing`` for the same reason; mypy treats the name the same way.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
