@@ -446,3 +446,39 @@ def test_a_count_written_minus_zero_is_refused(count: str) -> None:
 def test_canonical_counts_still_round_trip(count: int) -> None:
     manifest = encode_manifest(ContextManifest(None, SkillCatalog((), count, ())))
     assert encode_manifest(decode_manifest(manifest)) == manifest
+
+
+@pytest.mark.parametrize("root", ["/../../etc", "relative", "/a//b", "/ok/.", "/ok/root"])
+def test_a_lying_root_is_judged_by_its_characters(root: str) -> None:
+    """A root whose ``startswith``/``split``/``__contains__`` lie passed the canonical-path
+    check (``/../../etc`` was accepted); it is judged, and kept, as its plain characters."""
+    value, calls = no_host_code(lambda: FileSkillSource(LyingStr("x"), (LyingStr(root),)))
+    assert calls == []
+    expected, _ = no_host_code(lambda: FileSkillSource("x", (root,)))
+    if isinstance(expected, DefinitionError):
+        assert isinstance(value, DefinitionError), value
+        assert value.code == expected.code == "skill_root_invalid"
+    else:
+        assert isinstance(value, FileSkillSource), value
+        assert [type(r) for r in value.roots] == [str]
+        assert type(value.source_id) is str
+
+
+def test_a_lying_root_reaches_the_pointer_line_encoded(tmp_path: Path) -> None:
+    """Through a run: the pointer line names the root encoded, and no method of it ran."""
+    _tree(tmp_path)
+
+    async def run() -> str:
+        async with Environment({"workspace": LocalDirectoryProvider(tmp_path)}) as environment:
+            manager = SkillManager(
+                [FileSkillSource("ws", (LyingStr("/workspace/.agents/skills"),))]
+            )
+            prepared = await SkillsCapability(manager).prepare(
+                RunBindings.embedded(environment=environment)
+            )
+            return prepared.instructions
+
+    text, calls = no_host_code(lambda: asyncio.run(run()))
+    assert calls == []
+    assert isinstance(text, str), text
+    assert "(list /workspace/.agents/skills/ to see all)" in text

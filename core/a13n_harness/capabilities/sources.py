@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from a13n_harness.capabilities._protocols import SkillMaterializer, SkillSource
-from a13n_harness.context._checks import describe, is_count
+from a13n_harness.context._checks import describe, is_count, plain_str, plain_tuple
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import FrontmatterLimits
 from a13n_harness.environment import is_canonical_path
@@ -52,6 +52,7 @@ def check_root(root: object) -> str:
     repeated separator and no trailing ``/`` except the root ``/``); no NUL; no
     lone surrogate. Nothing is normalized: ``/a//b`` is refused, not read as ``/a/b``.
     """
+    root = plain_str(root)  # a Host's str subclass: its characters, none of its methods
     if not is_canonical_path(root):
         raise DefinitionError(
             "skill_root_invalid",
@@ -150,6 +151,8 @@ class FileSkillSource:
     max_entries_per_root: int = MAX_ENTRIES_PER_ROOT
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "source_id", plain_str(self.source_id))
+        object.__setattr__(self, "roots", plain_tuple(self.roots))
         if (
             not isinstance(self.source_id, str)
             or "/" in self.source_id
