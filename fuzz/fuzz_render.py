@@ -11,11 +11,19 @@ tag or a line), and every tampered copy of it is refused with
 A catalog whose unrepresentable total bypassed construction is still refused by
 every renderer. Nothing else ever escapes.
 
+The byte after the budget picks the fit (odd: ``fit="compact"``, contract §4) and may
+stretch every description to a cap's neighbourhood (cap - 2 .. cap + 2 code points of
+``DESCRIPTION_CAPS``); an input that ends before it is the prefix rule, as before. A compact
+rendering equals the oracle's, lists no fewer skills than the prefix rule, keeps the frame,
+and is refused when tampered (another form, a cut one code point longer).
+
 Bug class: the fast renderer drifting from the rule. A binary search that
 assumes size is monotone in k (the "more not listed" line vanishes at k = n),
 a budget off by one, characters counted instead of bytes, a dropped pointer
 line, an unescaped field that opens a tag or a line, a total that wraps past
-``2**64 - 1``, and a certifier that accepts a rendering it should refuse.
+``2**64 - 1``, and a certifier that accepts a rendering it should refuse. For the
+compact fit: a ladder walked out of order or bisected, a cut without its mark or one code
+point long, a frame line dropped.
 """
 
 from __future__ import annotations
@@ -29,7 +37,10 @@ with instrumented(__name__):  # coverage feedback when atheris drives this file
     from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog
     from a13n_harness.context.errors import DefinitionError
     from a13n_harness.context.render import (
+        COMPACT_FORMS,
+        DESCRIPTION_CAPS,
         RenderedCatalog,
+        compact_candidate,
         reference_render,
         render_catalog,
         verify_rendering,
@@ -99,6 +110,8 @@ class Case:
     roots: tuple[str, ...]
     budget_mode: int
     budget_draw: tuple[int, int]
+    fit: str = "prefix"  # read last: older corpus files (shorter) read as the prefix rule
+    stretch: int = 0  # 0: descriptions as drawn; else each repeated to a length near a cap
 
 
 def decode_case(data: bytes) -> Case:
@@ -129,6 +142,16 @@ def decode_case(data: bytes) -> Case:
     roots = tuple(reader.text(20) or "/r" for _ in range(reader.below(4)))
     budget_mode = reader.below(6)
     budget_draw = (reader.below(8_193), reader.below(256))
+    extra = reader.byte()  # past the end: 0, the prefix rule and descriptions as drawn
+    fit = "compact" if extra & 1 else "prefix"
+    stretch = 0
+    if extra & 2:
+        cap = DESCRIPTION_CAPS[(extra >> 2) % len(DESCRIPTION_CAPS)]
+        stretch = cap + (extra >> 5) % 5 - 2  # cap - 2 .. cap + 2 code points
+    if stretch:
+        descriptions = [
+            (text * (stretch // len(text) + 1))[:stretch] if text else text for text in descriptions
+        ]
     return Case(
         tuple(names),
         tuple(descriptions),
@@ -138,6 +161,8 @@ def decode_case(data: bytes) -> Case:
         roots,
         budget_mode,
         budget_draw,
+        fit,
+        stretch,
     )
 
 
@@ -175,7 +200,12 @@ def _budget(case: Case, catalog: SkillCatalog) -> int:
         return draw
     if mode == 3 and catalog.total:
         # Around the exact size of one candidate, where off-by-one errors live.
-        listed = draw % (len(catalog.entries) + 1)
+        n = len(catalog.entries)
+        if case.fit == "compact" and draw % 2:
+            forms = ("listing", *COMPACT_FORMS)
+            text = compact_candidate(catalog, forms[draw // 2 % len(forms)])
+            return max(0, len(text.encode("utf-8")) + small % 5 - 2)
+        listed = draw % (n + 1)
         return max(0, _candidate_size(catalog, listed) + small % 5 - 2)
     if mode == 4:
         return -1 - small % 3  # refused: a negative budget has no rendering
@@ -186,6 +216,11 @@ def _tampered(rendered: RenderedCatalog) -> list[RenderedCatalog]:
     replace = dataclasses.replace
     text = rendered.text
     copies = [
+        *(
+            replace(rendered, form=form)
+            for form in ("listing", *COMPACT_FORMS)
+            if form != rendered.form
+        ),
         replace(rendered, listed=rendered.listed + 1, omitted=rendered.omitted - 1),
         replace(rendered, listed=rendered.listed - 1, omitted=rendered.omitted + 1),
         replace(rendered, omitted=rendered.omitted + 1),
@@ -197,12 +232,14 @@ def _tampered(rendered: RenderedCatalog) -> list[RenderedCatalog]:
     ]
     if "\n" in text:
         copies.append(replace(rendered, text=text.replace("\n", "\u2028", 1)))
+    if "\u2026" in text:  # a cut one code point longer
+        copies.append(replace(rendered, text=text.replace("\u2026", "x\u2026", 1)))
     return copies
 
 
 def _check_framing(rendered: RenderedCatalog) -> None:
     text = rendered.text
-    if rendered.form == "listing":
+    if rendered.form == "listing" or rendered.form in COMPACT_FORMS:
         lines = text.split("\n")
         assert lines[0] == "<skills_instructions>"
         assert lines[-2] == "</skills_instructions>"
@@ -222,14 +259,17 @@ def _check_framing(rendered: RenderedCatalog) -> None:
     assert len(text.splitlines()) == text.count("\n"), "a separator other than LF in the text"
 
 
-def _check_rendering(catalog: SkillCatalog, budget: int) -> None:
-    rendered = render_catalog(catalog, budget)
-    assert rendered == reference_render(catalog, budget), "fast renderer differs from the oracle"
+def _check_rendering(catalog: SkillCatalog, budget: int, fit: str = "prefix") -> None:
+    rendered = render_catalog(catalog, budget, fit)
+    oracle = reference_render(catalog, budget, fit)
+    assert rendered == oracle, "fast renderer differs from the oracle"
     assert len(rendered.text.encode("utf-8")) <= budget, "rendering overruns its budget"
-    verify_rendering(catalog, budget, rendered)
+    verify_rendering(catalog, budget, rendered, fit)
     _check_framing(rendered)
+    if fit == "compact":
+        assert rendered.listed >= render_catalog(catalog, budget).listed, "compact lists fewer"
     for copy in _tampered(rendered):
-        code = _refusal(verify_rendering, catalog, budget, copy)
+        code = _refusal(verify_rendering, catalog, budget, copy, fit)
         assert code == "rendering_not_certified", f"tampered rendering not refused: {copy!r}"
 
 
@@ -265,7 +305,7 @@ def _verdict(data: bytes) -> str:
         for render in (render_catalog, reference_render):
             assert _refusal(render, catalog, budget) == "allowance_invalid", render
         return "allowance_invalid:budget"
-    _check_rendering(catalog, budget)
+    _check_rendering(catalog, budget, case.fit)
     return "accepted"
 
 

@@ -14,7 +14,14 @@ from __future__ import annotations
 from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog, checked_total
 from a13n_harness.context.encoder import decode_value, encode_value
 from a13n_harness.context.errors import DefinitionError
-from a13n_harness.context.render import RenderedCatalog, reference_render, render_catalog
+from a13n_harness.context.lint import Reference, find_references
+from a13n_harness.context.render import (
+    COMPACT_FORMS,
+    RenderedCatalog,
+    compact_candidate,
+    reference_render,
+    render_catalog,
+)
 from contract_tables import CONTRACT_ESCAPED
 
 _LARGE = 1 << 40
@@ -72,6 +79,35 @@ def render_contract(first: int, second: int, unlisted: int, budget: int) -> Rend
     return render_catalog(two_entry_catalog(first, second, unlisted), budget)
 
 
+pair = two_entry_catalog
+
+
+def first_fitting(catalog: SkillCatalog, rendered: RenderedCatalog, budget: int) -> bool:
+    """The witness of the compact fit: every candidate before the one chosen does not fit
+    (all of them, when the prefix rule answered)."""
+    order = ("listing", *COMPACT_FORMS)
+    chosen = rendered.listed == len(catalog.entries) and rendered.form in order
+    earlier = order[: order.index(rendered.form)] if chosen else order
+    return all(len(compact_candidate(catalog, f).encode("utf-8")) > budget for f in earlier)
+
+
+def compact_contract(first: int, second: int, unlisted: int, budget: int) -> RenderedCatalog:
+    """The compact fit fits its budget and is the first fitting candidate, with a witness.
+
+    Descriptions of ``first`` and ``second`` code points straddle the caps 64 and 100
+    (``d€<`` makes the first multi-byte and escaped, so a cut can grow a line).
+
+    pre: 60 <= first <= 104 and 60 <= second <= 104
+    pre: 0 <= unlisted <= 2
+    pre: 0 <= budget <= 900
+    post: len(__return__.text.encode("utf-8")) <= budget
+    post: __return__ == reference_render(pair(first, second, unlisted), budget, "compact")
+    post: first_fitting(pair(first, second, unlisted), __return__, budget)
+    post: __return__.listed + __return__.omitted == 2 + unlisted
+    """
+    return render_catalog(two_entry_catalog(first, second, unlisted), budget, "compact")
+
+
 def encode_contract(s: str) -> str:
     """The encoder round-trips and its output is inert.
 
@@ -106,3 +142,26 @@ def checked_total_contract(listed: int, unlisted: int) -> int:
         assert error.code == "catalog_total_unrepresentable"
         assert listed + unlisted > MAX_TOTAL
         return -1
+
+
+def normalised(reference: Reference) -> bool:
+    """A lint reference as docs/rules.md says: no empty, ``.`` or ``..`` segment left, a
+    climb that counts folders, an absolute path that climbs nothing, on the only line."""
+    if reference.line != 1 or reference.column < 1 or reference.climb < 0:
+        return False
+    if reference.absolute:
+        return reference.climb == 0
+    return not reference.path or all(
+        part not in ("", ".", "..") for part in reference.path.split("/")
+    )
+
+
+def references_contract(line: str) -> tuple[Reference, ...]:
+    """Lint's reference scanner on one short line: every reference normalised.
+
+    pre: len(line) <= 24
+    pre: chr(10) not in line
+    post: all(normalised(reference) for reference in __return__)
+    post: len(__return__) <= line.count("(") + line.count(":") + line.count("`")
+    """
+    return find_references(line)

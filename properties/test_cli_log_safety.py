@@ -50,8 +50,17 @@ _CODED = re.compile(r"a13n-skills: ([a-z_]+): ")
 # ------------------------------------------------------------------ the checks
 
 
-def line_problems(stream: str, data: bytes) -> list[str]:
-    """What is wrong with ``data`` as lines a CI log shows (empty when nothing is)."""
+# The one workflow command the command writes itself (``lint --format github``): its
+# properties are escaped (``:`` and ``,`` as %3A and %2C), so data cannot add another.
+_PROPERTY = r"(file|line|col|endLine|endColumn|title)=[^,:]*"
+_OWN_COMMAND = re.compile(rf"::(error|warning|notice)( {_PROPERTY}(,{_PROPERTY})*)?::")
+
+
+def line_problems(stream: str, data: bytes, *, own_commands: bool = False) -> list[str]:
+    """What is wrong with ``data`` as lines a CI log shows (empty when nothing is).
+
+    With ``own_commands`` (``--format github``), a line may begin with the command's own
+    workflow command, whose properties must then hold no unescaped ``:`` or ``,``."""
     try:
         text = data.decode("utf-8")  # strict: no stray byte, no encoded surrogate
     except UnicodeDecodeError as error:
@@ -61,7 +70,7 @@ def line_problems(stream: str, data: bytes) -> list[str]:
         raw = sorted({f"U+{ord(c):04X}" for c in line if is_escaped(ord(c))})
         if raw:
             problems.append(f"{stream}:{number}: raw {', '.join(raw)} in {line!r}")
-        if line.lstrip(" ").startswith("::"):
+        if line.lstrip(" ").startswith("::") and not (own_commands and _OWN_COMMAND.match(line)):
             problems.append(f"{stream}:{number}: begins a workflow command: {line!r}")
     return problems
 
@@ -130,7 +139,7 @@ def problems_of_run(arguments: list[str], cwd: Path) -> list[str]:
         found = [] if out.startswith(b"{") and b"\n" not in out else ["manifest shape"]
         found += [p for p in line_problems("stdout", out) if "begins a workflow" in p]
     else:
-        found = line_problems("stdout", out)
+        found = line_problems("stdout", out, own_commands="github" in arguments)
     found += line_problems("stderr", err)
     found += error_line_problems(err)
     if code == 0 and ("--json" in arguments or {"json", "sarif"} & set(arguments)):
@@ -203,6 +212,8 @@ def command_lines(places: dict[str, str]) -> list[list[str]]:
         ["lint", "--", name],  # file-list mode: the folder name starts the line
         ["lint", "--format", "json", "--", lone],
         ["lint", "--format", "sarif", "--", lone],
+        ["lint", "--format", "github", "--", name],
+        ["lint", "--format", "github", "ws"],
         ["lint", "--", in_ws, f"{lone}/SKILL.md"],
         ["lint", "--", f"missing/{name}"],
         ["env", "--", name],
@@ -422,7 +433,10 @@ def test_a_block_cut_short_by_a_file_size_limit_fails(name: str, big_world: Path
     assert code == 1, lines
     assert lines[-1].startswith("a13n-skills: output_failed: cannot write standard output: "), lines
     assert not any(line.startswith("listed=") for line in lines), lines
-    # The limit exactly the block's size is no failure (the negative control).
+    # The limit exactly the block's size is no failure (the negative control; for two
+    # blocks, which share the writer with the others).
+    if name not in ("catalog", "lint-sarif"):
+        return
     exact = big_world / f"{name}.exact"
     code, stderr = _run_into_file(arguments, exact, size, big_world)
     assert code == (1 if name.startswith("lint") else 0), stderr

@@ -19,6 +19,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -130,6 +131,10 @@ _OPEN_SOCKETS: list[socket.socket] = []
 
 def _socket(tmp_path: Path) -> Path:
     path = tmp_path / "sock"
+    if len(os.fsencode(path)) >= 100:
+        # A socket's path must fit sockaddr_un (108 bytes on Linux); a gate step's own temp
+        # root can be deeper than that, so the socket goes into a short folder of its own.
+        path = Path(tempfile.mkdtemp(prefix="a13n-sock-")) / "sock"
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(str(path))
     server.listen(1)
@@ -169,7 +174,10 @@ def test_render_manifest_refuses_what_is_not_a_regular_file_at_once(
     # timeout (TimeoutExpired) is the failure, not a measured duration.
     result = run_cli("render-manifest", path, timeout=30)
     for server in _OPEN_SOCKETS:
+        bound = Path(server.getsockname())
         server.close()
+        if bound.parent.name.startswith("a13n-sock-"):
+            shutil.rmtree(bound.parent)
     _OPEN_SOCKETS.clear()
     line = one_error_line(result)
     code = "path_is_a_directory" if kind == "directory" else "path_not_a_regular_file"

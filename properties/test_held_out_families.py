@@ -1,4 +1,4 @@
-"""The held-out defect families, closed as families (issue 22, item 1).
+"""The held-out defect families, closed as families: each rule tested where it can fail.
 
 Written from the contract, not from ``mutants/``: a held-out audit killed 73 of 81 defects,
 and the eight survivors had one thing in common, a rule tested only where it cannot fail.
@@ -33,9 +33,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from a13n_harness.capabilities import FENCE_SLACK, FileSkillSource, SkillManager, SkillsPolicy
+from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.errors import FrontmatterError
 from a13n_harness.context.frontmatter import FrontmatterLimits, parse_skill_document
 from a13n_harness.context.lint import PLATFORM_FIELDS, PROFILES, SPEC_FIELDS, check_document
+from a13n_harness.context.render import render_catalog
+from a13n_harness.context.tokens import render_catalog_counted
 from a13n_harness.environment import LocalFileOperator, MemoryFileOperator
 from a13n_harness.environment.local import BlockingLocalFileOperator
 from a13n_harness.testing.discovery_strategies import skill_document
@@ -253,6 +256,50 @@ def test_the_verdict_memo_answers_each_limit_set_with_its_own_verdict(field: str
             assert _scan_with(data, limits) == _fresh(data, limits), (field, limits)
 
 
+class _WordCounter:
+    """Tokens = whitespace-separated words (line-additive, prefix-monotone, byte-bounded)."""
+
+    line_additive = True
+    prefix_monotone = True
+    byte_bounded = True
+
+    def count(self, text: str) -> int:
+        return len(text.split())
+
+
+class _DoubleBytes:
+    """Tokens = twice the UTF-8 bytes."""
+
+    line_additive = True
+    prefix_monotone = True
+    byte_bounded = True
+
+    def count(self, text: str) -> int:
+        return 2 * len(text.encode())
+
+
+def _catalog() -> SkillCatalog:
+    return SkillCatalog(
+        tuple(
+            CatalogEntry(f"s{i:02d}", "word " * (i + 1), f"/r/s{i:02d}/SKILL.md") for i in range(30)
+        ),
+        roots=("/r",),
+    )
+
+
+def test_a_catalog_rendered_again_under_other_parameters_renders_as_a_fresh_one() -> None:
+    """A catalog keeps a render plan after its first render: rendering it again with another
+    budget, in bytes or under another counter, gives what a fresh catalog gives."""
+    kept = _catalog()
+    for budget in (0, 50, 200, 400, 2_000):
+        for counter in (_WordCounter(), _DoubleBytes(), _WordCounter()):
+            again = render_catalog_counted(kept, budget, counter)
+            assert again == render_catalog_counted(_catalog(), budget, counter)
+        assert render_catalog(kept, budget) == render_catalog(_catalog(), budget)
+    forms = {render_catalog(kept, b).form for b in (0, 200, 2_000)}
+    assert len(forms) > 1  # control: the budgets reach different renderings
+
+
 # --- near misses of every exact-match rule, from the rule tables ----------------------------------
 
 _KNOWN = frozenset(SPEC_FIELDS) | {f for fields in PLATFORM_FIELDS.values() for f in fields}
@@ -307,6 +354,52 @@ def test_near_misses_of_the_required_keys_do_not_stand_in_for_them(field: str) -
         with pytest.raises(FrontmatterError) as caught:
             parse_skill_document(data)
         assert caught.value.reason == f"missing_{field}", miss
+
+
+_NAME_ALPHABET = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+# What a near miss of a name puts in: characters that look or sort like the allowed ones.
+_NAME_LOOKALIKES = ("_", "A", "-", ".", " ", "\u00e9", "\uff10", "\u2010", "\u0131", "\u212a")
+
+
+def _name_is_valid(name: str) -> bool:
+    """The specification's rule, written out independently of the parser's pattern."""
+    return (
+        1 <= len(name) <= 64
+        and set(name) <= _NAME_ALPHABET
+        and not name.startswith("-")
+        and not name.endswith("-")
+        and "--" not in name
+    )
+
+
+def _name_variants(name: str) -> set[str]:
+    variants = set()
+    for index in range(len(name) + 1):
+        for char in _NAME_LOOKALIKES:
+            variants.add(name[:index] + char + name[index:])  # one character more
+            if index < len(name):
+                variants.add(name[:index] + char + name[index + 1 :])  # one replaced
+    return variants
+
+
+@pytest.mark.parametrize("name", ["pdf-forms", "a", "x9", "a-b-c"])
+def test_near_misses_of_a_valid_name_are_judged_by_the_rule(name: str) -> None:
+    """Every one-character near miss of a valid name: the catalog parser and lint both accept
+    it exactly when the rule does (``pdf_forms``, ``pdf-Forms``, ``pdf--forms`` are refused)."""
+    assert _name_is_valid(name)
+    refused = 0
+    for variant in sorted(_name_variants(name)):
+        data = ('---\nname: "' + variant + '"\ndescription: d\n---\n').encode()
+        try:
+            parse_skill_document(data)
+            parsed = True
+        except FrontmatterError as error:
+            assert error.reason == "name_invalid", (variant, error.reason)
+            parsed = False
+        linted = "skill_name_invalid" not in _rules(data, "agentskills")
+        assert parsed == linted == _name_is_valid(variant), variant
+        refused += not parsed
+    assert refused  # control: the variants include refused names
 
 
 _DOCUMENT_MISSES = (

@@ -291,3 +291,18 @@ def test_profiles_differ_only_in_field_rules(profile: str, body: str) -> None:
     base = [i for i in check_document(data, "a").issues if i.rule not in field_rules]
     other = [i for i in check_document(data, "a", profile).issues if i.rule not in field_rules]
     assert base == other
+
+
+def test_the_utf8_prefilter_is_the_hidden_set_on_every_code_point() -> None:
+    from a13n_harness.context.lint import _ANY_HIDDEN, _UTF8_HIDDEN  # noqa: PLC0415
+
+    differ = [
+        point
+        for point in range(0x110000)
+        if not 0xD800 <= point <= 0xDFFF
+        and (_ANY_HIDDEN.fullmatch(chr(point)) is None)
+        != (_UTF8_HIDDEN.fullmatch(chr(point).encode("utf-8")) is None)
+    ]
+    assert differ == []
+    # Negative control: the tag block's neighbours are outside both.
+    assert _UTF8_HIDDEN.fullmatch("\U000e0080".encode()) is None

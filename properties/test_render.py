@@ -20,6 +20,8 @@ from a13n_harness.context.render import (
     HEADER,
     RenderedCatalog,
     catalog_allowance,
+    compact_candidate,
+    cut_description,
     framed_candidate,
     minimal_candidate,
     reference_render,
@@ -495,3 +497,326 @@ def test_a_lookalike_of_a_rendering_is_not_certified() -> None:
         **{name: getattr(genuine, name) for name in RenderedCatalog.__dataclass_fields__}
     )
     assert _certification_refusal(lookalike) == ("rendering_not_certified", None)
+
+
+# --------------------------------------------------------------- the compact fit (issue 20)
+
+CAPS = render_module.DESCRIPTION_CAPS
+COMPACT_ORDER = ("listing", *render_module.COMPACT_FORMS)
+
+# Characters a cut may fall on or next to: ASCII, two-, three- and four-byte UTF-8, characters
+# the encoder escapes (markup, a line separator) and the cut mark itself.
+_CUT_ALPHABET = "ab &<>é€😀\u2028…"
+
+
+@st.composite
+def long_descriptions(draw: st.DrawFn) -> str:
+    """Descriptions around each cap of the ladder (cap - 1 .. cap + 2) and anywhere to 1,024."""
+    length = draw(
+        st.one_of(
+            st.sampled_from([cap + delta for cap in CAPS for delta in (-1, 0, 1, 2)]),
+            st.integers(1, 1024),
+        )
+    )
+    unit = draw(st.text(alphabet=_CUT_ALPHABET, min_size=1, max_size=7))
+    return (unit * (length // len(unit) + 1))[:length]
+
+
+@st.composite
+def compact_catalogs(draw: st.DrawFn, max_entries: int = 8) -> SkillCatalog:
+    """Catalogs whose descriptions reach the ladder's caps (and short or hostile ones)."""
+    names = draw(
+        st.lists(st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True), max_size=max_entries)
+    )
+    entries = []
+    for name in sorted(set(names)):
+        description = draw(st.one_of(long_descriptions(), st.sampled_from(["d", "xy"])))
+        entries.append(CatalogEntry(name, description, f"/s/{name}/SKILL.md"))
+    unlisted = draw(st.sampled_from([0, 0, 1, 12, MAX_TOTAL - len(entries)]))
+    roots = draw(st.sampled_from([(), ("/s",), ("/s", "/t/")]))
+    return SkillCatalog(tuple(entries), unlisted, roots)
+
+
+def compact_sizes(catalog: SkillCatalog) -> list[int]:
+    """The size of every compact candidate and of every prefix candidate."""
+    if catalog.total == 0:
+        return [0]
+    sizes = [utf8_len(compact_candidate(catalog, form)) for form in COMPACT_ORDER]
+    return sizes + candidate_sizes(catalog)
+
+
+def assert_compact_fit(render: Renderer, catalog: SkillCatalog, budget: int) -> None:
+    """The compact rule in full: the first fitting candidate of the fixed order, certified."""
+    rendered = render(catalog, budget)
+    assert utf8_len(rendered.text) <= budget
+    assert rendered == reference_render(catalog, budget, "compact")
+    verify_rendering(catalog, budget, rendered, "compact")
+    n = len(catalog.entries)
+    assert rendered.listed + rendered.omitted == rendered.total == catalog.total
+    if catalog.total == 0:
+        assert (rendered.form, rendered.text) == ("empty", "")
+        return
+    if rendered.form in COMPACT_ORDER and rendered.listed == n:
+        # The first of the fixed order that fits; every one before it does not.
+        index = COMPACT_ORDER.index(rendered.form)
+        assert rendered.text == compact_candidate(catalog, rendered.form)
+        for earlier in COMPACT_ORDER[:index]:
+            assert utf8_len(compact_candidate(catalog, earlier)) > budget
+    else:  # no compact candidate fits: the prefix rule
+        for form in COMPACT_ORDER:
+            assert utf8_len(compact_candidate(catalog, form)) > budget
+        assert rendered == reference_render(catalog, budget)
+    prefix = render_catalog(catalog, budget)
+    assert rendered.listed >= prefix.listed  # never lists fewer skills than the prefix rule
+
+
+def compact(catalog: SkillCatalog, budget: int) -> RenderedCatalog:
+    return render_catalog(catalog, budget, "compact")
+
+
+@given(compact_catalogs(), budgets(max_budget=9_000))
+def test_compact_fit_is_the_first_fitting_candidate(catalog: SkillCatalog, budget: int) -> None:
+    assert_compact_fit(compact, catalog, budget)
+
+
+@given(compact_catalogs(max_entries=6), st.data(), budget_near_candidates)
+def test_compact_fit_is_exact_around_every_candidate_size(
+    catalog: SkillCatalog, data: st.DataObject, delta: int
+) -> None:
+    size = data.draw(st.sampled_from(compact_sizes(catalog)))
+    assert_compact_fit(compact, catalog, max(0, size + delta))
+
+
+@given(skill_catalogs(), budgets())
+def test_compact_fit_on_hostile_catalogs(catalog: SkillCatalog, budget: int) -> None:
+    assert_compact_fit(compact, catalog, budget)
+
+
+_CUT_LINE = re.compile(r"- ([a-z0-9]+): (.*) \(file: (.+)\)")
+_NAMES_LINE = re.compile(r"- ([a-z0-9]+) \(file: (.+)\)")
+
+
+@given(compact_catalogs(), budgets(max_budget=9_000))
+def test_compact_lines_keep_the_frame_and_cut_at_the_cap(
+    catalog: SkillCatalog, budget: int
+) -> None:
+    """Every value encoded (no field adds a line or a tag); a cut description shows at most
+    ``cap`` code points and ends in the mark; the pointer line is always there."""
+    rendered = compact(catalog, budget)
+    if rendered.form not in render_module.COMPACT_FORMS:
+        return
+    text = rendered.text
+    lines = text.splitlines()
+    more = 1 if rendered.omitted else 0
+    assert text.count("\n") == 3 + rendered.listed + more + 2
+    inner = text.removeprefix("<skills_instructions>").removesuffix("</skills_instructions>\n")
+    assert "<" not in inner
+    assert ">" not in inner
+    assert lines[-2].startswith(f"{rendered.total} skill")
+    entries = catalog.entries
+    for entry, line in zip(entries, lines[3 : 3 + rendered.listed], strict=True):
+        if rendered.form == "names":
+            assert _NAMES_LINE.fullmatch(line)
+            assert line == f"- {entry.name} (file: {encode_value(entry.file)})"
+            continue
+        cap = int(rendered.form.removeprefix("cut-"))
+        shown = entry.description if len(entry.description) <= cap else None
+        if shown is None:
+            shown = entry.description[: cap - 1] + "\u2026"
+        assert len(shown) <= cap
+        assert line == f"- {entry.name}: {encode_value(shown)} (file: {encode_value(entry.file)})"
+
+
+def test_cut_description_examples() -> None:
+    assert cut_description("abc", 3) == "abc"
+    assert cut_description("abcd", 3) == "ab\u2026"
+    assert cut_description("a😀bc", 3) == "a😀\u2026"  # a code point is never split
+    assert cut_description("x" * 1024, 64) == "x" * 63 + "\u2026"
+
+
+def test_compact_fit_on_the_order_of_candidates() -> None:
+    """A hand-built catalog walked through every form, budget by budget."""
+    entries = tuple(
+        CatalogEntry(f"s{index:02d}", "word " * 60, f"/r/s{index:02d}/SKILL.md")
+        for index in range(20)
+    )
+    catalog = SkillCatalog(entries, roots=("/r",))
+    forms: list[str] = []
+    for budget in range(0, 8_000, 25):
+        rendered = compact(catalog, budget)
+        verify_rendering(catalog, budget, rendered, "compact")
+        if not forms or forms[-1] != rendered.form:
+            forms.append(rendered.form)
+    assert forms == [
+        "empty",
+        "minimal",
+        "listing",  # the prefix rule: pointer only, then prefixes ...
+        "names",
+        "cut-64",
+        "cut-100",
+        "cut-160",
+        "cut-256",
+        "listing",  # every entry in full
+    ]
+
+
+def test_default_fit_is_the_prefix_rule() -> None:
+    entries = tuple(CatalogEntry(f"s{i}", "d" * 300, f"/r/s{i}") for i in range(10))
+    catalog = SkillCatalog(entries, roots=("/r",))
+    for budget in (0, 40, 400, 2_000, 4_000):
+        assert render_catalog(catalog, budget) == render_catalog(catalog, budget, "prefix")
+        assert reference_render(catalog, budget) == reference_render(catalog, budget, "prefix")
+
+
+@pytest.mark.parametrize("fit", ["", "Compact", "compact ", None, 1, b"compact"])
+def test_an_unknown_fit_is_refused(fit: object) -> None:
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
+    for call in (render_catalog, reference_render):
+        assert _code_reason(call, catalog, 100, fit) == ("allowance_invalid", "fit")
+    rendered = render_catalog(catalog, 100)
+    assert _code_reason(verify_rendering, catalog, 100, rendered, fit) == (
+        "allowance_invalid",
+        "fit",
+    )
+
+
+def compact_tampered(rendered: RenderedCatalog) -> list[RenderedCatalog]:
+    forms = ("listing", "minimal", "empty", *render_module.COMPACT_FORMS)
+    changes = tampered(rendered) + [replace(rendered, form=form) for form in forms]
+    if "\u2026" in rendered.text:  # a cut one code point longer or shorter
+        changes.append(replace(rendered, text=rendered.text.replace("\u2026", "x\u2026", 1)))
+        changes.append(replace(rendered, text=rendered.text.replace("\u2026", "...", 1)))
+    return [change for change in changes if change != rendered]
+
+
+@given(compact_catalogs(), budgets(max_budget=9_000))
+def test_tampered_compact_renderings_are_refused(catalog: SkillCatalog, budget: int) -> None:
+    rendered = compact(catalog, budget)
+    verify_rendering(catalog, budget, rendered, "compact")
+    for bad in compact_tampered(rendered):
+        assert _code_reason(verify_rendering, catalog, budget, bad, "compact")[0] == (
+            "rendering_not_certified"
+        )
+
+
+@given(compact_catalogs(), budgets(max_budget=9_000))
+def test_a_compact_rendering_is_not_a_prefix_rendering(catalog: SkillCatalog, budget: int) -> None:
+    """Certified for the fit it was made with: a cut form is refused as ``fit="prefix"``."""
+    rendered = compact(catalog, budget)
+    if rendered.form in render_module.COMPACT_FORMS:
+        assert _code_reason(verify_rendering, catalog, budget, rendered)[0] == (
+            "rendering_not_certified"
+        )
+
+
+def smallest_cap_first_render(catalog: SkillCatalog, budget: int) -> RenderedCatalog:
+    """Broken: tries the ladder smallest cap first (always cuts more than needed)."""
+    total = catalog.total
+    n = len(catalog.entries)
+    order = ("listing", *reversed(render_module.COMPACT_FORMS[:-1]), "names")
+    for form in order:
+        text = compact_candidate(catalog, form) if total else ""
+        if total and utf8_len(text) <= budget:
+            return RenderedCatalog(text, form, n, total - n, total, budget)
+    return render_catalog(catalog, budget)
+
+
+def unmarked_cut_render(catalog: SkillCatalog, budget: int) -> RenderedCatalog:
+    """Broken: cuts descriptions to ``cap`` code points without the mark."""
+    rendered = compact(catalog, budget)
+    if rendered.form.startswith("cut-"):
+        return replace(rendered, text=rendered.text.replace("\u2026", ""))
+    return rendered
+
+
+def dropped_more_line_render(catalog: SkillCatalog, budget: int) -> RenderedCatalog:
+    """Broken: the compact forms leave out the "more not listed" line (the unlisted skills)."""
+    rendered = compact(catalog, budget)
+    if rendered.form in render_module.COMPACT_FORMS and rendered.omitted:
+        lines = rendered.text.splitlines(keepends=True)
+        return replace(rendered, text="".join(lines[:-3] + lines[-2:]))
+    return rendered
+
+
+def monotone_cap_render(catalog: SkillCatalog, budget: int) -> RenderedCatalog:
+    """Broken: bisects the ladder as if size fell with the cap (a cut can grow a line)."""
+    total = catalog.total
+    n = len(catalog.entries)
+    if total == 0:
+        return render_catalog(catalog, budget)
+    forms = list(COMPACT_ORDER)
+    if utf8_len(compact_candidate(catalog, forms[0])) <= budget:
+        return RenderedCatalog(
+            compact_candidate(catalog, forms[0]), forms[0], n, total - n, total, budget
+        )
+    low, high = 1, len(forms) - 1
+    if utf8_len(compact_candidate(catalog, forms[high])) > budget:
+        return render_catalog(catalog, budget)
+    while low < high:
+        middle = (low + high) // 2
+        if utf8_len(compact_candidate(catalog, forms[middle])) <= budget:
+            high = middle
+        else:
+            low = middle + 1
+    text = compact_candidate(catalog, forms[low])
+    return RenderedCatalog(text, forms[low], n, total - n, total, budget)
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [smallest_cap_first_render, unmarked_cut_render, dropped_more_line_render],
+)
+def test_negative_control_broken_compact_renderers_fail_the_oracle(broken: Renderer) -> None:
+    @control_settings
+    @given(compact_catalogs(max_entries=6), st.data(), budget_near_candidates)
+    def oracle(catalog: SkillCatalog, data: st.DataObject, delta: int) -> None:
+        size = data.draw(st.sampled_from(compact_sizes(catalog)))
+        assert_compact_fit(broken, catalog, max(0, size + delta))
+
+    property_fails(oracle, (AssertionError, DefinitionError))
+
+
+def test_compact_size_is_not_monotone_in_the_cap() -> None:
+    """A description one code point over a cap grows by the mark's two extra bytes: with
+    enough of them a smaller cap makes a larger candidate, so the ladder is walked in order
+    and a bisection over it (``monotone_cap_render``) is wrong."""
+    entries = [CatalogEntry("a000", "x" * 600, "/s/a000/SKILL.md")]
+    entries += [CatalogEntry(f"b{i:03d}", "y" * 257, f"/s/b{i:03d}/SKILL.md") for i in range(400)]
+    catalog = SkillCatalog(tuple(entries), roots=("/s",))
+    sizes = {form: utf8_len(compact_candidate(catalog, form)) for form in COMPACT_ORDER}
+    assert sizes["cut-512"] < sizes["listing"]
+    assert sizes["cut-256"] > sizes["cut-512"]  # 400 lines one byte longer, one 256 shorter
+    budget = sizes["cut-512"]
+    right = compact(catalog, budget)
+    assert right.form == "cut-512"
+    verify_rendering(catalog, budget, right, "compact")
+    wrong = monotone_cap_render(catalog, budget)
+    assert wrong.form != "cut-512"
+    assert _code_reason(verify_rendering, catalog, budget, wrong, "compact")[0] == (
+        "rendering_not_certified"
+    )
+
+
+def test_compact_rendering_builds_no_candidate_per_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Linear in bytes: encoding work is bounded by the ladder's length times the catalog's
+    characters, whatever the budget (counted, not timed)."""
+    encoded: list[int] = []
+    real = encode_value
+
+    def counting(value: str) -> str:
+        encoded.append(len(value))
+        return real(value)
+
+    monkeypatch.setattr(render_module, "encode_value", counting)
+    for n in (64, 256, 1_024):
+        entries = tuple(
+            CatalogEntry(f"s{index:05d}", "word " * 80, f"/r/s{index:05d}/SKILL.md")
+            for index in range(n)
+        )
+        catalog = SkillCatalog(entries, roots=("/r",))
+        size = sum(len(f"{e.name}: {e.description} (file: {e.file})") for e in entries)
+        for budget in (10**9, 50 * n, 40 * n, 300):
+            encoded.clear()
+            object.__setattr__(catalog, "_render_plan", None)
+            compact(catalog, budget)
+            assert sum(encoded) <= (len(CAPS) + 2) * size + 1_000, (n, budget)

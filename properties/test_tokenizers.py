@@ -8,6 +8,7 @@ to tiktoken's own definition; loading never touches the network.
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import hashlib
 import importlib.util
@@ -19,18 +20,29 @@ import resource
 import subprocess
 import sys
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from a13n_harness import DefinitionError, tokenizers
+from a13n_harness import DefinitionError, Environment, RunBindings, tokenizers
+from a13n_harness.capabilities import PreparedSkills, SkillManager, SkillsCapability
 from a13n_harness.cli import main
-from a13n_harness.context.catalog import SkillCatalog
-from a13n_harness.context.render import framed_candidate, minimal_candidate
-from a13n_harness.context.tokens import render_catalog_counted, verify_rendering_counted
+from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
+from a13n_harness.context.render import (
+    COMPACT_FORMS,
+    compact_candidate,
+    framed_candidate,
+    minimal_candidate,
+)
+from a13n_harness.context.tokens import (
+    CountedRendering,
+    render_catalog_counted,
+    verify_rendering_counted,
+)
+from a13n_harness.environment import LocalDirectoryProvider
 from a13n_harness.testing.controls import control_settings, property_fails
 from a13n_harness.testing.counters import (
     check_byte_bounded,
@@ -213,6 +225,42 @@ def test_counted_rendering_is_the_plain_rule(name: str) -> None:
         assert rendered.text == _plain(catalog, budget, counter)
         assert rendered.tokens == (counter.count(rendered.text) if rendered.text else 0)
         verify_rendering_counted(catalog, budget, rendered, counter)
+
+    check()
+
+
+@pytest.mark.parametrize("name", tokenizers.TOKENIZERS)
+def test_compact_counted_rendering_is_the_plain_compact_rule(name: str) -> None:
+    """The compact fit with a real tokenizer: every candidate counted whole, in order."""
+    counter = tokenizers.token_counter(name)
+    order = ("listing", *COMPACT_FORMS)
+
+    @given(skill_catalogs(max_entries=6), st.integers(0, 3_000), st.integers(0, 700))
+    def check(catalog: SkillCatalog, budget: int, stretch: int) -> None:
+        catalog = SkillCatalog(
+            tuple(
+                replace(e, description=(e.description * 700)[:stretch] or "d")
+                for e in catalog.entries
+            ),
+            catalog.unlisted,
+            catalog.roots,
+        )
+        rendered = render_catalog_counted(catalog, budget, counter, "compact")
+        expected = next(
+            (
+                (form, text)
+                for form in order
+                if catalog.total
+                and counter.count(text := compact_candidate(catalog, form)) <= budget
+            ),
+            None,
+        )
+        if expected is None:
+            assert rendered.text == _plain(catalog, budget, counter)
+        else:
+            assert (rendered.form, rendered.text) == expected
+        assert rendered.tokens == (counter.count(rendered.text) if rendered.text else 0)
+        verify_rendering_counted(catalog, budget, rendered, counter, "compact")
 
     check()
 
@@ -667,3 +715,62 @@ def test_loading_writes_nothing(tmp_path: Path) -> None:
     result = _run_isolated(["-c", LOAD_ALL], _clean_environment(tmp))
     assert result.returncode == 0, result.stderr
     assert sorted(path.name for path in tmp.rglob("*")) == []
+
+
+# ------------------------------- the run path: RunBindings (issue 20.2, 20.3, 20.1)
+
+
+def _prepare(base: Path, **options: object) -> PreparedSkills:
+    async def run() -> PreparedSkills:
+        async with Environment({"workspace": LocalDirectoryProvider(base)}) as environment:
+            bindings = RunBindings.embedded(environment=environment, **options)  # type: ignore[arg-type]
+            return await SkillsCapability(SkillManager.default()).prepare(bindings)
+
+    return asyncio.run(run())
+
+
+def _listing_of(prepared: PreparedSkills) -> SkillCatalog:
+    items = prepared.catalog.items
+    entries = tuple(CatalogEntry(i.name, i.description, i.path) for i in items)
+    return SkillCatalog(entries, roots=SkillManager.default().roots)
+
+
+@pytest.mark.parametrize("name", tokenizers.TOKENIZERS)
+@pytest.mark.parametrize("fit", ["prefix", "compact"])
+def test_run_bindings_take_the_tokenizer_the_token_budget_and_the_fit(
+    tmp_path: Path, name: str, fit: str
+) -> None:
+    workspace = _hostile_workspace(tmp_path)
+    counter = tokenizers.token_counter(name)
+    prepared = _prepare(workspace, token_counter=counter, budget_tokens=1_200, fit=fit)
+    rendering = prepared.rendering
+    assert isinstance(rendering, CountedRendering)
+    assert rendering.budget_tokens == 1_200
+    expected = render_catalog_counted(_listing_of(prepared), 1_200, counter, fit)
+    assert rendering == expected
+    assert prepared.instructions == expected.text
+    verify_rendering_counted(_listing_of(prepared), 1_200, rendering, counter, fit)
+    if fit == "compact":
+        assert rendering.listed == 40
+
+
+def test_run_bindings_refuse_a_token_budget_without_a_counter_and_an_unknown_fit() -> None:
+    with pytest.raises(DefinitionError) as caught:
+        RunBindings.embedded(environment=Environment(), budget_tokens=100)
+    assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "budget")
+    counter = tokenizers.token_counter("o200k_base")
+    for budget in (-1, True, 1.5, "100"):
+        with pytest.raises(DefinitionError) as caught:
+            RunBindings.embedded(
+                environment=Environment(),
+                token_counter=counter,
+                budget_tokens=budget,  # type: ignore[arg-type]
+            )
+        assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "budget")
+    for fit in ("", "Compact", None, 1):
+        with pytest.raises(DefinitionError) as caught:
+            RunBindings.embedded(environment=Environment(), fit=fit)  # type: ignore[arg-type]
+        assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "fit")
+    bound = RunBindings.embedded(environment=Environment(), token_counter=counter, budget_tokens=7)
+    assert (bound.allowance_tokens, bound.fit) == (7, "prefix")
+    assert RunBindings.embedded(environment=Environment()).allowance_tokens == 9_200

@@ -13,7 +13,10 @@ from hypothesis import strategies as st
 from a13n_harness import DefinitionError
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.render import (
+    COMPACT_FORMS,
+    DESCRIPTION_CAPS,
     RenderedCatalog,
+    compact_candidate,
     framed_candidate,
     minimal_candidate,
     render_catalog,
@@ -605,3 +608,149 @@ def test_no_candidate_lists_fewer_than_zero_entries() -> None:
     rendered = render_catalog_counted(catalog, budget, counter)
     assert (rendered.form, rendered.listed) == ("minimal", 0)
     verify_rendering_counted(catalog, budget, rendered, counter)
+
+
+# ------------------------------------------------------- the compact fit, counted (issue 20)
+
+COMPACT_ORDER = ("listing", *COMPACT_FORMS)
+
+
+def _plain_compact_rule(
+    catalog: SkillCatalog, budget: int, counter: TokenCounter
+) -> tuple[str, str, int]:
+    """The compact rule as it reads: every candidate counted whole, in order."""
+    if catalog.total == 0:
+        return "", "empty", 0
+    for form in COMPACT_ORDER:
+        text = compact_candidate(catalog, form)
+        tokens = counter.count(text)
+        if tokens <= budget:
+            return text, form, tokens
+    text, tokens = _plain_rule(catalog, budget, counter)
+    form = "listing" if text.startswith("<") else ("minimal" if text else "empty")
+    return text, form, tokens
+
+
+@st.composite
+def _long_catalogs(draw: st.DrawFn) -> SkillCatalog:
+    names = sorted(set(draw(st.lists(st.sampled_from("abcdefgh"), max_size=6))))
+    entries = []
+    for name in names:
+        length = draw(
+            st.sampled_from([cap + d for cap in DESCRIPTION_CAPS for d in (-1, 0, 1, 2)])
+            | st.integers(1, 700)
+        )
+        unit = draw(st.sampled_from(["ab ", "é", "😀x", "&<", "word "]))
+        entries.append(CatalogEntry(name, (unit * length)[:length], f"/r/{name}/SKILL.md"))
+    return SkillCatalog(tuple(entries), draw(st.sampled_from([0, 0, 3])), ("/r",))
+
+
+@given(
+    _long_catalogs() | skill_catalogs(max_entries=6),
+    st.integers(0, 5_000),
+    st.sampled_from([Utf8ByteCounter, CodePointCounter, QuarterLineCounter, LineModCounter]),
+)
+def test_compact_counted_is_the_plain_compact_rule(
+    catalog: SkillCatalog, budget: int, make: type
+) -> None:
+    counter = make()
+    rendered = render_catalog_counted(catalog, budget, counter, "compact")
+    assert (rendered.text, rendered.form, rendered.tokens) == _plain_compact_rule(
+        catalog, budget, counter
+    )
+    verify_rendering_counted(catalog, budget, rendered, counter, "compact")
+
+
+@given(_long_catalogs() | skill_catalogs(max_entries=6), st.integers(0, 5_000))
+def test_compact_counted_with_bytes_is_the_byte_compact_fit(
+    catalog: SkillCatalog, budget: int
+) -> None:
+    counted = render_catalog_counted(catalog, budget, Utf8ByteCounter(), "compact")
+    plain = render_catalog(catalog, budget, "compact")
+    assert (counted.text, counted.form, counted.listed, counted.omitted, counted.total) == (
+        plain.text,
+        plain.form,
+        plain.listed,
+        plain.omitted,
+        plain.total,
+    )
+
+
+@given(_long_catalogs(), st.integers(0, 5_000))
+def test_compact_counted_with_a_counter_declaring_nothing(
+    catalog: SkillCatalog, budget: int
+) -> None:
+    counter = ModularCounter()
+    rendered = render_catalog_counted(catalog, budget, counter, "compact")
+    assert (rendered.text, rendered.form, rendered.tokens) == _plain_compact_rule(
+        catalog, budget, counter
+    )
+    verify_rendering_counted(catalog, budget, rendered, counter, "compact")
+
+
+@given(_long_catalogs(), st.integers(0, 5_000))
+def test_tampered_compact_counted_renderings_are_refused(
+    catalog: SkillCatalog, budget: int
+) -> None:
+    counter = QuarterLineCounter()
+    rendered = render_catalog_counted(catalog, budget, counter, "compact")
+    changes = [
+        replace(rendered, text=rendered.text + "x"),
+        replace(rendered, tokens=rendered.tokens + 1),
+        replace(rendered, listed=rendered.listed - 1),
+        *(replace(rendered, form=form) for form in (*COMPACT_ORDER, "minimal", "empty")),
+    ]
+    if "\u2026" in rendered.text:
+        changes.append(replace(rendered, text=rendered.text.replace("\u2026", "x\u2026", 1)))
+    for bad in changes:
+        if bad == rendered:
+            continue
+        with pytest.raises(DefinitionError) as caught:
+            verify_rendering_counted(catalog, budget, bad, counter, "compact")
+        assert caught.value.code == "rendering_not_certified"
+    if rendered.form in COMPACT_FORMS:  # certified for its own fit only
+        with pytest.raises(DefinitionError):
+            verify_rendering_counted(catalog, budget, rendered, counter)
+
+
+def test_a_false_line_additive_declaration_is_caught_in_a_compact_rendering() -> None:
+    catalog = SkillCatalog(tuple(CatalogEntry(n, "d" * 300, "f") for n in "abc"), 0, ("/r",))
+    counter = LongTextCounter()
+    rendered = render_catalog_counted(catalog, 10**6, counter, "compact")
+    assert rendered.form == "listing"
+    with pytest.raises(DefinitionError) as caught:
+        verify_rendering_counted(catalog, 10**6, rendered, counter, "compact")
+    assert "line_additive" in caught.value.message
+
+
+@pytest.mark.parametrize("fit", ["", "COMPACT", None, 0])
+def test_counted_renderers_refuse_an_unknown_fit(fit: object) -> None:
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),))
+    rendered = render_catalog_counted(catalog, 100, Utf8ByteCounter())
+    for call, args in (
+        (render_catalog_counted, (catalog, 100, Utf8ByteCounter(), fit)),
+        (verify_rendering_counted, (catalog, 100, rendered, Utf8ByteCounter(), fit)),
+    ):
+        with pytest.raises(DefinitionError) as caught:
+            call(*args)
+        assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "fit")
+
+
+@pytest.mark.parametrize("make", [MeteredCounter, LineModCounter])
+def test_compact_counted_reads_each_byte_a_bounded_number_of_times(make: type) -> None:
+    """Linear: each compact candidate is counted line by line at most once, stopping at the
+    first line past the budget; the ladder's length bounds the rest (counted, not timed)."""
+    entries = tuple(
+        CatalogEntry(f"s{index:05d}", "Review a change for risk. " * 12, f"r/s{index:05d}/SKILL.md")
+        for index in range(1_000)
+    )
+    catalog = SkillCatalog(entries, 3, ("r",))
+    size = len(compact_candidate(catalog, "listing"))
+    ladder = len(COMPACT_ORDER)
+    for budget in (0, 700, size // 20, size // 8, size // 3, size - 50, size + 10**6):
+        counter = make()
+        rendered = render_catalog_counted(catalog, budget, counter, "compact")
+        assert counter.counted <= (ladder + 4) * size + 1_000, ("render", budget)
+        counter.counted = 0
+        verify_rendering_counted(catalog, budget, rendered, counter, "compact")
+        assert counter.counted <= (ladder + 4) * size + 1_000, ("verify", budget)

@@ -934,3 +934,47 @@ def test_a_git_that_allocates_without_end_stops_at_the_limit(
     status, peak = _collect_with_peak(box.repo)
     assert status is None
     assert peak < 600 * 2**20, f"git reached {peak / 2**20:.0f} MiB"
+
+
+@pytest.mark.parametrize("name", ["refs/heads/main", "objects/info/alternates"])
+def test_env_and_manifest_commands_on_a_ref_linked_to_dev_zero(tmp_path: Path, name: str) -> None:
+    """The console script as a CI gate runs it: the git fact is unknown, promptly, and the
+    git children stay small (the commands run held to 3 GiB of address space)."""
+    box = _new_box(tmp_path)
+    target = box.repo / ".git" / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        target.unlink()
+    target.symlink_to("/dev/zero")
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (_PROBE_ADDRESS_SPACE, _PROBE_ADDRESS_SPACE))
+
+    # The command, then the peak resident size of it and everything it ran (git included).
+    peak_of = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run(sys.argv[1:], capture_output=True)\n"
+        "sys.stderr.buffer.write(done.stderr)\n"
+        "sys.stdout.buffer.write(done.stdout)\n"
+        "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+        "sys.stderr.write(f'\\npeak_kib={peak}\\n')\n"
+        "raise SystemExit(done.returncode)\n"
+    )
+    for command in (["env", str(box.repo)], ["manifest", str(box.repo)]):
+        result = subprocess.run(
+            [sys.executable, "-c", peak_of, sys.executable, "-m", "a13n_harness.cli", *command],
+            env={**box.environment, "PYTHONPATH": str(CORE)},
+            capture_output=True,
+            timeout=120,
+            check=False,
+            preexec_fn=limit,
+        )
+        assert result.returncode == 0, result.stderr
+        peak = int(result.stderr.decode().rsplit("peak_kib=", 1)[1]) * 1024
+        assert peak < 192 * 2**20, f"the command and git reached {peak / 2**20:.0f} MiB"
+        if command[0] == "env":
+            assert b"<git_status>not a git repository</git_status>" in result.stdout
+        else:
+            manifest = decode_manifest(result.stdout)
+            assert manifest.environment is not None
+            assert manifest.environment.git is None

@@ -5,7 +5,8 @@ a reference timed alongside (interleaved rounds, medians) mean more.
 
     python scripts/bench.py            # everything
     python scripts/bench.py render     # one section (render, parse, parse-growth,
-                                       # manifest-growth, scan, scan-growth, tokens, counted, cli,
+                                       # manifest-growth, scan, scan-growth, tokens, counted,
+                                       # compact, cli,
                                        # lint-growth, lint-peers)
 
 ``lint-peers`` lints the largest of the seven published repositories (K-Dense-AI's
@@ -464,6 +465,99 @@ def bench_counted_linear() -> None:
     )
 
 
+# ----------------------------------------------------------------------------- compact fit
+
+
+def _per_entry_rows(
+    title: str,
+    sizes: Sequence[int],
+    prepare: Callable[[SkillCatalog], Callable[[], object]],
+    rounds: int,
+) -> None:
+    """Time per entry at each size, interleaved: linear means every ratio within x1.5."""
+    catalogs = {size: catalog_of(size) for size in sizes}
+    medians = interleaved(
+        [(f"{size} entries", prepare(catalog), 1) for size, catalog in catalogs.items()], rounds
+    )
+    print(f"\n## {title} (reference: {sizes[0]} entries; linear: every ratio within x1.5)")
+    base = medians[f"{sizes[0]} entries"] / sizes[0]
+    for size in sizes:
+        label = f"{size} entries"
+        each = medians[label] / size
+        print(f"  {label:<52} {each * 1e6:10.2f} us/entry   x{each / base:8.3f}")
+
+
+def bench_compact() -> None:
+    """The compact fit: rendering and verification per entry, 512 to 8,192 entries.
+
+    The budget is half the full listing, so at every size the same candidate wins
+    (``cut-100``) after four that do not fit; ``names only`` is a budget below every compact
+    candidate (the prefix rule answers after all of them were tried).
+    """
+    sizes = (512, 2_048, 8_192)
+
+    def full(catalog: SkillCatalog) -> int:
+        return len(render_catalog(catalog, 10**9).text.encode())
+
+    def render_cold(fraction: float) -> Callable[[SkillCatalog], Callable[[], object]]:
+        def prepare(catalog: SkillCatalog) -> Callable[[], object]:
+            budget = int(full(catalog) * fraction)
+
+            def run() -> object:
+                copy = SkillCatalog(catalog.entries, catalog.unlisted, catalog.roots)
+                return render_catalog(copy, budget, "compact")
+
+            return run
+
+        return prepare
+
+    def certify(catalog: SkillCatalog) -> Callable[[], object]:
+        budget = full(catalog) // 2
+        rendered = render_catalog(catalog, budget, "compact")
+        return partial(verify_rendering, catalog, budget, rendered, "compact")
+
+    probe = catalog_of(sizes[0])
+    print(
+        "\ncompact forms at these budgets: half ->",
+        render_catalog(probe, full(probe) // 2, "compact").form,
+        "; a tenth ->",
+        render_catalog(probe, full(probe) // 10, "compact").form,
+    )
+    _per_entry_rows("compact: render_catalog cold, half budget", sizes, render_cold(0.5), ROUNDS)
+    _per_entry_rows(
+        "compact: render_catalog cold, a tenth (no compact candidate fits)",
+        sizes,
+        render_cold(0.1),
+        ROUNDS,
+    )
+    _per_entry_rows("compact: verify_rendering, half budget", sizes, certify, ROUNDS)
+    counter = _cl100k()
+    if counter is None:
+        print("\n(compact cl100k rows: the tokens extra is not installed)")
+        return
+
+    def counted_cold(catalog: SkillCatalog) -> Callable[[], object]:
+        budget = counter.count(render_catalog(catalog, 10**9).text) // 2
+
+        def run() -> object:
+            copy = SkillCatalog(catalog.entries, catalog.unlisted, catalog.roots)
+            return render_catalog_counted(copy, budget, counter, "compact")
+
+        return run
+
+    def counted_certify(catalog: SkillCatalog) -> Callable[[], object]:
+        budget = counter.count(render_catalog(catalog, 10**9).text) // 2
+        rendered = render_catalog_counted(catalog, budget, counter, "compact")
+        return partial(verify_rendering_counted, catalog, budget, rendered, counter, "compact")
+
+    print(
+        "compact form, cl100k at half the full listing's tokens:",
+        counted_cold(probe)().form,  # type: ignore[attr-defined]
+    )
+    _per_entry_rows("compact: render_catalog_counted cold, cl100k, half", sizes, counted_cold, 3)
+    _per_entry_rows("compact: verify_rendering_counted, cl100k, half", sizes, counted_certify, 3)
+
+
 # The start-up bounds, each against the floor a user already pays: the console script pip
 # writes imports ``re`` itself, and any scan of skills parses YAML.
 CLI_VERSION_BOUND = 1.5  # `a13n-skills --version` within 1.5x `python -c "import re"`
@@ -699,6 +793,7 @@ SECTIONS = {
     "scan-growth": bench_scan_growth_section,
     "tokens": bench_tokens,
     "counted": bench_counted_linear,
+    "compact": bench_compact,
     "cli": bench_cli,
     "lint-growth": bench_lint_growth,
     "lint-peers": bench_lint_peers,

@@ -31,9 +31,10 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
-from a13n_harness.capabilities.bindings import RunBindings
+from a13n_harness.capabilities.bindings import RunBindings, _selection
 from a13n_harness.capabilities.bound import BoundSkillCatalog
 from a13n_harness.capabilities.manager import SkillManager
+from a13n_harness.context._checks import is_kind, type_name
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import RenderedCatalog, render_catalog, verify_rendering
@@ -332,14 +333,17 @@ class SkillsCapability:
 
     async def prepare(self, bindings: RunBindings) -> PreparedSkills:
         """Scan, select, render and certify; see the module docstring."""
-        if not isinstance(bindings, RunBindings):
+        if not is_kind(bindings, RunBindings):
             raise DefinitionError(
                 "catalog_invalid",
-                f"prepare needs RunBindings, got {type(bindings).__name__}",
+                f"prepare needs RunBindings, got {type_name(type(bindings))}",
                 reason="bindings",
             )
+        # Checked again here: bindings forged past their constructor may hold a Host's
+        # set, whose iteration, ordering or names' repr must not run while the error
+        # below is built (issue 18); this gives a frozenset of plain str or refuses.
+        selection = _selection(getattr(bindings, "skill_selection", None))
         catalog = await self._manager.scan_environment(environment=bindings.environment)
-        selection = bindings.skill_selection
         if selection is not None:
             known = {item.name for item in catalog.items}
             unknown = sorted(selection - known)
@@ -359,12 +363,12 @@ class SkillsCapability:
         counter = bindings.token_counter
         if counter is None:
             budget = bindings.allowance_bytes
-            rendering = render_catalog(listing, budget)
-            verify_rendering(listing, budget, rendering)
+            rendering = render_catalog(listing, budget, bindings.fit)
+            verify_rendering(listing, budget, rendering, bindings.fit)
         else:
             budget = bindings.allowance_tokens
-            rendering = render_catalog_counted(listing, budget, counter)
-            verify_rendering_counted(listing, budget, rendering, counter)
+            rendering = render_catalog_counted(listing, budget, counter, bindings.fit)
+            verify_rendering_counted(listing, budget, rendering, counter, bindings.fit)
         paths = tuple(
             SkillPath(item.name, item.directory, item.document) for item in selected.items
         )

@@ -10,8 +10,9 @@
     a13n-skills env [DIR] [--json] [--git-timeout SECONDS]
     a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]... [--nested]
                          [--invalid skip|error] [--git-timeout SECONDS] [--tokenizer NAME]
-    a13n-skills render-manifest FILE [--budget-bytes N | --context-tokens N --reserve-tokens N]
-                                [--tokenizer NAME] [--environment]
+    a13n-skills render-manifest FILE [--budget-bytes N | --context-tokens N --reserve-tokens N
+                                | --budget-tokens N] [--tokenizer NAME] [--fit prefix|compact]
+                                [--environment]
 
 Exit codes: 0 ok; 1 findings (``lint``), a ``DefinitionError`` or an
 operating-system error, reported as one line ``a13n-skills: <code>: <message>``
@@ -30,11 +31,15 @@ Roots are found and typed as ``cli._workspace`` says (one discovery for ``catalo
 ``manifest`` and ``lint``); a scan that finds no skill says so on stderr
 (``no_skills_found``, naming where it looked) and in ``--json``.
 
-``--tokenizer NAME`` (``cl100k_base``; needs the ``tokens`` extra) spends the
-allowance as that tokenizer's tokens instead of UTF-8 bytes
+``--tokenizer NAME`` (``cl100k_base`` or ``o200k_base``; needs the ``tokens``
+extra) spends the allowance as that tokenizer's tokens instead of UTF-8 bytes
 (``render_catalog_counted``, certified by ``verify_rendering_counted``) and
 adds ``tokens=`` to the summary: the tokenizer's count of the printed block.
-It excludes ``--budget-bytes``. On ``manifest`` it does not change the manifest
+It excludes ``--budget-bytes``; ``--budget-tokens N`` (which needs it) gives the
+budget in its tokens directly and excludes the window options. ``--fit compact``
+(``catalog``, ``render-manifest``) renders with the compact fit (contract §4)
+and adds ``fit=compact form=<form>`` to the summary; the default ``--fit prefix``
+prints exactly what it printed before. On ``manifest`` it does not change the manifest
 (bounded in bytes by ``--max-bytes``); the summary adds the token count of the
 block ``render-manifest --tokenizer NAME`` prints for it at the default window.
 """
@@ -43,14 +48,18 @@ from __future__ import annotations
 
 import sys
 
-from a13n_harness._version import __version__
+# Imports are deferred to the command that needs them (docs/decisions.md, "What start-up
+# still defers"): ``catalog`` does not pay for ``lint``, ``manifest``, argparse or git.
+from typing import TYPE_CHECKING
 
-# Imports are deferred to the command that needs them: ``--version`` must start in
-# about the time of a bare interpreter (typing, argparse and the scanner's asyncio
-# stack cost several times that), and ``catalog`` must not pay for ``lint``,
-# ``manifest`` or git. ``TYPE_CHECKING`` is spelled here rather than imported from
-# ``typing`` for the same reason; mypy treats the name the same way.
-TYPE_CHECKING = False
+from a13n_harness._version import __version__
+from a13n_harness.context.defaults import (
+    DEFAULT_CONTEXT_TOKENS,
+    DEFAULT_RESPONSE_RESERVE_TOKENS,
+    GIT_TIMEOUT_SECONDS,
+    MAX_MANIFEST_BYTES,
+)
+
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
@@ -64,10 +73,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "DEFAULT_RESERVE_TOKENS", "build_parser", "main"]
 
-DEFAULT_CONTEXT_TOKENS = 200_000
-"""A common large-model window; the default when no budget option is given."""
-DEFAULT_RESERVE_TOKENS = 16_000
-"""Room kept for the model's answer (the 200K/16K example of docs/contract.md §7)."""
+DEFAULT_RESERVE_TOKENS = DEFAULT_RESPONSE_RESERVE_TOKENS  # the command line's name for it
 
 
 class _UsageError(Exception):
@@ -105,6 +111,16 @@ def _budget(args: argparse.Namespace) -> int:
     budget_bytes = getattr(args, "budget_bytes", None)
     context_tokens = getattr(args, "context_tokens", None)
     reserve_tokens = getattr(args, "reserve_tokens", None)
+    budget_tokens = getattr(args, "budget_tokens", None)
+    if budget_tokens is not None:
+        if getattr(args, "tokenizer", None) is None:
+            raise _UsageError("--budget-tokens needs --tokenizer (a budget in whose tokens?)")
+        if budget_bytes is not None or context_tokens is not None or reserve_tokens is not None:
+            raise _UsageError(
+                "--budget-tokens excludes --budget-bytes, --context-tokens and --reserve-tokens"
+            )
+        explicit: int = budget_tokens
+        return explicit
     if budget_bytes is not None:
         if context_tokens is not None or reserve_tokens is not None:
             raise _UsageError("--budget-bytes excludes --context-tokens and --reserve-tokens")
@@ -117,7 +133,9 @@ def _budget(args: argparse.Namespace) -> int:
     return catalog_allowance(context, reserve)
 
 
-def _summary(rendered: RenderedCatalog | CountedRendering, tokenizer: str | None = None) -> str:
+def _summary(
+    rendered: RenderedCatalog | CountedRendering, tokenizer: str | None = None, fit: str = "prefix"
+) -> str:
     # RenderedCatalog, not CountedRendering, is tested: context.tokens stays unimported
     # when no tokenizer is asked for (start-up).
     from a13n_harness.context.render import RenderedCatalog
@@ -127,8 +145,11 @@ def _summary(rendered: RenderedCatalog | CountedRendering, tokenizer: str | None
         f"bytes={len(rendered.text.encode('utf-8'))}"
     )
     if isinstance(rendered, RenderedCatalog):
-        return f"{line} budget={rendered.budget_bytes}"
-    return f"{line} tokens={rendered.tokens} budget={rendered.budget_tokens} ({tokenizer})"
+        line = f"{line} budget={rendered.budget_bytes}"
+    else:
+        line = f"{line} tokens={rendered.tokens} budget={rendered.budget_tokens} ({tokenizer})"
+    # The prefix rule's summary is unchanged; the compact fit names the candidate that won.
+    return line if fit == "prefix" else f"{line} fit={fit} form={rendered.form}"
 
 
 def _render(catalog: SkillCatalog, args: argparse.Namespace) -> RenderedCatalog | CountedRendering:
@@ -137,17 +158,19 @@ def _render(catalog: SkillCatalog, args: argparse.Namespace) -> RenderedCatalog 
         from a13n_harness.context.render import render_catalog, verify_rendering
 
         budget = _budget(args)
-        rendered = render_catalog(catalog, budget)
-        verify_rendering(catalog, budget, rendered)
+        fit = getattr(args, "fit", "prefix")
+        rendered = render_catalog(catalog, budget, fit)
+        verify_rendering(catalog, budget, rendered, fit)
         return rendered
     # Imported here: the tokenizer is an optional extra, and loading it costs ~0.5 s.
     from a13n_harness.context.tokens import render_catalog_counted, verify_rendering_counted
     from a13n_harness.tokenizers import token_counter
 
     budget = _budget(args)
+    fit = getattr(args, "fit", "prefix")
     counter = token_counter(args.tokenizer)
-    counted = render_catalog_counted(catalog, budget, counter)
-    verify_rendering_counted(catalog, budget, counted, counter)
+    counted = render_catalog_counted(catalog, budget, counter, fit)
+    verify_rendering_counted(catalog, budget, counted, counter, fit)
     return counted
 
 
@@ -214,7 +237,7 @@ def _run_render_manifest(args: argparse.Namespace) -> int:
     if args.environment and manifest.environment is not None:
         write_out(render_environment(manifest.environment))
     write_out(rendered.text)
-    write_err(_summary(rendered, args.tokenizer))
+    write_err(_summary(rendered, args.tokenizer, getattr(args, "fit", "prefix")))
     return 0
 
 
@@ -240,6 +263,9 @@ def _run_catalog(args: argparse.Namespace) -> int:
                 "tokens": rendered.tokens,
             }
         )
+        fit = getattr(args, "fit", "prefix")
+        if fit != "prefix":  # the default document is unchanged
+            measure["fit"] = fit
         document = {
             "rendering": {
                 **measure,
@@ -273,7 +299,7 @@ def _run_catalog(args: argparse.Namespace) -> int:
         _warn_diagnostics(args.workspace, found.scan.diagnostics)
     if nothing is not None:
         _warn_nothing(nothing)
-    write_err(_summary(rendered, args.tokenizer))
+    write_err(_summary(rendered, args.tokenizer, getattr(args, "fit", "prefix")))
     return 0
 
 
@@ -342,9 +368,13 @@ def _run_lint(args: argparse.Namespace) -> int:
 
 
 def _add_budget(parser: argparse.ArgumentParser) -> None:
+    from a13n_harness.context.render import catalog_allowance
+
     group = parser.add_argument_group(
         "budget",
-        "the catalog's UTF-8 byte budget; default catalog_allowance(200000, 16000) = 9200",
+        "the catalog's budget, in UTF-8 bytes (or --tokenizer's tokens); default "
+        f"catalog_allowance({DEFAULT_CONTEXT_TOKENS}, {DEFAULT_RESPONSE_RESERVE_TOKENS}) = "
+        f"{catalog_allowance(DEFAULT_CONTEXT_TOKENS, DEFAULT_RESPONSE_RESERVE_TOKENS)}",
     )
     group.add_argument("--budget-bytes", type=_count, metavar="N", help="an explicit budget")
     group.add_argument(
@@ -356,6 +386,20 @@ def _add_budget(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--reserve-tokens", type=_count, metavar="N", help="tokens kept for the response"
     )
+    group.add_argument(
+        "--budget-tokens",
+        type=_count,
+        metavar="N",
+        help="an explicit budget in --tokenizer's tokens (excludes the three options above)",
+    )
+    parser.add_argument(
+        "--fit",
+        choices=("prefix", "compact"),
+        default="prefix",
+        help="prefix (default): the longest name-sorted prefix that fits; compact: every skill "
+        "with descriptions cut to 512, 256, 160, 100 or 64 characters, or by name only, "
+        "before dropping any",
+    )
 
 
 def _add_tokenizer(parser: argparse.ArgumentParser) -> None:
@@ -363,7 +407,7 @@ def _add_tokenizer(parser: argparse.ArgumentParser) -> None:
         "--tokenizer",
         metavar="NAME",
         help="count the budget in this tokenizer's tokens instead of UTF-8 bytes: cl100k_base "
-        "(needs the tokens extra: pip install 'a13n-harness-skills[tokens]')",
+        "or o200k_base (needs the tokens extra: pip install 'a13n-harness-skills[tokens]')",
     )
 
 
@@ -478,7 +522,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     env.add_argument("dir", nargs="?", default=".", metavar="DIR")
     env.add_argument("--json", action="store_true", help="print the facts as JSON")
-    env.add_argument("--git-timeout", type=_seconds, default=5.0, metavar="SECONDS")
+    env.add_argument("--git-timeout", type=_seconds, default=GIT_TIMEOUT_SECONDS, metavar="SECONDS")
     env.set_defaults(run=_run_env)
 
     manifest = commands.add_parser(
@@ -493,11 +537,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_count,
         default=None,
         metavar="N",
-        help="the manifest's size bound (default: the decoder's limit, 1048576)",
+        help=f"the manifest's size bound (default: the decoder's limit, {MAX_MANIFEST_BYTES})",
     )
     _add_roots(manifest)
     manifest.add_argument("--invalid", choices=("skip", "error"), default="skip")
-    manifest.add_argument("--git-timeout", type=_seconds, default=5.0, metavar="SECONDS")
+    manifest.add_argument(
+        "--git-timeout", type=_seconds, default=GIT_TIMEOUT_SECONDS, metavar="SECONDS"
+    )
     _add_tokenizer(manifest)
     manifest.set_defaults(run=_run_manifest)
 

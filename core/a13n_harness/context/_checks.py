@@ -12,12 +12,12 @@ times).
 
 from __future__ import annotations
 
-# Spelled here rather than imported from ``typing`` (mypy treats the name the same way):
-# ``errors`` imports this module, and ``a13n-skills --version`` must not import ``typing``.
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from typing import TypeGuard
+    from typing import TypeGuard, TypeVar
+
+    _T = TypeVar("_T")
 
 __all__ = [
     "BYTES_LIKE",
@@ -26,8 +26,13 @@ __all__ = [
     "has_lone_surrogate",
     "is_bytes_like",
     "is_count",
+    "is_kind",
     "is_text",
     "is_u64",
+    "plain_bytes",
+    "plain_str",
+    "plain_tuple",
+    "type_name",
 ]
 
 MAX_U64 = 2**64 - 1  # the largest count a u64 consumer (JSON readers, Rust and Go hosts) holds
@@ -76,6 +81,65 @@ def is_text(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and not has_lone_surrogate(value)
 
 
+def is_kind(value: object, kind: type[_T]) -> TypeGuard[_T]:
+    """Whether ``value`` is an instance of ``kind``, asked without running its code.
+
+    ``isinstance`` reads ``value.__class__`` when the type itself does not match,
+    and a Host's object may make that a property; the type's own method order
+    (what ``issubclass`` reads for a real class) cannot lie.
+    """
+    return issubclass(type(value), kind)
+
+
+def plain_str(value: object) -> object:
+    """A ``str`` subclass as the plain ``str`` of the same characters; anything else as is.
+
+    The copy is made by ``str.__str__`` of the base type, which reads the
+    characters themselves: none of the subclass's methods runs (``isascii``,
+    ``isprintable``, ``encode``, ``replace``, ``__len__``, ``__iter__``, ``__str__``
+    may all lie or raise in a Host's object). Every public entry point that takes
+    text passes it through here first, so what it checks is what it renders.
+    """
+    kind = type(value)
+    if kind is str or not issubclass(kind, str):
+        return value
+    return str.__str__(value)
+
+
+def plain_bytes(value: object) -> object:
+    """A ``bytes``/``bytearray`` subclass or a ``memoryview`` as plain ``bytes``; else as is.
+
+    ``bytes(value)`` would call a subclass's ``__bytes__``; the base type's slice
+    copies the buffer itself.
+    """
+    kind = type(value)
+    if kind is bytes:
+        return value
+    if issubclass(kind, bytes):
+        return bytes.__getitem__(value, slice(None))  # type: ignore[call-overload]
+    if issubclass(kind, bytearray):
+        return bytes(bytearray.__getitem__(value, slice(None)))  # type: ignore[call-overload]
+    if kind is memoryview:
+        return memoryview.tobytes(value)  # type: ignore[arg-type]
+    return value
+
+
+def plain_tuple(value: object) -> object:
+    """A ``tuple`` subclass as a plain ``tuple`` of its items (its ``__iter__``,
+    ``__len__`` and ``__getitem__`` not run); anything else as is."""
+    kind = type(value)
+    if kind is tuple or not issubclass(kind, tuple):
+        return value
+    return tuple.__getitem__(value, slice(None))  # type: ignore[call-overload]
+
+
+def type_name(kind: type) -> str:
+    """The name of the class ``kind`` as the interpreter holds it: a metaclass's
+    ``__name__`` property (a Host's code) is not run."""
+    name = type.__dict__["__name__"].__get__(kind, type)
+    return name if type(name) is str else "?"
+
+
 _SHOWN_BITS = 64  # ints up to a u64 are shown in full; a longer one by its size
 
 
@@ -99,4 +163,4 @@ def describe(value: object) -> str:
         return repr(value) if bits <= _SHOWN_BITS else f"an int of {bits} bits"
     if value is None or kind is bool or kind is str:
         return repr(value)
-    return f"an object of type {kind.__name__}"
+    return f"an object of type {type_name(kind)}"

@@ -8,20 +8,21 @@ count, the width every consumer (JSON readers, Rust and Go hosts) can hold.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from itertools import pairwise
 
-from a13n_harness.context._checks import MAX_U64, describe, has_lone_surrogate, is_count
+from a13n_harness.context._checks import (
+    MAX_U64,
+    describe,
+    has_lone_surrogate,
+    is_count,
+    is_kind,
+    plain_str,
+    plain_tuple,
+    type_name,
+)
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import is_valid_name
-
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
-
-if TYPE_CHECKING:
-    from dataclasses import dataclass as frozen_dataclass
-    from dataclasses import field as value_field
-else:  # the same classes, made without compiling their methods (start-up)
-    from a13n_harness.context._values import frozen_dataclass, value_field
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
@@ -43,7 +44,7 @@ def _invalid(reason: str, message: str) -> DefinitionError:
     return DefinitionError("catalog_invalid", message, reason=reason)
 
 
-@frozen_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class CatalogEntry:
     """One listed skill: its name, its one-line description and its SKILL.md path."""
 
@@ -51,21 +52,22 @@ class CatalogEntry:
     description: str
     file: str
 
-    def __init__(self, name: str, description: str, file: str) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "description", description)
-        object.__setattr__(self, "file", file)
-        self.__post_init__()
-
     def __post_init__(self) -> None:
-        _check_entry_fields(self)
+        _check_entry_fields(self)  # a Host's str subclasses become plain str there
 
 
 def _check_entry_fields(entry: CatalogEntry) -> None:
-    """The construction checks of an entry, also run on entries forged past them."""
-    name = getattr(entry, "name", None)
-    description = getattr(entry, "description", None)
-    file = getattr(entry, "file", None)
+    """The construction checks of an entry, also run on entries forged past them.
+
+    A forged entry's ``str`` subclasses are replaced by plain copies first, so
+    neither these checks nor the renderers run a Host's methods.
+    """
+    name = plain_str(getattr(entry, "name", None))
+    description = plain_str(getattr(entry, "description", None))
+    file = plain_str(getattr(entry, "file", None))
+    for attribute, value in (("name", name), ("description", description), ("file", file)):
+        if getattr(entry, attribute, None) is not value:
+            object.__setattr__(entry, attribute, value)
     if not is_valid_name(name):
         raise _invalid("name", f"invalid skill name {describe(name)}")
     if not isinstance(description, str) or not description:
@@ -105,7 +107,7 @@ def checked_total(listed: object, unlisted: object) -> int:
     return total
 
 
-@frozen_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class SkillCatalog:
     """Listed entries (strictly sorted by name), the unlisted count and the skill roots.
 
@@ -118,23 +120,15 @@ class SkillCatalog:
     roots: tuple[str, ...] = ()
     # Derived data the renderer computes once per catalog (the encoded entry
     # lines and their byte sizes), so each later render is arithmetic.
-    _render_plan: object = value_field(default=None, init=False, repr=False, compare=False)
+    _render_plan: object = field(default=None, init=False, repr=False, compare=False)
     # The entries tuple these checks last passed for: a catalog forged past
     # the constructor (object.__new__, object.__setattr__) lacks it, so
     # check_catalog checks its entries again before any renderer reads them.
-    _checked_entries: object = value_field(default=None, init=False, repr=False, compare=False)
-
-    def __init__(
-        self, entries: tuple[CatalogEntry, ...], unlisted: int = 0, roots: tuple[str, ...] = ()
-    ) -> None:
-        object.__setattr__(self, "entries", entries)
-        object.__setattr__(self, "unlisted", unlisted)
-        object.__setattr__(self, "roots", roots)
-        object.__setattr__(self, "_render_plan", None)
-        object.__setattr__(self, "_checked_entries", None)
-        self.__post_init__()
+    _checked_entries: object = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "entries", plain_tuple(self.entries))
+        object.__setattr__(self, "roots", _plain_roots(self.roots))
         _check_entries(self.entries)
         _check_roots(self.roots)
         checked_total(len(self.entries), self.unlisted)
@@ -146,10 +140,16 @@ class SkillCatalog:
         return checked_total(len(self.entries), self.unlisted)
 
 
+def _plain_roots(roots: object) -> object:
+    """``roots`` as a plain tuple of plain ``str`` (a Host's subclasses copied, not run)."""
+    roots = plain_tuple(roots)
+    if type(roots) is not tuple:
+        return roots
+    return tuple(plain_str(root) for root in roots)
+
+
 def _check_entries(entries: object) -> None:
-    if not isinstance(entries, tuple) or not all(
-        isinstance(entry, CatalogEntry) for entry in entries
-    ):
+    if type(entries) is not tuple or not all(type(entry) is CatalogEntry for entry in entries):
         raise _invalid("entries", "entries must be a tuple of CatalogEntry")
     for entry in entries:
         _check_entry_fields(entry)
@@ -162,8 +162,8 @@ def _check_entries(entries: object) -> None:
 
 
 def _check_roots(roots: object) -> None:
-    if not isinstance(roots, tuple) or not all(
-        isinstance(root, str) and root and not has_lone_surrogate(root) for root in roots
+    if type(roots) is not tuple or not all(
+        type(root) is str and root and not has_lone_surrogate(root) for root in roots
     ):
         raise _invalid("roots", "roots must be a tuple of non-empty str")
 
@@ -179,19 +179,27 @@ def check_catalog(catalog: object) -> SkillCatalog:
     total are checked every time (contract §3: the total guards rendering
     independently of construction).
     """
-    if not isinstance(catalog, SkillCatalog):
-        raise _invalid("type", f"expected a SkillCatalog, got {type(catalog).__name__}")
+    if not is_kind(catalog, SkillCatalog):
+        raise _invalid("type", f"expected a SkillCatalog, got {type_name(type(catalog))}")
     catalog_total(catalog)
     return catalog
 
 
 def catalog_total(catalog: object) -> int:
     """The checked total of ``catalog`` after :func:`check_catalog`'s checks."""
-    if not isinstance(catalog, SkillCatalog):
-        raise _invalid("type", f"expected a SkillCatalog, got {type(catalog).__name__}")
+    if not is_kind(catalog, SkillCatalog):
+        raise _invalid("type", f"expected a SkillCatalog, got {type_name(type(catalog))}")
     entries = getattr(catalog, "entries", None)
     if entries is None or getattr(catalog, "_checked_entries", None) is not entries:
+        # A catalog forged past its constructor: its containers and strings are made
+        # plain (a Host's subclasses never run) before they are checked and rendered.
+        entries = plain_tuple(entries)
         _check_entries(entries)
+        object.__setattr__(catalog, "entries", entries)
         object.__setattr__(catalog, "_checked_entries", entries)
-    _check_roots(getattr(catalog, "roots", None))
+    roots = getattr(catalog, "roots", None)
+    plain = _plain_roots(roots)
+    if plain is not roots and type(plain) is tuple:
+        object.__setattr__(catalog, "roots", plain)
+    _check_roots(plain)
     return checked_total(len(catalog.entries), getattr(catalog, "unlisted", None))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from a13n_harness.context._checks import is_kind, type_name
 from a13n_harness.context.errors import DefinitionError
 
 __all__ = ["ESCAPED_RANGES", "decode_value", "encode_value", "is_escaped"]
@@ -115,8 +116,11 @@ def encode_value(s: str) -> str:
     >>> encode_value("a<b>&" + chr(10))
     'a&lt;b&gt;&amp;&#xA;'
     """
-    if not isinstance(s, str):
-        raise DefinitionError("context_value_invalid", f"expected str, got {type(s).__name__}")
+    if not is_kind(s, str):
+        raise DefinitionError("context_value_invalid", f"expected str, got {type_name(type(s))}")
+    # A str subclass is encoded as the plain str of its characters: its own isascii,
+    # isprintable, encode or replace would otherwise decide what reaches the model.
+    s = str.__str__(s)
     if s.isascii():
         # Fast path for the common case: bytes.translate deletes, in C, every
         # ASCII character the encoder would change; if none went, s is done.
@@ -146,8 +150,9 @@ def decode_value(t: str) -> str:
     outside an entity, an escaped code point left raw, a numeric reference to
     a code point that is not escaped, lowercase hex or leading zeros.
     """
-    if not isinstance(t, str):
-        raise DefinitionError("context_value_invalid", f"expected str, got {type(t).__name__}")
+    if not is_kind(t, str):
+        raise DefinitionError("context_value_invalid", f"expected str, got {type_name(type(t))}")
+    t = str.__str__(t)
     parts: list[str] = []
     position = 0
     for match in _token().finditer(t):

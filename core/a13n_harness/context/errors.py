@@ -8,10 +8,9 @@ public entry point.
 
 from __future__ import annotations
 
-from a13n_harness.context._checks import describe
+from typing import TYPE_CHECKING
 
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
+from a13n_harness.context._checks import describe
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -94,6 +93,7 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
                 "description",
                 "file",
                 "listed",
+                "form",
                 "unlisted",
                 "roots",
                 "type",
@@ -104,7 +104,7 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
             }
         ),
         "catalog_total_unrepresentable": frozenset(),
-        "allowance_invalid": frozenset({"budget", "counter", "text", "tokenizer"}),
+        "allowance_invalid": frozenset({"budget", "counter", "fit", "text", "tokenizer"}),
         "rendering_not_certified": frozenset(),
         "manifest_invalid": frozenset(
             {

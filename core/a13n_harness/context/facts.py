@@ -13,7 +13,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from a13n_harness.context._checks import MAX_U64, is_bytes_like, is_u64
+from a13n_harness.context._checks import (
+    MAX_U64,
+    describe,
+    is_bytes_like,
+    is_kind,
+    is_u64,
+    plain_bytes,
+    plain_str,
+    type_name,
+)
 from a13n_harness.context.encoder import encode_value
 from a13n_harness.context.errors import DefinitionError
 
@@ -24,6 +33,7 @@ __all__ = [
     "civil_date",
     "facts_problem",
     "parse_git_status",
+    "plain_facts",
     "render_environment",
 ]
 
@@ -46,6 +56,12 @@ class GitStatus:
     conflicted: int
     renamed: int
 
+    def __post_init__(self) -> None:
+        # A Host's str subclass is kept as the plain str of its characters (its methods
+        # never decide what is rendered); other values are checked where consumed.
+        for name in ("branch", "upstream"):
+            object.__setattr__(self, name, plain_str(getattr(self, name)))
+
 
 @dataclass(frozen=True, slots=True)
 class EnvironmentFacts:
@@ -57,6 +73,10 @@ class EnvironmentFacts:
     current_date: str
     timezone: str
     git: GitStatus | None
+
+    def __post_init__(self) -> None:
+        for name in _FACT_FIELDS:
+            object.__setattr__(self, name, plain_str(getattr(self, name)))
 
 
 # --------------------------------------------------------------------------- dates
@@ -102,13 +122,15 @@ def civil_date(epoch_seconds: int, utc_offset_seconds: int) -> str:
     ):
         if type(value) is not int:
             raise DefinitionError(
-                "date_out_of_range", f"{label} must be an int, got {type(value).__name__}"
+                "date_out_of_range", f"{label} must be an int, got {type_name(type(value))}"
             )
     day = (epoch_seconds + utc_offset_seconds) // _SECONDS_PER_DAY + _EPOCH_DAY
     if not 0 <= day < _DAYS_IN_RANGE:
         raise DefinitionError(
             "date_out_of_range",
-            f"instant {epoch_seconds} at offset {utc_offset_seconds} is outside years 1..9999",
+            # describe(): str() of an int past 4,300 digits raises ValueError.
+            f"instant {describe(epoch_seconds)} at offset {describe(utc_offset_seconds)} "
+            "is outside years 1..9999",
         )
     # Peel whole 400-, 100-, 4- and 1-year cycles off the day count. The last day
     # of a 400-year cycle (or of a 4-year cycle) makes the smaller divmod reach 4;
@@ -213,8 +235,8 @@ def parse_git_status(data: bytes) -> GitStatus:
     ``truncated``, ``record``, ``header`` or ``missing_head``.
     """
     if not is_bytes_like(data):
-        raise _invalid("record", f"expected bytes, got {type(data).__name__}")
-    data = bytes(data)
+        raise _invalid("record", f"expected bytes, got {type_name(type(data))}")
+    data = plain_bytes(data)  # type: ignore[assignment]  # a subclass's __bytes__ not run
     if data and not data.endswith(b"\0"):
         raise _invalid("truncated", "the last record does not end in NUL")
     fields = data.split(b"\0")[:-1] if data else []
@@ -343,6 +365,30 @@ _FACT_FIELDS = ("cwd", "shell", "os", "current_date", "timezone")
 _GIT_COUNT_FIELDS = ("ahead", "behind", "staged", "unstaged", "untracked", "conflicted", "renamed")
 
 
+def plain_facts(facts: object) -> object:
+    """``facts`` with every ``str`` subclass in it as a plain ``str``, or as is.
+
+    :class:`EnvironmentFacts` and :class:`GitStatus` keep plain strings when
+    constructed; one forged past its constructor (``object.__new__``,
+    ``object.__setattr__``) is copied here, field by field, without running any
+    of the values' methods, before :func:`facts_problem` checks it.
+    """
+    if type(facts) is not EnvironmentFacts:
+        return facts
+    fields = [plain_str(getattr(facts, name, None)) for name in _FACT_FIELDS]
+    given = getattr(facts, "git", None)
+    git = given
+    if type(given) is GitStatus:
+        git = object.__new__(GitStatus)
+        for name in ("branch", "upstream", *_GIT_COUNT_FIELDS):
+            object.__setattr__(git, name, plain_str(getattr(given, name, None)))
+    copy = object.__new__(EnvironmentFacts)
+    for name, value in zip(_FACT_FIELDS, fields, strict=True):
+        object.__setattr__(copy, name, value)
+    object.__setattr__(copy, "git", git)
+    return copy
+
+
 def facts_problem(facts: object) -> str | None:
     """What makes ``facts`` unusable, or ``None``.
 
@@ -352,19 +398,19 @@ def facts_problem(facts: object) -> str | None:
     ``None``, its names ``str`` or ``None`` and its counts ``int`` (not
     ``bool``) from 0 to ``2**64 - 1`` (contract §6).
     """
-    if not isinstance(facts, EnvironmentFacts):
-        return f"expected EnvironmentFacts, got {type(facts).__name__}"
+    if not is_kind(facts, EnvironmentFacts):
+        return f"expected EnvironmentFacts, got {type_name(type(facts))}"
     for name in _FACT_FIELDS:
-        if not isinstance(getattr(facts, name, None), str):
+        if type(getattr(facts, name, None)) is not str:
             return f"environment fact {name} must be a str"
     git = getattr(facts, "git", None)
     if git is None:
         return None
-    if not isinstance(git, GitStatus):
-        return f"git must be a GitStatus or None, got {type(git).__name__}"
+    if not is_kind(git, GitStatus):
+        return f"git must be a GitStatus or None, got {type_name(type(git))}"
     for name in ("branch", "upstream"):
         value = getattr(git, name, None)
-        if value is not None and not isinstance(value, str):
+        if value is not None and type(value) is not str:
             return f"git {name} must be a str or None"
     for name in _GIT_COUNT_FIELDS:
         value = getattr(git, name, None)
@@ -396,6 +442,7 @@ def render_environment(facts: EnvironmentFacts) -> str:
     not a non-negative ``int``, a ``git`` that is not a ``GitStatus``) raises
     ``DefinitionError(code="context_value_invalid")``.
     """
+    facts = plain_facts(facts)  # type: ignore[assignment]
     problem = facts_problem(facts)
     if problem is not None:
         raise DefinitionError("context_value_invalid", problem)

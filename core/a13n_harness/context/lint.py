@@ -39,7 +39,7 @@ import re
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, chain
 from typing import Literal
 
 import yaml
@@ -89,6 +89,9 @@ BASE64_MIN_CHARS = 200
 # Each reference costs the caller a file-system lookup; the most any skill of the seven
 # published repositories holds is far below this.
 REFERENCES_MAX = 1_000
+# Inline-code spans holding a slash looked at as possible paths, at most: a line of
+# 175,000 of them is an attack, not documentation.
+_CONSIDERED_MAX = 4 * REFERENCES_MAX
 
 FieldKind = Literal["string", "boolean", "map", "string-or-list"]
 
@@ -711,7 +714,9 @@ class _Text:
     def __init__(self, text: str) -> None:
         self.text = text
         # One split and one running sum, no match object per line.
-        self._starts = list(accumulate((len(line) + 1 for line in text.split("\n")), initial=0))
+        lengths = list(map(len, text.split("\n")))
+        self.longest = max(lengths)
+        self._starts = list(accumulate(map((1).__add__, lengths), initial=0))
         self._starts.pop()
 
     def where(self, index: int) -> tuple[int, int]:
@@ -1154,14 +1159,19 @@ def check_document(
             )
         )
     if body.found > REFERENCES_MAX:
-        last = body.references[-1]
+        line, column = (
+            (body.references[-1].line, body.references[-1].column)
+            if body.references
+            else body.limit_at
+        )
         checker.issues.append(
             Issue(
                 "skill_reference_limit",
-                last.line,
-                last.column,
-                f"the body names {body.found} or more file references; the first "
-                f"{REFERENCES_MAX} are checked (up to here), the rest are not",
+                line,
+                column,
+                f"the body names more than {REFERENCES_MAX} file references (or holds more "
+                f"than {_CONSIDERED_MAX} inline-code spans with a slash); those up to here are "
+                "checked, the rest are not",
             )
         )
     references = tuple(sorted(body.references, key=lambda r: (r.line, r.column)))
@@ -1219,12 +1229,30 @@ _ANY_HIDDEN = re.compile(f"[{_class(_TAG_RANGES + _BIDI_RANGES + _INVISIBLE_RANG
 _ASCII_HIDDEN = re.compile(
     f"[{_class(tuple((lo, min(hi, 0x7F)) for lo, hi in _INVISIBLE_RANGES if lo < 0x80))}]"
 )
+# The same set as _ANY_HIDDEN, as UTF-8 byte sequences (properties/test_lint_core.py checks
+# the two agree on every code point).
+_UTF8_HIDDEN = re.compile(
+    rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"
+    rb"|\xc2[\x80-\x9f\xad]"
+    rb"|\xd8\x9c"
+    rb"|\xe1\xa0\x8e"
+    rb"|\xe2\x80[\x8b-\x8f\xa8-\xae]"
+    rb"|\xe2\x81[\xa0-\xaf]"
+    rb"|\xef\xbb\xbf"
+    rb"|\xef\xbf[\xb9-\xbb]"
+    rb"|\xf3\xa0[\x80\x81][\x80-\xbf]"
+)
 # Attempts start only where a run starts (the look-behind after the first character,
 # which leaves the engine its fast skip to the next candidate), so each run is read once.
 _BASE64 = re.compile(
     rf"[A-Za-z0-9+/](?<![A-Za-z0-9+/=].)[A-Za-z0-9+/]{{{BASE64_MIN_CHARS - 1},}}+=*+",
     re.ASCII | re.DOTALL,
 )
+_BASE64_BYTES = bytes(
+    ord("A") if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) in "+/") else ord(" ")
+    for byte in range(256)
+)
+_BASE64_RUN = b"A" * BASE64_MIN_CHARS
 _UPPER = re.compile("[A-Z]")
 _LOWER = re.compile("[a-z]")
 _DIGIT = re.compile("[0-9]")
@@ -1233,10 +1261,14 @@ _DIGIT = re.compile("[0-9]")
 def _content_issues(text: _Text, start: int, end: int, region: str) -> Iterator[Issue]:
     """The content rules over ``text.text[start:end]`` (the frontmatter or the body)."""
     decoded = text.text
-    # One pass finds whether any rule has work; ASCII text can only hold controls.
+    # C-speed passes decide whether a rule has work: every hidden character is one
+    # str.isprintable refuses (tab and line ends aside), so printable text has none.
     part = decoded[start:end]
-    hidden = _ASCII_HIDDEN if part.isascii() else _ANY_HIDDEN
-    if hidden.search(part) is None:
+    if part.isascii():
+        quiet = _ASCII_HIDDEN.search(part) is None
+    else:
+        quiet = part.replace("\n", "").replace("\t", "").replace("\r", "").isprintable()
+    if quiet:
         rules: tuple[tuple[str, re.Pattern[str], str], ...] = ()
     else:
         rules = _CONTENT_RULES
@@ -1253,11 +1285,12 @@ def _content_issues(text: _Text, start: int, end: int, region: str) -> Iterator[
             f"the {region} holds {_count(count, what)}; the first is "
             f"U+{ord(first.group()):04X} here, invisible to a reader and read by the model",
         )
-    # No whitespace-free token of the base64 run's length, no run: one C-speed split
-    # saves the expression's per-character attempts on ordinary text.
-    if max(map(len, part.split("\n")), default=0) < BASE64_MIN_CHARS:
-        return  # no line that long (the common case, decided by one split)
-    if max(map(len, part.split()), default=0) < BASE64_MIN_CHARS:
+    # No run of the base64 alphabet that long, no finding: decided by one byte
+    # translation and one substring search, not by the expression's per-character tries.
+    if text.longest < BASE64_MIN_CHARS:
+        return  # no line that long
+    alphabet = part.encode("utf-8", "surrogatepass").translate(_BASE64_BYTES)
+    if _BASE64_RUN not in alphabet:
         return
     for run in _BASE64.finditer(decoded, start, end):
         value = run.group()
@@ -1297,6 +1330,7 @@ _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _UNKNOWN_PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_]|\{[A-Za-z_][\w-]*+\}|%[A-Za-z_]\w*+%|<[\w-]++>")
 # A path in inline code: relative, at least two segments, file-name characters only.
 _CODE_PATH = re.compile(r"(?:\./)?+[A-Za-z0-9_][\w.@+-]*+(?:/[\w.@+-]++)++/?+", re.ASCII)
+_PLACED = tuple(placeholder + "/" for placeholder in PLACEHOLDERS)
 # After a placeholder of the skill folder one segment is enough: `{baseDir}/run.sh`.
 _PLACED_PATH = re.compile(r"[\w.@+-]++(?:/[\w.@+-]++)*+/?+", re.ASCII)
 # An inline-code path in an example is an illustration, not a reference.
@@ -1323,6 +1357,17 @@ def _code_spans(line: str) -> list[tuple[int, int, int, int]]:
         return []
     offsets = list(accumulate(map(len, parts), initial=0))
     lengths = [len(run) for run in parts[1::2]]
+    if len(set(lengths)) == 1:  # one run length (the usual case): runs pair in order
+        pairs = count // 2
+        return list(
+            zip(
+                offsets[1 : 4 * pairs : 4],
+                offsets[2 : 4 * pairs + 1 : 4],
+                offsets[3 : 4 * pairs + 2 : 4],
+                offsets[4 : 4 * pairs + 3 : 4],
+                strict=True,
+            )
+        )
     following = [-1] * count
     last: dict[int, int] = {}
     for index in range(count - 1, -1, -1):
@@ -1352,14 +1397,16 @@ def _blank(line: str, regions: list[tuple[int, int]]) -> str:
     """``line`` with each (start, end) region, in order and disjoint, made spaces."""
     if not regions:
         return line
-    pieces = []
-    position = 0
-    for start, end in regions:
-        pieces.append(line[position:start])
-        pieces.append(" " * (end - start))
-        position = end
-    pieces.append(line[position:])
-    return "".join(pieces)
+    kept = [
+        line[a:b]
+        for a, b in zip(
+            (0, *(end for _, end in regions)),
+            (*(start for start, _ in regions), len(line)),
+            strict=True,
+        )
+    ]
+    gaps = [" " * (end - start) for start, end in regions]
+    return "".join(chain.from_iterable(zip(kept, (*gaps, ""), strict=True)))
 
 
 def _normalise(
@@ -1415,6 +1462,8 @@ class _Body:
         self.first_comment = (0, 0)
         self.open_comment = False  # an HTML comment runs on past the line
         self.found = 0  # references found, REFERENCES_MAX of them kept
+        self.considered = 0  # inline-code spans with a slash looked at
+        self.limit_at = (1, 1)  # where the limit struck when no reference was kept
 
     def add(self, reference: Reference | None) -> None:
         if reference is not None:
@@ -1439,59 +1488,108 @@ class _Body:
         if self.found >= REFERENCES_MAX:
             self.found += 1
             return
-        for placeholder in PLACEHOLDERS:
-            if content.startswith(placeholder + "/"):
-                if _PLACED_PATH.fullmatch(content, len(placeholder) + 1):
-                    self.add(_normalise(content, line, column, "link"))
-                return
+        if content.startswith(_PLACED):
+            for placeholder in PLACEHOLDERS:
+                if content.startswith(placeholder + "/"):
+                    if _PLACED_PATH.fullmatch(content, len(placeholder) + 1):
+                        self.add(_normalise(content, line, column, "link"))
+                    return
         if _CODE_PATH.fullmatch(content):
             self.add(_normalise(content, line, column, "code"))
 
 
-def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
-    """One pass over the body's lines: fences, HTML comments, code spans, links.
+# Where a line can matter: a fence at its start, a link, a definition, a comment, a code
+# span. Lines without one are never looked at one by one.
+# Every alternative starts with one of three characters, so the engine skips to the next
+# of them at memory speed; a tilde fence (no such character) is found by str.find.
+_EVENT = re.compile(r"\]\(|\]:|<!--|`")
 
-    Most lines need no more than a few ``str`` tests: a line is scanned only when it
-    can hold a link (``](``, ``]:``), a comment (``<!--``, or one is open) or a path in
-    inline code (a backtick and a slash); the regular expressions run on the few lines
-    whose first character can start a fence, a heading, a list item or an example.
+
+def _paragraph_lead(line: str) -> bool | None:
+    """How ``line`` sets the example state: ``None`` when it inherits it (blank, a list
+    item, indented two or more), else whether it opens an example."""
+    stripped = line.lstrip(" \t")
+    if not stripped or stripped == "\r":
+        return None
+    first = stripped[0]
+    if first == "#" and _HEADING.match(line):
+        return False
+    indent = len(line) - len(stripped)
+    if indent >= 2 or (indent and line[0] == "\t"):
+        return None
+    if first in "-*+0123456789" and _LIST_ITEM.match(line):
+        return None
+    return first in "Ee*_" and bool(_EXAMPLE_LEAD.match(line))
+
+
+class _Examples:
+    """Whether a line is in an example, found backwards on demand: the nearest line before
+    it (or itself) that is a heading (no) or a paragraph's line (an ``Example`` lead or
+    not). Each line's answer is kept, so every line is looked at once at most."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+        self.known: dict[int, bool] = {}
+
+    def at(self, index: int) -> bool:
+        walked = []
+        answer = False
+        while index >= 0:
+            if index in self.known:
+                answer = self.known[index]
+                break
+            walked.append(index)
+            lead = _paragraph_lead(self.lines[index])
+            if lead is not None:
+                answer = lead
+                break
+            index -= 1
+        for seen in walked:
+            self.known[seen] = answer
+        return answer
+
+
+def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
+    """The body's references and comments, in one pass that only stops at events.
+
+    ``_EVENT`` finds the next line that can matter (a fence, a link, a definition, a
+    comment, a code span); the lines between are skipped by ``str.count``. A fence skips
+    to its closing line (:func:`_fence_at`), an open comment to its ``-->``. An event line
+    is scanned only when it can hold a link, a comment or a path in inline code (a
+    backtick and a slash), and only those ask whether they sit in an example.
     """
     body = _Body()
-    fence: str | None = None
+    text = decoded[start:]
+    examples: _Examples | None = None
+    length = len(text)
+    position = 0  # the start of a line
+    number = first_line  # its number
     in_comment = False
-    example_block = False
-    line_number = first_line - 1
-    for line in decoded[start:].split("\n"):
-        line_number += 1
-        stripped = line.lstrip(" \t")
-        first = stripped[:1]
-        if fence is not None:
-            if first == fence[0]:
-                opened = _FENCE.match(line)
-                if (
-                    opened
-                    and opened.group(1)[0] == fence[0]
-                    and len(opened.group(1)) >= len(fence)
-                    and not opened.group(2).strip()
-                ):
-                    fence = None
-            continue  # a line inside a fence, or the fence that closes it
-        if not stripped or stripped == "\r":
-            continue
-        if first in "`~" and not in_comment:
+    tilde = -1  # the next line starting with a tilde fence (length: none left)
+    while position < length:
+        if in_comment:
+            found = text.find("-->", position)
+            if found < 0:
+                break
+        else:
+            event = _EVENT.search(text, position)
+            if tilde < position:  # passed (or skipped in a fence): find the next one once
+                tilde = _fence_at(text, position, "~~~")
+                tilde = length if tilde < 0 else tilde
+            found = min(event.start() if event is not None else length, tilde)
+            if found >= length:
+                break
+        line_start = text.rfind("\n", position, found) + 1 or position
+        number += text.count("\n", position, line_start)
+        line_end = text.find("\n", found)
+        line_end = length if line_end < 0 else line_end
+        line = text[line_start:line_end]
+        position = line_end + 1
+        if not in_comment and line.lstrip(" \t")[:3] in ("```", "~~~"):
             opened = _FENCE.match(line)
             if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
-                fence = opened.group(1)
+                position, number = _after_fence(text, position, number + 1, opened.group(1))
                 continue
-        if first == "#" and _HEADING.match(line):
-            example_block = False
-        elif (
-            # a paragraph's line (indented less than two spaces, not a list item) sets the
-            # example state that the list items and indented lines after it inherit
-            (len(stripped) == len(line) or (len(line) - len(stripped) < 2 and line[0] == " "))
-            and not (first in "-*+0123456789" and _LIST_ITEM.match(line))
-        ):
-            example_block = first in "Ee*_" and bool(_EXAMPLE_LEAD.match(line))
         if (
             in_comment
             or "](" in line
@@ -1499,9 +1597,52 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
             or "<!--" in line
             or ("`" in line and "/" in line)
         ):
-            _scan_line(body, line, line_number, in_comment, example_block)
+            example = False
+            if "`" in line and "/" in line:
+                if examples is None:
+                    examples = _Examples(text)
+                example = examples.at(number - first_line)
+            _scan_line(body, line, number, in_comment, example)
             in_comment = body.open_comment
+        number += 1
     return body
+
+
+def _after_fence(text: str, position: int, number: int, fence: str) -> tuple[int, int]:
+    """The start and number of the line after the fence ``fence`` opened closes (the end
+    of ``text`` when it never does); ``position``, ``number``: the line after the opener."""
+    search = position
+    while True:
+        line_start = _fence_at(text, search, fence[0] * 3)
+        if line_start < 0:
+            return len(text), number
+        line_end = text.find("\n", line_start)
+        after = len(text) if line_end < 0 else line_end + 1
+        closer = _FENCE.match(text, line_start, after)
+        if (
+            closer is not None
+            and len(closer.group(1)) >= len(fence)
+            and not closer.group(2).strip()
+        ):
+            return after, number + text.count("\n", position, after)
+        search = after
+
+
+def _fence_at(text: str, position: int, marks: str) -> int:
+    """The start of the next line from ``position`` (a line's start) that begins, after
+    spaces and tabs, with ``marks`` (three backticks or tildes), or -1; ``str.find`` does
+    the scanning, and each candidate is looked at once."""
+    while True:
+        found = text.find(marks, position)
+        if found < 0:
+            return -1
+        line_start = text.rfind("\n", position, found) + 1 or position
+        if not text[line_start:found].strip(" \t"):
+            return line_start
+        line_end = text.find("\n", found)
+        if line_end < 0:
+            return -1
+        position = line_end + 1
 
 
 def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: bool) -> None:
@@ -1518,7 +1659,9 @@ def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: b
     # (they only find paths and hide brackets and comments): the common case, and the
     # cheap one for a line of a million backticks.
     wanted = "/" in line or "](" in line or "]:" in line or "<!--" in line
-    spans = [span for span in _code_spans(line) if span[0] >= start] if wanted else []
+    spans = _code_spans(line) if wanted else []
+    if start:
+        spans = [span for span in spans if span[0] >= start]
     # HTML comments outside code spans, left to right.
     comments: list[tuple[int, int]] = []
     cursor = start
@@ -1545,17 +1688,26 @@ def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: b
     if comments:
         spans = [s for s in spans if not any(a <= s[0] < b for a, b in comments)]
     marker = _EXAMPLE_MARK.search(line)
-    if not example and "/" in line:
+    if not example and "/" in line and body.found < REFERENCES_MAX:
         for span_start, content_start, content_end, _ in spans:
             raw = line[content_start:content_end]
             if "/" in raw and (marker is None or marker.start() > span_start):
+                body.considered += 1
+                if body.considered > _CONSIDERED_MAX:
+                    body.found = max(body.found, REFERENCES_MAX + 1)
+                    if not body.references:
+                        body.limit_at = (number, content_start + 1)
+                    break
                 content = raw.strip()
                 body.code(content, number, content_start + raw.index(content) + 1)
     if "](" not in line and "]:" not in line:
         return
-    regions.extend((span[0], span[3]) for span in spans)
-    regions.extend(comments)
-    regions.sort()
+    if regions or comments:
+        regions.extend((span[0], span[3]) for span in spans)
+        regions.extend(comments)
+        regions.sort()
+    else:  # code spans alone come in order and apart
+        regions = [(span[0], span[3]) for span in spans]
     blanked = _blank(line, regions)
     definition = _DEFINITION.match(blanked)
     if definition and not definition.group(1).startswith("^"):

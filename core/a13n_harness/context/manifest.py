@@ -29,10 +29,12 @@ from a13n_harness.context._checks import (
     is_bytes_like,
     is_count,
     is_u64,
+    plain_bytes,
 )
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog, check_catalog
+from a13n_harness.context.defaults import MAX_MANIFEST_BYTES
 from a13n_harness.context.errors import DefinitionError
-from a13n_harness.context.facts import EnvironmentFacts, GitStatus, facts_problem
+from a13n_harness.context.facts import EnvironmentFacts, GitStatus, facts_problem, plain_facts
 
 __all__ = [
     "MANIFEST_VERSION",
@@ -45,7 +47,6 @@ __all__ = [
 ]
 
 MANIFEST_VERSION = 1
-MAX_MANIFEST_BYTES = 1_048_576  # 1 MiB: 512 full entries take about 0.7 MiB; more is not a catalog
 _TOP_KEYS = frozenset({"environment", "skill_catalog", "version"})
 _CATALOG_KEYS = frozenset({"roots", "skills", "unlisted"})
 _ENTRY_KEYS = frozenset({"description", "file", "name"})
@@ -96,6 +97,7 @@ def environment_json(facts: EnvironmentFacts | None) -> dict[str, Any] | None:
     """The manifest's ``environment`` value for ``facts`` (JSON-ready, not yet encoded)."""
     if facts is None:
         return None
+    facts = plain_facts(facts)  # type: ignore[assignment]
     problem = facts_problem(facts)
     if problem is not None:
         raise _invalid("type", problem)
@@ -198,11 +200,16 @@ def decode_manifest(data: bytes, max_bytes: int = MAX_MANIFEST_BYTES) -> Context
     if len(data) > max_bytes:
         raise _invalid("oversize", f"manifest exceeds {max_bytes} bytes")
     try:
-        text = bytes(data).decode("utf-8")
+        text = bytes(plain_bytes(data)).decode("utf-8")  # type: ignore[call-overload]
     except UnicodeDecodeError as error:
         raise _invalid("encoding", f"not UTF-8 at byte {error.start}") from None
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+        value = json.loads(
+            text,
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_no_constants,
+            parse_int=_canonical_int,
+        )
     except RecursionError:
         raise _invalid("too_deep", "JSON nesting too deep") from None
     except DefinitionError:
@@ -214,6 +221,19 @@ def decode_manifest(data: bytes, max_bytes: int = MAX_MANIFEST_BYTES) -> Context
     _check_version(version)
     environment = _decode_environment(top["environment"])
     return ContextManifest(environment, _decode_catalog(top["skill_catalog"]), version)
+
+
+def _canonical_int(digits: str) -> int:
+    """A JSON integer as ``encode_manifest`` writes one: ``-0`` is not canonical.
+
+    Python reads ``-0`` as ``0``, which re-encodes to other bytes; the manifest is
+    canonical (``encode_manifest(decode_manifest(b)) == b``), so it is refused. Any
+    other negative number is refused as a count later (reason ``type``), and one
+    past Python's 4,300-digit conversion limit as ``json``.
+    """
+    if digits == "-0":
+        raise _invalid("type", "the integer -0 is not canonical (0 is written 0)")
+    return int(digits)
 
 
 def _object(value: object, keys: frozenset[str], where: str) -> dict[str, Any]:

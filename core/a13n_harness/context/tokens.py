@@ -45,18 +45,28 @@ in the catalog's bytes. No black-box count can do better; declare
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from a13n_harness.context._checks import describe, is_count
+from a13n_harness.context._checks import (
+    describe,
+    has_lone_surrogate,
+    is_count,
+    plain_str,
+    type_name,
+)
 from a13n_harness.context.catalog import SkillCatalog, check_catalog, checked_total
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import (
+    COMPACT_FORMS,
     FOOTER,
     FORMS,
     HEADER,
     _check_budget,
+    _check_fit,
+    _compact_line_builders,
+    _compact_lines,
     _entry_line,
     _entry_plan,
     _minimal_line,
@@ -103,7 +113,16 @@ def declares(counter: object, declaration: str) -> bool:
 
     A ``declaration`` that is not a ``str`` names no attribute: ``False``.
     """
-    return isinstance(declaration, str) and getattr(counter, declaration, False) is True
+    if type(declaration) is not str:
+        return False
+    try:
+        return getattr(counter, declaration, False) is True
+    except Exception as error:  # a Host's property or proxy raised: not a counter we can trust
+        raise DefinitionError(
+            "allowance_invalid",
+            f"reading the counter's declaration {declaration!r} raised {type_name(type(error))}",
+            reason="counter",
+        ) from error
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,9 +165,15 @@ class CountedRendering:
 
 def _check_counter(counter: object) -> None:
     # A name is not a counter, although str has a count method.
-    if isinstance(counter, (str, bytes, bytearray)) or not callable(
-        getattr(counter, "count", None)
-    ):
+    try:
+        count = getattr(counter, "count", None)
+    except Exception as error:  # a Host's property or proxy raised
+        raise DefinitionError(
+            "allowance_invalid",
+            f"reading the counter's count method raised {type_name(type(error))}",
+            reason="counter",
+        ) from error
+    if issubclass(type(counter), (str, bytes, bytearray)) or not callable(count):
         raise DefinitionError(
             "allowance_invalid",
             f"not a token counter (no count(text) method): {describe(counter)}",
@@ -157,10 +182,18 @@ def _check_counter(counter: object) -> None:
 
 
 def _text(text: object) -> str:
-    """The argument of a shipped counter's ``count``: a ``str``, else ``allowance_invalid``."""
-    if not isinstance(text, str):
+    """The argument of a shipped counter's ``count``: a ``str`` with a UTF-8 form (a
+    subclass taken as the plain ``str`` of its characters), else ``allowance_invalid``."""
+    text = plain_str(text)
+    if type(text) is not str:
         raise DefinitionError(
-            "allowance_invalid", f"a counter counts str, got {type(text).__name__}", reason="text"
+            "allowance_invalid",
+            f"a counter counts str, got {type_name(type(text))}",
+            reason="text",
+        )
+    if has_lone_surrogate(text):
+        raise DefinitionError(
+            "allowance_invalid", "a counter counts text with a UTF-8 form", reason="text"
         )
     return text
 
@@ -173,7 +206,8 @@ def _counted(counter: TokenCounter, text: str) -> int:
     except Exception as error:  # the host's counter failed: still only DefinitionError escapes
         raise DefinitionError(
             "allowance_invalid",
-            f"the token counter raised {type(error).__name__}: {error}",
+            # The exception's type only: its text is the Host's code (__str__) to run.
+            f"the token counter raised {type_name(type(error))}",
             reason="counter",
         ) from error
     if not is_count(tokens):
@@ -252,12 +286,81 @@ def _additive_applies(counter: TokenCounter, catalog: SkillCatalog, lines: Seque
     )
 
 
-def render_catalog_counted(
-    catalog: SkillCatalog, budget_tokens: int, counter: TokenCounter
-) -> CountedRendering:
-    """The longest-prefix rendering of ``catalog`` within ``budget_tokens`` as ``counter`` counts.
+def _starts_a_joined_line(line: str) -> bool:
+    """Whether ``line_additive`` joins ``line`` to a line before it (``_splits_at_lines``)."""
+    return line.endswith("\n") and not (line[0].isspace() or line[0] in LINE_START_EXCLUDED)
 
-    Same candidates and order as :func:`~a13n_harness.context.render.render_catalog`.
+
+def _compact_fit_counted(
+    catalog: SkillCatalog, budget: int, counter: TokenCounter, total: int
+) -> CountedRendering | None:
+    """The first compact candidate within ``budget`` tokens, or ``None``.
+
+    With ``line_additive`` each candidate is the header's, its lines' and the
+    tail's counts summed, line by line, dropped at the first line past the
+    budget (the full lines' counts are kept for the cut candidates that reuse
+    them); otherwise each candidate is counted whole. A fixed number of
+    candidates: linear in bytes either way.
+    """
+    n = len(catalog.entries)
+    missing = total - n
+    more = _more_line(missing) if missing else ""
+    tail = more + _pointer_line(total, _roots_phrase(catalog.roots)) + FOOTER
+    lines, _ = _entry_plan(catalog)
+
+    def rendering(text: str, form: str, tokens: int) -> CountedRendering:
+        return CountedRendering(text, form, n, missing, total, budget, tokens)
+
+    candidates: list[tuple[str, Callable[[int], str]]] = [
+        ("listing", lines.__getitem__),
+        *_compact_line_builders(catalog, lines),
+    ]
+    if not (declares(counter, "line_additive") and _splits_at_lines([HEADER, tail])):
+        for form, line_of in candidates:
+            text = "".join((HEADER, *map(line_of, range(n)), tail))
+            tokens = _counted(counter, text)
+            if tokens <= budget:
+                return rendering(text, form, tokens)
+        return None
+    room = budget - _counted(counter, HEADER) - _counted(counter, tail)
+    if room < 0:
+        return None
+    full_counts: dict[int, int] = {}
+    for form, line_of in candidates:
+        chosen: list[str] = []
+        used = 0
+        whole = False  # a line that line_additive does not join: count the candidate whole
+        for index in range(n):
+            line = line_of(index)
+            if not _starts_a_joined_line(line):
+                whole = True
+                break
+            if line is lines[index]:
+                if index not in full_counts:
+                    full_counts[index] = _counted(counter, line)
+                used += full_counts[index]
+            else:
+                used += _counted(counter, line)
+            if used > room:
+                break
+            chosen.append(line)
+        if whole:
+            text = "".join((HEADER, *map(line_of, range(n)), tail))
+            tokens = _counted(counter, text)
+            if tokens <= budget:
+                return rendering(text, form, tokens)
+        elif used <= room:
+            return rendering("".join((HEADER, *chosen, tail)), form, budget - room + used)
+    return None
+
+
+def render_catalog_counted(
+    catalog: SkillCatalog, budget_tokens: int, counter: TokenCounter, fit: str = "prefix"
+) -> CountedRendering:
+    """The rendering of ``catalog`` within ``budget_tokens`` as ``counter`` counts.
+
+    Same candidates and order as :func:`~a13n_harness.context.render.render_catalog`,
+    for ``fit="prefix"`` (the longest-prefix rule, default) and ``fit="compact"``.
     A ``prefix_monotone`` counter gets O(log n) counts (a bisection, each on a
     prefix) plus a short walk: O(bytes log n) in all. Otherwise a
     ``line_additive`` counter (BPE) is asked about each line at most once, up
@@ -265,11 +368,16 @@ def render_catalog_counted(
     neither gets at most n + 2 whole-candidate counts.
     """
     budget = _check_budget(budget_tokens, "budget_tokens")
+    fit = _check_fit(fit)
     check_catalog(catalog)
     _check_counter(counter)
     total = checked_total(len(catalog.entries), catalog.unlisted)
     if total == 0:
         return CountedRendering("", "empty", 0, 0, 0, budget, 0)
+    if fit == "compact":
+        compact = _compact_fit_counted(catalog, budget, counter, total)
+        if compact is not None:
+            return compact
     n = len(catalog.entries)
     lines, _ = _entry_plan(catalog)
     phrase = _roots_phrase(catalog.roots)
@@ -366,8 +474,65 @@ def _expected_plainly(
     return _first_fit(listings, minimal_candidate(catalog), budget, counter, total)
 
 
+_RENDERING_TEXTS = ("text", "form")
+_RENDERING_COUNTS = ("listed", "omitted", "total", "budget_tokens", "tokens")
+
+
+def _plain_rendering(rendered: object, forms: tuple[str, ...] = FORMS) -> CountedRendering:
+    """``rendered`` as a :class:`CountedRendering` of plain values, or not certified.
+
+    What a Host hands in is compared with the expected rendering; its ``str``
+    subclasses are copied plain and anything but an exact ``int`` count refused
+    first, so the comparison (``==``, ``in FORMS``) runs none of the Host's code.
+    """
+    if type(rendered) is not CountedRendering:
+        raise DefinitionError("rendering_not_certified", "not a CountedRendering")
+    texts = [plain_str(getattr(rendered, name, None)) for name in _RENDERING_TEXTS]
+    counts = [getattr(rendered, name, None) for name in _RENDERING_COUNTS]
+    if any(type(value) is not str for value in texts) or any(
+        type(value) is not int for value in counts
+    ):
+        raise DefinitionError("rendering_not_certified", "not a CountedRendering of str and int")
+    plain = CountedRendering(*texts, *counts)  # type: ignore[arg-type]
+    if plain.form not in forms:
+        raise DefinitionError("rendering_not_certified", "not a CountedRendering")
+    return plain
+
+
+def _compact_expected_counted(
+    catalog: SkillCatalog, budget: int, counter: TokenCounter, total: int
+) -> CountedRendering | None:
+    """The first compact candidate within ``budget``, re-derived with the plain builders.
+
+    Each candidate is built afresh line by line; with ``line_additive`` (and lines
+    meeting its precondition) its count is the sum of its lines' counts, each
+    line counted once, stopping at the first line past the budget; otherwise it
+    is counted whole.
+    """
+    n = len(catalog.entries)
+    additive = declares(counter, "line_additive")
+    for form in ("listing", *COMPACT_FORMS):
+        lines = _compact_lines(catalog, form, total)
+        if additive and _splits_at_lines(lines):
+            tokens = 0
+            for line in lines:
+                tokens += _counted(counter, line)
+                if tokens > budget:
+                    break
+        else:
+            tokens = _counted(counter, "".join(lines))
+        if tokens <= budget:
+            text = "".join(lines)
+            return CountedRendering(text, form, n, total - n, total, budget, tokens)
+    return None
+
+
 def verify_rendering_counted(
-    catalog: SkillCatalog, budget_tokens: int, rendered: CountedRendering, counter: TokenCounter
+    catalog: SkillCatalog,
+    budget_tokens: int,
+    rendered: CountedRendering,
+    counter: TokenCounter,
+    fit: str = "prefix",
 ) -> None:
     """Certify ``rendered`` by re-deriving it with the plain line builders.
 
@@ -380,13 +545,21 @@ def verify_rendering_counted(
     Raises ``DefinitionError(code="rendering_not_certified")`` on any difference.
     """
     budget = _check_budget(budget_tokens, "budget_tokens")
+    fit = _check_fit(fit)
     check_catalog(catalog)
     _check_counter(counter)
     total = checked_total(len(catalog.entries), catalog.unlisted)
-    if not isinstance(rendered, CountedRendering) or rendered.form not in FORMS:
-        raise DefinitionError("rendering_not_certified", "not a CountedRendering")
+    forms = FORMS if fit == "prefix" else (*FORMS, *COMPACT_FORMS)
+    rendered = _plain_rendering(rendered, forms)
+    compact = (
+        _compact_expected_counted(catalog, budget, counter, total)
+        if fit == "compact" and total
+        else None
+    )
     if total == 0:
         expected = CountedRendering("", "empty", 0, 0, 0, budget, 0)
+    elif compact is not None:
+        expected = compact
     else:
         by_lines = _expected_by_lines(catalog, budget, counter, total)
         expected = (
@@ -395,8 +568,9 @@ def verify_rendering_counted(
     if rendered != expected:
         raise DefinitionError(
             "rendering_not_certified",
-            f"expected {expected.form} listing {expected.listed} at {expected.tokens} tokens, "
-            f"got {rendered.form} listing {rendered.listed} at {rendered.tokens} tokens",
+            f"expected {expected.form} listing {describe(expected.listed)} at "
+            f"{describe(expected.tokens)} tokens, got {describe(rendered.form)} listing "
+            f"{describe(rendered.listed)} at {describe(rendered.tokens)} tokens",
         )
     if rendered.text and _counted(counter, rendered.text) != rendered.tokens:
         raise DefinitionError(

@@ -11,7 +11,9 @@ __all__ = ["FIND_ONLY", "control_settings", "property_fails"]
 FIND_ONLY = (Phase.explicit, Phase.generate)
 """A control needs one failing example, not a shrunk one: skip shrinking."""
 
-control_settings = settings(report_multiple_bugs=False, phases=FIND_ONLY, max_examples=500)
+control_settings = settings(
+    report_multiple_bugs=False, phases=FIND_ONLY, max_examples=500, deadline=None
+)
 """Settings for a property run as a negative control (stops at the first failure)."""
 
 

@@ -1,0 +1,484 @@
+"""What a Host passes cannot subvert encoding or error paths.
+
+- A ``str`` subclass whose methods lie (``isascii``, ``isprintable``, ``encode``,
+  ``__len__``, ``replace`` ...) is taken, at every public entry point, as the plain
+  ``str`` of the same characters, and none of its methods runs: the output equals the
+  output for the plain string (``encode_value``, ``decode_value``,
+  ``render_environment``, the catalog's entries and pointer-line roots, renderings
+  handed in for certification, ``encode_manifest``), constructed or forged.
+- Building an error never runs a Host's code: an unknown selected name whose
+  ``__repr__`` and ordering raise, a selection whose iteration raises, a counter whose
+  declaration attributes raise, all give ``DefinitionError``.
+- Integers past Python's 4,300-digit conversion limit never raise ``ValueError`` from
+  a message (``civil_date(10**5000, 0)``, a rendering claiming ``tokens=10**5000``, a
+  counter returning ``10**5000``).
+- A manifest count written ``-0`` is refused: the manifest is canonical.
+
+The lying objects are :mod:`a13n_harness.testing.hostile`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Set
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from a13n_harness import Environment, RunBindings
+from a13n_harness.capabilities import FileSkillSource, SkillManager, SkillsCapability
+from a13n_harness.context import encoder
+from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
+from a13n_harness.context.encoder import decode_value, encode_value
+from a13n_harness.context.errors import DefinitionError
+from a13n_harness.context.facts import EnvironmentFacts, GitStatus, civil_date, render_environment
+from a13n_harness.context.manifest import ContextManifest, decode_manifest, encode_manifest
+from a13n_harness.context.render import RenderedCatalog, render_catalog, verify_rendering
+from a13n_harness.context.tokens import (
+    CountedRendering,
+    Utf8ByteCounter,
+    render_catalog_counted,
+    verify_rendering_counted,
+)
+from a13n_harness.environment import LocalDirectoryProvider
+from a13n_harness.testing.controls import control_settings, property_fails
+from a13n_harness.testing.discovery_strategies import skill_document
+from a13n_harness.testing.hostile import (
+    CALLS,
+    LyingStr,
+    RaisingCounter,
+    RaisingSet,
+    UnorderableName,
+    lying_strs,
+    no_host_code,
+)
+
+HUGE = 10**5000  # str() of it raises ValueError (the 4,300-digit conversion limit)
+
+
+def _forged(cls: type, **fields: object) -> Any:
+    obj: Any = object.__new__(cls)
+    for name, value in fields.items():
+        object.__setattr__(obj, name, value)
+    return obj
+
+
+def _or(value: str, default: str) -> str:
+    """``value or default`` without asking ``value`` (a lying ``__len__`` says 0)."""
+    return value if str.__len__(value) else default
+
+
+def _plain(value: LyingStr) -> str:
+    return str.__str__(value)
+
+
+def _facts(cwd: str, branch: str | None = "main") -> EnvironmentFacts:
+    return EnvironmentFacts(
+        cwd, "bash", "linux", "2026-11-29", "UTC", GitStatus(branch, None, 1, 0, 0, 0, 0, 0, 0)
+    )
+
+
+def _catalog(description: str, file: str, root: str) -> SkillCatalog:
+    return SkillCatalog((CatalogEntry("alpha", description, file),), 3, (root,))
+
+
+# ----------------------------------------------------- str subclasses: one family
+
+
+def _same_as_plain(hostile: LyingStr, build: Any) -> None:
+    """``build(hostile)`` equals ``build(plain)`` (value or error code) and runs no lying method."""
+    plain = _plain(hostile)
+    expected, _ = no_host_code(lambda: build(plain))
+    got, calls = no_host_code(lambda: build(hostile))
+    assert calls == [], calls
+    if isinstance(expected, DefinitionError):
+        assert isinstance(got, DefinitionError), got
+        assert (got.code, got.reason) == (expected.code, expected.reason)
+    else:
+        assert not isinstance(got, BaseException), got
+        assert got == expected
+        assert type(got) is type(expected)
+
+
+ENTRY_POINTS: dict[str, Any] = {
+    "encode_value": encode_value,
+    "decode_value": decode_value,
+    "decode_value_of_encoded": lambda s: decode_value(encode_value(s)),
+    "render_environment_cwd": lambda s: render_environment(_facts(s)),
+    "render_environment_branch": lambda s: render_environment(_facts("/r", s)),
+    "render_environment_forged": lambda s: render_environment(
+        _forged(
+            EnvironmentFacts,
+            cwd=s,
+            shell=s,
+            os="linux",
+            current_date="d",
+            timezone=s,
+            git=_forged(
+                GitStatus,
+                branch=s,
+                upstream=s,
+                ahead=0,
+                behind=0,
+                staged=0,
+                unstaged=0,
+                untracked=0,
+                conflicted=0,
+                renamed=0,
+            ),
+        )
+    ),
+    "catalog_description_file_root": lambda s: (
+        render_catalog(_catalog(_or(s, "d"), _or(s, "f"), _or(s, "r")), 2000).text
+    ),
+    "catalog_pointer_root_minimal": lambda s: (
+        render_catalog(_catalog("d", "f", _or(s, "r")), 60).text
+    ),
+    "catalog_forged": lambda s: (
+        render_catalog(
+            _forged(
+                SkillCatalog,
+                entries=(
+                    _forged(CatalogEntry, name="alpha", description=_or(s, "d"), file=_or(s, "f")),
+                ),
+                unlisted=1,
+                roots=(_or(s, "r"),),
+            ),
+            2000,
+        ).text
+    ),
+    "counted_catalog": lambda s: (
+        render_catalog_counted(
+            _catalog(_or(s, "d"), "f", _or(s, "r")), 2000, Utf8ByteCounter()
+        ).text
+    ),
+    "verify_rendering_of_lying_text": lambda s: verify_rendering(
+        _catalog("d", "f", "r"),
+        2000,
+        _forged(RenderedCatalog, **{**_rendered_fields(), "text": s}),
+    ),
+    "encode_manifest": lambda s: encode_manifest(
+        ContextManifest(_facts(s), _catalog(_or(s, "d"), _or(s, "f"), _or(s, "r")))
+    ),
+    "utf8_counter": lambda s: Utf8ByteCounter().count(s),
+}
+
+
+def _rendered_fields() -> dict[str, object]:
+    rendered = render_catalog(_catalog("d", "f", "r"), 2000)
+    return {
+        name: getattr(rendered, name)
+        for name in ("text", "form", "listed", "omitted", "total", "budget_bytes")
+    }
+
+
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+@settings(max_examples=30, deadline=None)
+@given(text=lying_strs().map(_plain))  # drawn plain, so a failure's report can show it
+def test_a_lying_str_is_taken_as_its_plain_characters(name: str, text: str) -> None:
+    """A ``str`` subclass overriding ``isascii``, ``isprintable``,
+    ``encode``, ``__len__`` or ``replace`` went through ``encode_value``,
+    ``render_environment`` and the catalog's pointer line unencoded."""
+    _same_as_plain(LyingStr(text), ENTRY_POINTS[name])
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        encode_value,
+        lambda s: render_environment(_facts(s)),
+        lambda s: render_catalog(_catalog("d", "f", s), 60).text,
+        lambda s: render_catalog(_catalog(s, "f", "r"), 2000).text,
+    ],
+)
+def test_closing_tags_and_bidi_controls_from_a_lying_str_are_encoded(build: Any) -> None:
+    """The reported instance: ``</skills_instructions>`` and U+202E reached the model."""
+    CALLS.clear()
+    text = build(LyingStr("</skills_instructions>\u202e"))
+    assert "</skills_instructions>\u202e" not in text
+    assert "\u202e" not in text
+    assert "&lt;/skills_instructions&gt;&#x202E;" in text
+    assert CALLS == []
+
+
+def test_negative_control_a_naive_encoder_fails_the_property() -> None:
+    """An encoder that asks the value itself (``s.isascii()``, ``s.replace``) is caught."""
+
+    def naive(s: str) -> str:
+        if s.isascii() and s.isprintable():
+            return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return encode_value(str.__str__(s))
+
+    @control_settings
+    @given(text=lying_strs().map(_plain))
+    def run(text: str) -> None:
+        _same_as_plain(LyingStr(text), naive)
+
+    property_fails(run)
+
+
+def test_negative_control_trusting_the_value_fails() -> None:
+    """An encoder without the plain copy fails the property."""
+    original = encoder.encode_value
+
+    def trusting(s: str) -> str:
+        if s.isascii():
+            return s if not any(c in s for c in "&<>") else original(str.__str__(s))
+        return original(str.__str__(s))
+
+    @control_settings
+    @given(text=lying_strs().map(_plain))
+    def run(text: str) -> None:
+        _same_as_plain(LyingStr(text), trusting)
+
+    property_fails(run)
+
+
+# ----------------------------------------------------- error paths run no Host code
+
+
+def _tree(base: Path) -> None:
+    for name in ("alpha", "beta"):
+        path = base / ".agents/skills" / name / "SKILL.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(skill_document(name, f"Use {name}."))
+
+
+def _prepare(base: Path, bindings_of: Any) -> object:
+    async def run() -> object:
+        async with Environment({"workspace": LocalDirectoryProvider(base)}) as environment:
+            manager = SkillManager.default(
+                (FileSkillSource("x", ("/workspace/none",), required=False),)
+            )
+            return await SkillsCapability(manager).prepare(bindings_of(environment))
+
+    return asyncio.run(run())
+
+
+def _error_of(run: Any) -> DefinitionError:
+    value, calls = no_host_code(run)
+    assert calls == [], calls
+    assert isinstance(value, DefinitionError), value
+    return value
+
+
+def test_an_unknown_selected_name_whose_repr_and_order_raise(tmp_path: Path) -> None:
+    """``prepare`` raised the Host's ``RuntimeError`` from ``repr()`` or
+    ``sorted()`` of an unknown selection."""
+    _tree(tmp_path)
+    names = frozenset({UnorderableName("nope"), UnorderableName("zz")})
+    error = _error_of(
+        lambda: _prepare(
+            tmp_path, lambda env: RunBindings.embedded(environment=env, skill_selection=names)
+        )
+    )
+    assert error.code == "skill_selection_unknown"
+    assert "'nope'" in error.message
+    forged = lambda env: _forged(  # noqa: E731 - bindings forged past their constructor
+        RunBindings,
+        environment=env,
+        skill_selection=names,
+        context_tokens=200_000,
+        response_reserve_tokens=16_000,
+        token_counter=None,
+    )
+    assert _error_of(lambda: _prepare(tmp_path, forged)).code == "skill_selection_unknown"
+
+
+class _RaisingAbstractSet(Set[str]):
+    """A ``collections.abc.Set`` of the Host's own whose iteration raises."""
+
+    def __iter__(self) -> Iterator[str]:
+        CALLS.append("__iter__")
+        raise RuntimeError("the Host's __iter__")
+
+    def __len__(self) -> int:
+        return 1
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+def test_a_selection_whose_iteration_raises(tmp_path: Path) -> None:
+    """A selection set whose iteration raises escaped as the Host's error;
+    a ``frozenset`` subclass is read by the base type's iterator (its own never runs)."""
+    _tree(tmp_path)
+    value, calls = no_host_code(
+        lambda: RunBindings.embedded(
+            environment=Environment(), skill_selection=RaisingSet({"alpha"})
+        )
+    )
+    assert calls == []
+    assert isinstance(value, RunBindings)
+    assert type(value.skill_selection) is frozenset
+    assert value.skill_selection == frozenset({"alpha"})
+    value, calls = no_host_code(
+        lambda: RunBindings.embedded(
+            environment=Environment(), skill_selection=_RaisingAbstractSet()
+        )
+    )
+    assert isinstance(value, DefinitionError), value
+    assert value.code == "skill_selection_unknown"
+    forged = lambda env: _forged(  # noqa: E731
+        RunBindings,
+        environment=env,
+        skill_selection=_RaisingAbstractSet(),
+        context_tokens=200_000,
+        response_reserve_tokens=16_000,
+        token_counter=None,
+    )
+    value, _ = no_host_code(lambda: _prepare(tmp_path, forged))
+    assert isinstance(value, DefinitionError), value
+    assert value.code == "skill_selection_unknown"
+
+
+@pytest.mark.parametrize("raising", ["prefix_monotone", "line_additive", "byte_bounded", "count"])
+def test_a_counter_whose_declarations_raise(raising: str) -> None:
+    """A counter whose declaration attributes are properties that raise (or a proxy)."""
+    counter = RaisingCounter(raising)
+    catalog = _catalog("d", "f", "r")
+    for run in (
+        lambda: render_catalog_counted(catalog, 2000, counter),
+        lambda: verify_rendering_counted(
+            catalog, 2000, render_catalog_counted(catalog, 2000, Utf8ByteCounter()), counter
+        ),
+        lambda: RunBindings.embedded(environment=Environment(), token_counter=counter),
+    ):
+        value, _ = no_host_code(run)
+        if raising in ("count", "prefix_monotone") or not isinstance(
+            value, (RunBindings, CountedRendering, type(None))
+        ):
+            assert isinstance(
+                value, (DefinitionError, RunBindings, CountedRendering, type(None))
+            ), value
+        if isinstance(value, DefinitionError):
+            assert (value.code, value.reason) == ("allowance_invalid", "counter")
+
+
+def test_the_counters_own_exception_text_is_not_run() -> None:
+    class Loud(Exception):
+        def __str__(self) -> str:
+            CALLS.append("__str__")
+            raise RuntimeError("the Host's __str__ ran")
+
+    class Failing:
+        def count(self, text: str) -> int:
+            raise Loud
+
+    error = _error_of(lambda: render_catalog_counted(_catalog("d", "f", "r"), 2000, Failing()))
+    assert (error.code, error.reason) == ("allowance_invalid", "counter")
+
+
+# ------------------------------------------------------------ the digit limit
+
+
+def test_civil_date_of_a_huge_instant_is_out_of_range() -> None:
+    for arguments in ((HUGE, 0), (0, HUGE), (-HUGE, 0), (HUGE, 10**12 - HUGE)):
+        with pytest.raises(DefinitionError) as caught:
+            civil_date(*arguments)
+        assert caught.value.code == "date_out_of_range"
+        assert "bits" in caught.value.message or "1000000000000" in caught.value.message
+
+
+def test_a_rendering_claiming_huge_counts_is_not_certified() -> None:
+    catalog = _catalog("d", "f", "r")
+    real = render_catalog_counted(catalog, 2000, Utf8ByteCounter())
+    fields = {
+        name: getattr(real, name)
+        for name in ("text", "form", "listed", "omitted", "total", "budget_tokens", "tokens")
+    }
+    for name in ("tokens", "listed", "omitted", "total"):
+        claimed = CountedRendering(**{**fields, name: HUGE})
+        with pytest.raises(DefinitionError) as caught:
+            verify_rendering_counted(catalog, 2000, claimed, Utf8ByteCounter())
+        assert caught.value.code == "rendering_not_certified"
+    bytes_real = render_catalog(catalog, 2000)
+    for name in ("listed", "omitted", "total", "budget_bytes"):
+        values = {
+            n: getattr(bytes_real, n)
+            for n in ("text", "form", "listed", "omitted", "total", "budget_bytes")
+        }
+        with pytest.raises(DefinitionError) as caught:
+            verify_rendering(catalog, 2000, RenderedCatalog(**{**values, name: HUGE}))
+        assert caught.value.code == "rendering_not_certified"
+
+
+def test_a_counter_returning_a_huge_count() -> None:
+    class Huge:
+        prefix_monotone = True
+        line_additive = True
+
+        def count(self, text: str) -> int:
+            return HUGE if text else 0
+
+    catalog = _catalog("d", "f", "r")
+    value, _ = no_host_code(lambda: render_catalog_counted(catalog, 2000, Huge()))
+    assert isinstance(value, (CountedRendering, DefinitionError)), value
+    real = render_catalog_counted(catalog, 2000, Utf8ByteCounter())
+    value, _ = no_host_code(lambda: verify_rendering_counted(catalog, 2000, real, Huge()))
+    assert isinstance(value, DefinitionError), value
+    assert value.code in ("rendering_not_certified", "allowance_invalid")
+
+
+# ------------------------------------------------------------ canonical counts
+
+
+@pytest.mark.parametrize("count", ['"unlisted":-0', '"ahead":-0', '"renamed":-0'])
+def test_a_count_written_minus_zero_is_refused(count: str) -> None:
+    """``-0`` decoded as ``0`` and re-encoded to other bytes."""
+    manifest = encode_manifest(ContextManifest(_facts("/r"), _catalog("d", "f", "r")))
+    key = count.split(":", 1)[0]
+    start = manifest.index(key.encode())
+    end = manifest.index(b",", start) if b"," in manifest[start:] else len(manifest)
+    end = min(end, manifest.index(b"}", start))
+    forged = manifest[:start] + count.encode() + manifest[end:]
+    assert forged != manifest
+    with pytest.raises(DefinitionError) as caught:
+        decode_manifest(forged)
+    assert (caught.value.code, caught.value.reason) == ("manifest_invalid", "type")
+    assert decode_manifest(manifest.replace(key.encode() + b":", key.encode() + b":", 1))
+
+
+@given(st.integers(min_value=0, max_value=2**64 - 1))
+def test_canonical_counts_still_round_trip(count: int) -> None:
+    manifest = encode_manifest(ContextManifest(None, SkillCatalog((), count, ())))
+    assert encode_manifest(decode_manifest(manifest)) == manifest
+
+
+@pytest.mark.parametrize("root", ["/../../etc", "relative", "/a//b", "/ok/.", "/ok/root"])
+def test_a_lying_root_is_judged_by_its_characters(root: str) -> None:
+    """A root whose ``startswith``/``split``/``__contains__`` lie passed the canonical-path
+    check (``/../../etc`` was accepted); it is judged, and kept, as its plain characters."""
+    value, calls = no_host_code(lambda: FileSkillSource(LyingStr("x"), (LyingStr(root),)))
+    assert calls == []
+    expected, _ = no_host_code(lambda: FileSkillSource("x", (root,)))
+    if isinstance(expected, DefinitionError):
+        assert isinstance(value, DefinitionError), value
+        assert value.code == expected.code == "skill_root_invalid"
+    else:
+        assert isinstance(value, FileSkillSource), value
+        assert [type(r) for r in value.roots] == [str]
+        assert type(value.source_id) is str
+
+
+def test_a_lying_root_reaches_the_pointer_line_encoded(tmp_path: Path) -> None:
+    """Through a run: the pointer line names the root encoded, and no method of it ran."""
+    _tree(tmp_path)
+
+    async def run() -> str:
+        async with Environment({"workspace": LocalDirectoryProvider(tmp_path)}) as environment:
+            manager = SkillManager(
+                [FileSkillSource("ws", (LyingStr("/workspace/.agents/skills"),))]
+            )
+            prepared = await SkillsCapability(manager).prepare(
+                RunBindings.embedded(environment=environment)
+            )
+            return prepared.instructions
+
+    text, calls = no_host_code(lambda: asyncio.run(run()))
+    assert calls == []
+    assert isinstance(text, str), text
+    assert "(list /workspace/.agents/skills/ to see all)" in text
