@@ -433,7 +433,10 @@ def test_a_block_cut_short_by_a_file_size_limit_fails(name: str, big_world: Path
     assert code == 1, lines
     assert lines[-1].startswith("a13n-skills: output_failed: cannot write standard output: "), lines
     assert not any(line.startswith("listed=") for line in lines), lines
-    # The limit exactly the block's size is no failure (the negative control).
+    # The limit exactly the block's size is no failure (the negative control; for two
+    # blocks, which share the writer with the others).
+    if name not in ("catalog", "lint-sarif"):
+        return
     exact = big_world / f"{name}.exact"
     code, stderr = _run_into_file(arguments, exact, size, big_world)
     assert code == (1 if name.startswith("lint") else 0), stderr

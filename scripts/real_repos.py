@@ -9,7 +9,9 @@ is taken from a bare mirror (``--mirrors DIR`` holding ``owner+name/repo``, as t
 
 ``check`` prints, per repository: SKILL.md files in the tree, skills ``catalog --root <folder>``
 lists (namespace form ``/skills``, and as users type it, ``skills/``), skills and findings of
-``lint`` with no argument (per rule), and the commit.
+``lint`` with no argument (per rule), the findings about a platform's fields under
+``--profile claude-code`` (0 when every Claude Code field is used as documented), and the
+commit.
 """
 
 from __future__ import annotations
@@ -130,6 +132,15 @@ def check(repos: Path) -> list[dict[str, object]]:
             skills: object = report.get("skills", report.get("summary", {}))
         except (ValueError, AttributeError):
             per_rule, skills = collections.Counter(), f"exit {lint.returncode}"
+        # Issue 19: under --profile claude-code no documented Claude Code field is reported.
+        claude = _cli(workspace, "lint", ".", "--format", "json", "--profile", "claude-code")
+        try:
+            platform_fields: object = sum(
+                f["rule"] in ("skill_field_not_portable", "skill_field_invalid")
+                for f in json.loads(claude.stdout).get("findings", [])
+            )
+        except (ValueError, AttributeError):
+            platform_fields = f"exit {claude.returncode}"
         commit_file = repos / f"{name}.commit"
         rows.append(
             {
@@ -143,6 +154,7 @@ def check(repos: Path) -> list[dict[str, object]]:
                 "lint_skills": skills,
                 "lint_exit": lint.returncode,
                 "lint_findings": dict(sorted(per_rule.items())),
+                "lint_claude_code_platform_field_findings": platform_fields,
             }
         )
     return rows

@@ -40,10 +40,9 @@ REPO = Path(__file__).resolve().parents[2]
 THRESHOLD = 0.97
 # The modules mutated by default: the whole pure core.
 # _checks and errors hold the shared validators, the reasons table and the location
-# format that the other modules call: mutated with them. Not _values: it
-# runs when the package is imported (it makes the value types' methods then), before any
-# mutant can be switched on in the forked workers, so its mutants cannot be told apart
-# (docs/mutation.md); test_values.py's property and negative controls check it instead.
+# format that the other modules call: mutated with them. The value types are standard
+# frozen dataclasses declared in these modules: their __post_init__ checks are mutated
+# with the rest.
 MODULES = (
     "encoder",
     "frontmatter",
@@ -108,7 +107,8 @@ def prepare(scratch: Path, modules: list[str], tests: Iterable[str] = TESTS) -> 
     # mutmut puts mutants/src on sys.path (and keeps the original off it), so the
     # package goes under src/ in the copy rather than under core/.
     shutil.copytree(REPO / "core", scratch / "src", ignore=ignore)
-    for name in ("properties", "fuzz", "examples"):  # examples: test_lint.py lints the demo
+    # examples and docs: test_lint.py lints the demo and compares docs/rules.md with RULES
+    for name in ("properties", "fuzz", "examples", "docs"):
         shutil.copytree(REPO / name, scratch / name, ignore=ignore)
     # A copy, not a link: mutmut copies it again when it reruns (the timeout recheck), and
     # the tree may have moved on by then (new seeds for newer code fail the old core).
@@ -123,7 +123,7 @@ def prepare(scratch: Path, modules: list[str], tests: Iterable[str] = TESTS) -> 
         f"only_mutate = {_toml_list(paths)}\n"
         f"pytest_add_cli_args_test_selection = {_toml_list(tests)}\n"
         f"pytest_add_cli_args = {_toml_list(DESELECTED)}\n"
-        'also_copy = ["fuzz", "corpus", "properties", "examples"]\n'
+        'also_copy = ["fuzz", "corpus", "properties", "examples", "docs"]\n'
         # A mutant that loops forever (a bisection that stops narrowing) is cut
         # off at 4x its tests' measured CPU time instead of mutmut's default 30x,
         # which held a worker for eight minutes per such mutant.

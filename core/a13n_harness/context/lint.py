@@ -714,9 +714,9 @@ class _Text:
     def __init__(self, text: str) -> None:
         self.text = text
         # One split and one running sum, no match object per line.
-        lengths = [len(line) for line in text.split("\n")]
+        lengths = list(map(len, text.split("\n")))
         self.longest = max(lengths)
-        self._starts = list(accumulate((length + 1 for length in lengths), initial=0))
+        self._starts = list(accumulate(map((1).__add__, lengths), initial=0))
         self._starts.pop()
 
     def where(self, index: int) -> tuple[int, int]:
@@ -1248,6 +1248,11 @@ _BASE64 = re.compile(
     rf"[A-Za-z0-9+/](?<![A-Za-z0-9+/=].)[A-Za-z0-9+/]{{{BASE64_MIN_CHARS - 1},}}+=*+",
     re.ASCII | re.DOTALL,
 )
+_BASE64_BYTES = bytes(
+    ord("A") if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) in "+/") else ord(" ")
+    for byte in range(256)
+)
+_BASE64_RUN = b"A" * BASE64_MIN_CHARS
 _UPPER = re.compile("[A-Z]")
 _LOWER = re.compile("[a-z]")
 _DIGIT = re.compile("[0-9]")
@@ -1256,12 +1261,13 @@ _DIGIT = re.compile("[0-9]")
 def _content_issues(text: _Text, start: int, end: int, region: str) -> Iterator[Issue]:
     """The content rules over ``text.text[start:end]`` (the frontmatter or the body)."""
     decoded = text.text
-    # One pass finds whether any rule has work; ASCII text can only hold controls.
+    # C-speed passes decide whether a rule has work: every hidden character is one
+    # str.isprintable refuses (tab and line ends aside), so printable text has none.
     part = decoded[start:end]
     if part.isascii():
         quiet = _ASCII_HIDDEN.search(part) is None
-    else:  # the UTF-8 form, searched byte-wise, is many times faster than the str
-        quiet = _UTF8_HIDDEN.search(part.encode("utf-8", "surrogatepass")) is None
+    else:
+        quiet = part.replace("\n", "").replace("\t", "").replace("\r", "").isprintable()
     if quiet:
         rules: tuple[tuple[str, re.Pattern[str], str], ...] = ()
     else:
@@ -1279,11 +1285,12 @@ def _content_issues(text: _Text, start: int, end: int, region: str) -> Iterator[
             f"the {region} holds {_count(count, what)}; the first is "
             f"U+{ord(first.group()):04X} here, invisible to a reader and read by the model",
         )
-    # No whitespace-free token of the base64 run's length, no run: one C-speed split
-    # saves the expression's per-character attempts on ordinary text.
+    # No run of the base64 alphabet that long, no finding: decided by one byte
+    # translation and one substring search, not by the expression's per-character tries.
     if text.longest < BASE64_MIN_CHARS:
-        return  # no line that long: the common case
-    if max(map(len, part.split()), default=0) < BASE64_MIN_CHARS:
+        return  # no line that long
+    alphabet = part.encode("utf-8", "surrogatepass").translate(_BASE64_BYTES)
+    if _BASE64_RUN not in alphabet:
         return
     for run in _BASE64.finditer(decoded, start, end):
         value = run.group()
@@ -1493,8 +1500,9 @@ class _Body:
 
 # Where a line can matter: a fence at its start, a link, a definition, a comment, a code
 # span. Lines without one are never looked at one by one.
-_EVENT = re.compile(r"^[ \t]*+(?:`{3}|~{3})|\]\(|\]:|<!--|`", re.MULTILINE)
-_CODE_FENCE_LINE = re.compile(r"^[ \t]*+(`{3,}+|~{3,}+)(.*)", re.MULTILINE)
+# Every alternative starts with one of three characters, so the engine skips to the next
+# of them at memory speed; a tilde fence (no such character) is found by str.find.
+_EVENT = re.compile(r"\]\(|\]:|<!--|`")
 
 
 def _paragraph_lead(line: str) -> bool | None:
@@ -1546,7 +1554,7 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
 
     ``_EVENT`` finds the next line that can matter (a fence, a link, a definition, a
     comment, a code span); the lines between are skipped by ``str.count``. A fence skips
-    to its closing line (``_CODE_FENCE_LINE``), an open comment to its ``-->``. An event line
+    to its closing line (:func:`_fence_at`), an open comment to its ``-->``. An event line
     is scanned only when it can hold a link, a comment or a path in inline code (a
     backtick and a slash), and only those ask whether they sit in an example.
     """
@@ -1557,6 +1565,7 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
     position = 0  # the start of a line
     number = first_line  # its number
     in_comment = False
+    tilde = -1  # the next line starting with a tilde fence (length: none left)
     while position < length:
         if in_comment:
             found = text.find("-->", position)
@@ -1564,16 +1573,19 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
                 break
         else:
             event = _EVENT.search(text, position)
-            if event is None:
+            if tilde < position:  # passed (or skipped in a fence): find the next one once
+                tilde = _fence_at(text, position, "~~~")
+                tilde = length if tilde < 0 else tilde
+            found = min(event.start() if event is not None else length, tilde)
+            if found >= length:
                 break
-            found = event.start()
         line_start = text.rfind("\n", position, found) + 1 or position
         number += text.count("\n", position, line_start)
         line_end = text.find("\n", found)
         line_end = length if line_end < 0 else line_end
         line = text[line_start:line_end]
         position = line_end + 1
-        if not in_comment:
+        if not in_comment and line.lstrip(" \t")[:3] in ("```", "~~~"):
             opened = _FENCE.match(line)
             if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
                 position, number = _after_fence(text, position, number + 1, opened.group(1))
@@ -1599,13 +1611,38 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
 def _after_fence(text: str, position: int, number: int, fence: str) -> tuple[int, int]:
     """The start and number of the line after the fence ``fence`` opened closes (the end
     of ``text`` when it never does); ``position``, ``number``: the line after the opener."""
-    for closer in _CODE_FENCE_LINE.finditer(text, position):
-        marks = closer.group(1)
-        if marks[0] == fence[0] and len(marks) >= len(fence) and not closer.group(2).strip():
-            line_end = text.find("\n", closer.end())
-            after = len(text) if line_end < 0 else line_end + 1
+    search = position
+    while True:
+        line_start = _fence_at(text, search, fence[0] * 3)
+        if line_start < 0:
+            return len(text), number
+        line_end = text.find("\n", line_start)
+        after = len(text) if line_end < 0 else line_end + 1
+        closer = _FENCE.match(text, line_start, after)
+        if (
+            closer is not None
+            and len(closer.group(1)) >= len(fence)
+            and not closer.group(2).strip()
+        ):
             return after, number + text.count("\n", position, after)
-    return len(text), number
+        search = after
+
+
+def _fence_at(text: str, position: int, marks: str) -> int:
+    """The start of the next line from ``position`` (a line's start) that begins, after
+    spaces and tabs, with ``marks`` (three backticks or tildes), or -1; ``str.find`` does
+    the scanning, and each candidate is looked at once."""
+    while True:
+        found = text.find(marks, position)
+        if found < 0:
+            return -1
+        line_start = text.rfind("\n", position, found) + 1 or position
+        if not text[line_start:found].strip(" \t"):
+            return line_start
+        line_end = text.find("\n", found)
+        if line_end < 0:
+            return -1
+        position = line_end + 1
 
 
 def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: bool) -> None:
