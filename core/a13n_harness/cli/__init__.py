@@ -630,6 +630,8 @@ def _plain_catalog(arguments: Sequence[str]) -> argparse.Namespace | None:
         budget_bytes=None,
         context_tokens=None,
         reserve_tokens=None,
+        budget_tokens=None,
+        fit="prefix",
         tokenizer=None,
         invalid="skip",
         json=False,
