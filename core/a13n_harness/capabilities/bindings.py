@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from a13n_harness.context._checks import describe, is_count, type_name
+from a13n_harness.context.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_RESPONSE_RESERVE_TOKENS
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import FITS, catalog_allowance
 from a13n_harness.context.tokens import TokenCounter
@@ -16,9 +17,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "DEFAULT_RESPONSE_RESERVE_TOKENS", "RunBindings"]
-
-DEFAULT_CONTEXT_TOKENS = 200_000  # a current frontier model's context window
-DEFAULT_RESPONSE_RESERVE_TOKENS = 16_000  # room kept for the model's answer
 
 
 @dataclass(frozen=True, slots=True)
