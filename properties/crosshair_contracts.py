@@ -157,7 +157,7 @@ def normalised(reference: Reference) -> bool:
 
 
 def references_contract(line: str) -> tuple[Reference, ...]:
-    """Lint's reference scanner on one short line (issue 19): every reference normalised.
+    """Lint's reference scanner on one short line: every reference normalised.
 
     pre: len(line) <= 24
     pre: chr(10) not in line

@@ -119,6 +119,25 @@ def test_catalog_skips_one_escaping_link_and_lists_the_rest(tmp_path: Path) -> N
     assert names == ["a", "b", "d"]
 
 
+def test_four_skills_and_one_escaping_link(tmp_path: Path) -> None:
+    """The issue's case as written: five entries, one a link out of the workspace."""
+    workspace = tmp_path / "ws"
+    for name in ("a", "b", "d", "e"):
+        skill(workspace / ".claude" / "skills", name)
+    skill(tmp_path / "dotfiles", "c")
+    os.symlink(tmp_path / "dotfiles" / "c", workspace / ".claude" / "skills" / "c")
+    result = run("catalog", workspace, "--invalid", "skip")
+    assert result.returncode == 0
+    listed = [line for line in result.stdout.decode().splitlines() if line.startswith("- ")]
+    assert [line.split(":")[0] for line in listed] == ["- a", "- b", "- d", "- e"]
+    warnings = [line for line in result.stderr.decode().splitlines() if "warning" in line]
+    assert warnings == [
+        "a13n-skills: warning: "
+        + str(workspace / ".claude/skills/c")
+        + ": skill_entry_skipped: SKILL.md is refused: symbolic link leads outside the root"
+    ]
+
+
 def test_lint_reports_every_other_skills_findings_past_an_escaping_link(tmp_path: Path) -> None:
     workspace = _five_and_a_link(tmp_path)
     result = run("lint", cwd=workspace)

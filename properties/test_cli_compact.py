@@ -1,4 +1,4 @@
-"""``--fit`` and ``--budget-tokens`` on ``catalog`` and ``render-manifest`` (issue 20).
+"""``--fit`` and ``--budget-tokens`` on ``catalog`` and ``render-manifest``.
 
 The command line's compact fit is the library's (``render_catalog(..., fit="compact")``),
 certified before it is printed; the default (``--fit prefix``) prints exactly what it printed
@@ -225,7 +225,7 @@ def test_budget_tokens_on_render_manifest(tmp_path: Path) -> None:
     assert b"budget=1500 (o200k_base) fit=compact form=" in from_manifest.stderr
 
 
-# ------------------------------------- a real collection (issue 20's "done when")
+# ------------------------------------------------------------------- a real collection
 
 REAL = (
     Path(os.environ.get("A13N_REAL_REPOS", "/work/repos")) / "K-Dense-AI+claude-scientific-skills"

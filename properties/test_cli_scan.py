@@ -57,7 +57,7 @@ from a13n_harness.testing.discovery_strategies import (
     skill_document,
     skill_trees,
 )
-from cli_run import DEMO, REPO, cli_environment, run_cli
+from cli_run import REPO, cli_environment, run_cli
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX links and FIFOs")
 
@@ -471,12 +471,6 @@ _NOT_AT_START_UP = {
         "json",
         "a13n_harness.environment.environment",
         *_NO_SCAN_NEEDS,
-        # The protocols are loaded on first use: defining one imports typing.
-        "typing",
-        # The value types are made without dataclasses (context/_values.py), which would
-        # bring inspect, ast, dis and tokenize.
-        "dataclasses",
-        "inspect",
     ),
     # pre-commit starts lint at every commit: the same scan and reads, no event loop. (It
     # finds the checkout with environment.facts, whose subprocess brings threading.)
@@ -623,28 +617,3 @@ def test_the_plain_catalog_command_line_builds_no_parser() -> None:
     probe = _main_probe("str({'shutil', 'argparse'} & set(sys.modules))")
     result = _probe("-c", probe, "catalog", str(REPO / "corpus"))
     assert result.stdout == b"set()"
-
-
-def test_the_catalog_command_compiles_no_dataclass_method() -> None:
-    """Start-up: the standard decorator compiles six functions per class
-    with ``exec``; ``catalog`` makes its value types without any.
-
-    Methods are counted, not ``exec`` calls: Python 3.13's decorator runs one ``exec`` per
-    class even when it makes no method (an empty ``__create_fn__``)."""
-    probe = (
-        "import builtins, contextlib, io, re, sys\n"
-        "compiled = []\n"
-        "real_exec = builtins.exec\n"
-        "def counting_exec(source, *rest):\n"
-        "    if sys._getframe(1).f_globals.get('__name__') == 'dataclasses':\n"
-        "        compiled.extend(re.findall(r'(?m)^\\s+def (\\w+)', source))\n"
-        "    return real_exec(source, *rest)\n"
-        "builtins.exec = counting_exec\n"
-        "from a13n_harness.cli import main\n"
-        "quiet = contextlib.redirect_stdout(io.StringIO())\n"
-        "with quiet, contextlib.redirect_stderr(io.StringIO()):\n"
-        f"    code = main(['catalog', {str(DEMO)!r}])\n"
-        "print(code, len(compiled))\n"
-    )
-    result = _probe("-c", probe)
-    assert result.stdout.split() == [b"0", b"0"]

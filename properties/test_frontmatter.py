@@ -1042,3 +1042,55 @@ def test_negative_control_a_read_cut_at_its_last_newline_disagrees() -> None:
     cut = data[:limit][: data[:limit].rfind(b"\n") + 1]
     assert _verdict(cut, limits) != _verdict(data, limits)
     assert _verdict(_decided_by_reads(data, limit, limits), limits) == _verdict(data, limits)
+
+
+_CONTINUATIONS = (
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b"x",
+    b"x\n",
+    b" \n",
+    b"\t\r\n",
+    b"-",
+    b"-\n",
+    b"--\n",
+    b"---",
+    b"---\n",
+    b"\n---",
+    b"\n---\n",
+    b"\r\n---\r\n",
+    b"---\nname: a\ndescription: d\n---\n",
+)
+
+
+def _continuations_differ(data: bytes, max_bytes: int) -> bool:
+    """Whether parsing ``data`` alone can differ from parsing a file that goes on past it:
+    what ``undecided`` must answer, exactly (sound: never False when some continuation
+    differs; precise: never True when none does, so a file is read further only when that
+    can matter)."""
+    limits = FrontmatterLimits(max_bytes=max_bytes)
+    alone = _verdict(data, limits)
+    return any(_verdict(data + rest, limits) != alone for rest in _CONTINUATIONS)
+
+
+@given(_bounded_reads())
+def test_undecided_is_exactly_whether_the_next_bytes_can_matter(
+    case: tuple[bytes, int, FrontmatterLimits],
+) -> None:
+    data, limit, limits = case
+    body = data.find(b"\n") + 1
+    # Every prefix of a short file; of a long one, the reads and the frontmatter bound.
+    ends = (
+        range(len(data) + 1)
+        if len(data) <= 160
+        else (
+            {limit - 1, limit, len(data)}
+            | set(range(body + limits.max_bytes - 3, body + limits.max_bytes + 4))
+        )
+    )
+    for end in sorted(ends):
+        prefix = data[: max(0, end)]
+        assert fm.undecided(prefix, limits.max_bytes) is _continuations_differ(
+            prefix, limits.max_bytes
+        ), prefix

@@ -1,4 +1,4 @@
-"""What a Host passes cannot subvert encoding or error paths (issue 18, item 6).
+"""What a Host passes cannot subvert encoding or error paths.
 
 - A ``str`` subclass whose methods lie (``isascii``, ``isprintable``, ``encode``,
   ``__len__``, ``replace`` ...) is taken, at every public entry point, as the plain
@@ -179,7 +179,7 @@ def _rendered_fields() -> dict[str, object]:
 @settings(max_examples=30, deadline=None)
 @given(text=lying_strs().map(_plain))  # drawn plain, so a failure's report can show it
 def test_a_lying_str_is_taken_as_its_plain_characters(name: str, text: str) -> None:
-    """Issue 18 item 6: a ``str`` subclass overriding ``isascii``, ``isprintable``,
+    """A ``str`` subclass overriding ``isascii``, ``isprintable``,
     ``encode``, ``__len__`` or ``replace`` went through ``encode_value``,
     ``render_environment`` and the catalog's pointer line unencoded."""
     _same_as_plain(LyingStr(text), ENTRY_POINTS[name])
@@ -221,7 +221,7 @@ def test_negative_control_a_naive_encoder_fails_the_property() -> None:
 
 
 def test_negative_control_trusting_the_value_fails() -> None:
-    """The encoder before issue 18 (no plain copy) fails the property."""
+    """An encoder without the plain copy fails the property."""
     original = encoder.encode_value
 
     def trusting(s: str) -> str:
@@ -266,7 +266,7 @@ def _error_of(run: Any) -> DefinitionError:
 
 
 def test_an_unknown_selected_name_whose_repr_and_order_raise(tmp_path: Path) -> None:
-    """Issue 18 item 6: ``prepare`` raised the Host's ``RuntimeError`` from ``repr()`` or
+    """``prepare`` raised the Host's ``RuntimeError`` from ``repr()`` or
     ``sorted()`` of an unknown selection."""
     _tree(tmp_path)
     names = frozenset({UnorderableName("nope"), UnorderableName("zz")})
@@ -303,7 +303,7 @@ class _RaisingAbstractSet(Set[str]):
 
 
 def test_a_selection_whose_iteration_raises(tmp_path: Path) -> None:
-    """Issue 18 item 6: a selection set whose iteration raises escaped as the Host's error;
+    """A selection set whose iteration raises escaped as the Host's error;
     a ``frozenset`` subclass is read by the base type's iterator (its own never runs)."""
     _tree(tmp_path)
     value, calls = no_host_code(
@@ -428,7 +428,7 @@ def test_a_counter_returning_a_huge_count() -> None:
 
 @pytest.mark.parametrize("count", ['"unlisted":-0', '"ahead":-0', '"renamed":-0'])
 def test_a_count_written_minus_zero_is_refused(count: str) -> None:
-    """Issue 18 item 6: ``-0`` decoded as ``0`` and re-encoded to other bytes."""
+    """``-0`` decoded as ``0`` and re-encoded to other bytes."""
     manifest = encode_manifest(ContextManifest(_facts("/r"), _catalog("d", "f", "r")))
     key = count.split(":", 1)[0]
     start = manifest.index(key.encode())
@@ -446,3 +446,39 @@ def test_a_count_written_minus_zero_is_refused(count: str) -> None:
 def test_canonical_counts_still_round_trip(count: int) -> None:
     manifest = encode_manifest(ContextManifest(None, SkillCatalog((), count, ())))
     assert encode_manifest(decode_manifest(manifest)) == manifest
+
+
+@pytest.mark.parametrize("root", ["/../../etc", "relative", "/a//b", "/ok/.", "/ok/root"])
+def test_a_lying_root_is_judged_by_its_characters(root: str) -> None:
+    """A root whose ``startswith``/``split``/``__contains__`` lie passed the canonical-path
+    check (``/../../etc`` was accepted); it is judged, and kept, as its plain characters."""
+    value, calls = no_host_code(lambda: FileSkillSource(LyingStr("x"), (LyingStr(root),)))
+    assert calls == []
+    expected, _ = no_host_code(lambda: FileSkillSource("x", (root,)))
+    if isinstance(expected, DefinitionError):
+        assert isinstance(value, DefinitionError), value
+        assert value.code == expected.code == "skill_root_invalid"
+    else:
+        assert isinstance(value, FileSkillSource), value
+        assert [type(r) for r in value.roots] == [str]
+        assert type(value.source_id) is str
+
+
+def test_a_lying_root_reaches_the_pointer_line_encoded(tmp_path: Path) -> None:
+    """Through a run: the pointer line names the root encoded, and no method of it ran."""
+    _tree(tmp_path)
+
+    async def run() -> str:
+        async with Environment({"workspace": LocalDirectoryProvider(tmp_path)}) as environment:
+            manager = SkillManager(
+                [FileSkillSource("ws", (LyingStr("/workspace/.agents/skills"),))]
+            )
+            prepared = await SkillsCapability(manager).prepare(
+                RunBindings.embedded(environment=environment)
+            )
+            return prepared.instructions
+
+    text, calls = no_host_code(lambda: asyncio.run(run()))
+    assert calls == []
+    assert isinstance(text, str), text
+    assert "(list /workspace/.agents/skills/ to see all)" in text

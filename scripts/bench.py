@@ -488,7 +488,7 @@ def _per_entry_rows(
 
 
 def bench_compact() -> None:
-    """The compact fit (issue 20): rendering and verification per entry, 512 to 8,192 entries.
+    """The compact fit: rendering and verification per entry, 512 to 8,192 entries.
 
     The budget is half the full listing, so at every size the same candidate wins
     (``cut-100``) after four that do not fit; ``names only`` is a budget below every compact

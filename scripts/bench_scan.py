@@ -9,7 +9,7 @@ too when installed; a missing peer is reported, not fatal.
 Target: ``scan`` at most 3.5x ``floor``.
 Run: ``python scripts/bench_scan.py`` or ``python scripts/bench.py scan``.
 
-``scan 10,000 skills`` (issue 23, :func:`bench_scan_growth`): one root of 1,000 and
+``scan 10,000 skills`` (:func:`bench_scan_growth`): one root of 1,000 and
 of 10,000 packages in checkout mode, time and peak memory per skill (target: flat).
 Run: ``python scripts/bench_scan.py growth`` or ``python scripts/bench.py scan-growth``.
 """

@@ -118,8 +118,9 @@ def temp_root(root: Path, name: str) -> Path:
     temporary checkout must not sit inside this repository's work tree): the shared
     ``/tmp/pytest-of-USER`` is cleaned by every pytest on the machine, and one run removing
     another's old folder fails it with an internal error on a busy machine."""
-    tree = hashlib.sha256(str(root).encode()).hexdigest()[:12]
-    folder = Path(tempfile.gettempdir()) / f"a13n-verify-{os.getuid()}-{tree}" / slug(name)
+    # Short: a test's AF_UNIX socket path under it must stay within 107 bytes.
+    key = hashlib.sha256(f"{os.getuid()} {root} {name}".encode()).hexdigest()[:10]
+    folder = Path(tempfile.gettempdir()) / f"a13n-{key}"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

@@ -40,10 +40,9 @@ REPO = Path(__file__).resolve().parents[2]
 THRESHOLD = 0.97
 # The modules mutated by default: the whole pure core.
 # _checks and errors hold the shared validators, the reasons table and the location
-# format that the other modules call: mutated with them. Not _values: it
-# runs when the package is imported (it makes the value types' methods then), before any
-# mutant can be switched on in the forked workers, so its mutants cannot be told apart
-# (docs/mutation.md); test_values.py's property and negative controls check it instead.
+# format that the other modules call: mutated with them. The value types are standard
+# frozen dataclasses declared in these modules: their __post_init__ checks are mutated
+# with the rest.
 MODULES = (
     "encoder",
     "frontmatter",

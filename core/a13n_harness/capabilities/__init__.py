@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from a13n_harness._lazy import lazy_attributes
+from typing import TYPE_CHECKING
 
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
+from a13n_harness._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from a13n_harness.capabilities.bindings import (

@@ -7,10 +7,7 @@ those, does not import ``typing`` (defining a protocol does).
 
 from __future__ import annotations
 
-from typing import Protocol
-
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from a13n_harness.environment import FileOperator

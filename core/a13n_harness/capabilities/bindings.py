@@ -4,21 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Set
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from a13n_harness.context._checks import describe, is_count, type_name
+from a13n_harness.context.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_RESPONSE_RESERVE_TOKENS
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import FITS, catalog_allowance
 from a13n_harness.context.tokens import TokenCounter
 from a13n_harness.environment import Environment
 
-TYPE_CHECKING = False  # spelled here, not imported from typing (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "DEFAULT_RESPONSE_RESERVE_TOKENS", "RunBindings"]
-
-DEFAULT_CONTEXT_TOKENS = 200_000  # a current frontier model's context window
-DEFAULT_RESPONSE_RESERVE_TOKENS = 16_000  # room kept for the model's answer
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,6 +59,7 @@ Decisions the contract leaves open:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from a13n_harness.capabilities._roots import (
     SKILL_FILE,
@@ -87,9 +88,6 @@ from a13n_harness.environment import (
     FileUnsupported,
     NotADirectory,
 )
-
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from a13n_harness.capabilities.sources import SkillMaterializer, SkillSource

@@ -7,13 +7,10 @@ direct scan (the command line's) does not define what it never returns.
 
 from __future__ import annotations
 
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from dataclasses import dataclass as frozen_dataclass
-else:  # the same classes, made without compiling their methods (start-up)
-    from a13n_harness.context._values import frozen_dataclass
+from a13n_harness._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from a13n_harness.capabilities.bound import BoundSkillCatalog, BoundSkillCatalogItem
@@ -73,7 +70,7 @@ line's ``lint``) branch on these codes, never on diagnostic messages.
 """
 
 
-@frozen_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class SkillDiagnostic:
     """One tolerated problem. Diagnostics come in scan order: source, root, entry name."""
 
@@ -85,26 +82,8 @@ class SkillDiagnostic:
     line: int | None = None
     column: int | None = None
 
-    def __init__(  # noqa: PLR0917 - the dataclass's positional fields
-        self,
-        code: str,
-        message: str,
-        path: str,
-        source_id: str,
-        reason: str | None = None,
-        line: int | None = None,
-        column: int | None = None,
-    ) -> None:
-        object.__setattr__(self, "code", code)
-        object.__setattr__(self, "message", message)
-        object.__setattr__(self, "path", path)
-        object.__setattr__(self, "source_id", source_id)
-        object.__setattr__(self, "reason", reason)
-        object.__setattr__(self, "line", line)
-        object.__setattr__(self, "column", column)
 
-
-@frozen_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class SkillCatalogItem:
     """One resolved skill package.
 
@@ -120,46 +99,24 @@ class SkillCatalogItem:
     root: str
     description_truncated: bool = False
 
-    def __init__(  # noqa: PLR0917 - the dataclass's positional fields
-        self,
-        name: str,
-        description: str,
-        path: str,
-        source_id: str,
-        root: str,
-        description_truncated: bool = False,
-    ) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "description", description)
-        object.__setattr__(self, "path", path)
-        object.__setattr__(self, "source_id", source_id)
-        object.__setattr__(self, "root", root)
-        object.__setattr__(self, "description_truncated", description_truncated)
-
     @property
     def directory(self) -> str:
         """The package directory (``path`` without ``/SKILL.md``)."""
         return self.path[: -len("/SKILL.md")] or "/"
 
 
-@frozen_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class SkillScan:
     """``inspect`` result: items sorted by name and every diagnostic, in scan order."""
 
     items: tuple[SkillCatalogItem, ...]
     diagnostics: tuple[SkillDiagnostic, ...]
 
-    def __init__(
-        self, items: tuple[SkillCatalogItem, ...], diagnostics: tuple[SkillDiagnostic, ...]
-    ) -> None:
-        object.__setattr__(self, "items", items)
-        object.__setattr__(self, "diagnostics", diagnostics)
 
-
-def __getattr__(name: str) -> object:
-    # The two names this module defined before the bound catalog moved to its own module.
-    if name in ("BoundSkillCatalog", "BoundSkillCatalogItem"):
-        from a13n_harness.capabilities import bound  # noqa: PLC0415 - on first use only
-
-        return getattr(bound, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The two names this module defined before the bound catalog moved to its own module.
+__getattr__ = lazy_getattr(
+    __name__,
+    dict.fromkeys(
+        ("BoundSkillCatalog", "BoundSkillCatalogItem"), "a13n_harness.capabilities.bound"
+    ),
+)

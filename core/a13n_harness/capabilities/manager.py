@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from a13n_harness.capabilities.discovery import (
     Discovery,
@@ -32,9 +33,6 @@ from a13n_harness.capabilities.sources import (
 )
 from a13n_harness.context._checks import describe
 from a13n_harness.context.errors import DefinitionError
-
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
 
 if TYPE_CHECKING:  # loaded by scan_environment, not by a direct scan (the command line's)
     from a13n_harness.capabilities.bound import BoundSkillCatalog

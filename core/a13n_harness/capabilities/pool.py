@@ -23,15 +23,13 @@ without an event loop, which is how the command line scans without importing
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from a13n_harness.context._checks import is_count
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import FileOperatorError, FileProviderError
 from a13n_harness.environment.errors import check_limit
 from a13n_harness.environment.operator import is_batch_reader
-
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from a13n_harness.environment import BatchReader, FileOperator

@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from a13n_harness._lazy import lazy_getattr
-from a13n_harness.context._checks import describe, is_count
+from a13n_harness.capabilities._protocols import SkillMaterializer, SkillSource
+from a13n_harness.context._checks import describe, is_count, plain_str, plain_tuple
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import FrontmatterLimits
 from a13n_harness.environment import is_canonical_path
 
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
-
 if TYPE_CHECKING:
-    from dataclasses import dataclass as frozen_dataclass
-    from dataclasses import field as value_field
     from typing import Literal
-
-    from a13n_harness.capabilities._protocols import SkillMaterializer, SkillSource
-    from a13n_harness.context._values import FACTORY
-else:  # the same classes, made without compiling their methods (start-up)
-    from a13n_harness.context._values import FACTORY, frozen_dataclass, value_field
 
 __all__ = [
     "CHECKOUT_MAX_ENTRIES",
@@ -60,6 +52,7 @@ def check_root(root: object) -> str:
     repeated separator and no trailing ``/`` except the root ``/``); no NUL; no
     lone surrogate. Nothing is normalized: ``/a//b`` is refused, not read as ``/a/b``.
     """
+    root = plain_str(root)  # a Host's str subclass: its characters, none of its methods
     if not is_canonical_path(root):
         raise DefinitionError(
             "skill_root_invalid",
@@ -142,7 +135,7 @@ def _positive(value: object, what: str, code: str, reason: str) -> int:
     return value
 
 
-@frozen_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class FileSkillSource:
     """Skill packages below explicitly configured roots of a file operator.
 
@@ -157,20 +150,9 @@ class FileSkillSource:
     required: bool = True
     max_entries_per_root: int = MAX_ENTRIES_PER_ROOT
 
-    def __init__(
-        self,
-        source_id: str,
-        roots: tuple[str, ...],
-        required: bool = True,
-        max_entries_per_root: int = MAX_ENTRIES_PER_ROOT,
-    ) -> None:
-        object.__setattr__(self, "source_id", source_id)
-        object.__setattr__(self, "roots", roots)
-        object.__setattr__(self, "required", required)
-        object.__setattr__(self, "max_entries_per_root", max_entries_per_root)
-        self.__post_init__()
-
     def __post_init__(self) -> None:
+        object.__setattr__(self, "source_id", plain_str(self.source_id))
+        object.__setattr__(self, "roots", plain_tuple(self.roots))
         if (
             not isinstance(self.source_id, str)
             or "/" in self.source_id
@@ -195,7 +177,7 @@ class FileSkillSource:
         _positive(self.max_entries_per_root, "max_entries_per_root", "skill_root_invalid", "limit")
 
 
-@frozen_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class SkillsPolicy:
     """How discovered packages become one catalog.
 
@@ -227,25 +209,8 @@ class SkillsPolicy:
     conflict: Literal["precedence", "error"] = "precedence"
     max_skills: int = MAX_SKILLS
     invalid: Literal["error", "skip"] = "error"
-    frontmatter: FrontmatterLimits = value_field(default_factory=FrontmatterLimits)
+    frontmatter: FrontmatterLimits = field(default_factory=FrontmatterLimits)
     mode: Literal["strict", "checkout"] = "strict"
-
-    def __init__(
-        self,
-        conflict: Literal["precedence", "error"] = "precedence",
-        max_skills: int = MAX_SKILLS,
-        invalid: Literal["error", "skip"] = "error",
-        frontmatter: FrontmatterLimits = FACTORY,
-        mode: Literal["strict", "checkout"] = "strict",
-    ) -> None:
-        object.__setattr__(self, "conflict", conflict)
-        object.__setattr__(self, "max_skills", max_skills)
-        object.__setattr__(self, "invalid", invalid)
-        object.__setattr__(
-            self, "frontmatter", FrontmatterLimits() if frontmatter is FACTORY else frontmatter
-        )
-        object.__setattr__(self, "mode", mode)
-        self.__post_init__()
 
     def __post_init__(self) -> None:
         if self.conflict not in ("precedence", "error"):
@@ -279,17 +244,8 @@ class SkillsPolicy:
         *,
         invalid: Literal["error", "skip"] = "skip",
         max_skills: int = CHECKOUT_MAX_ENTRIES,
-        frontmatter: FrontmatterLimits = FACTORY,
+        frontmatter: FrontmatterLimits = FrontmatterLimits(),
     ) -> SkillsPolicy:
         """The checkout-mode policy (class docstring): skip bad entries and keep going,
         list every root completely up to :data:`CHECKOUT_MAX_ENTRIES`."""
         return cls(conflict, max_skills, invalid, frontmatter, "checkout")
-
-
-if not TYPE_CHECKING:
-    # The protocols are loaded on first use (PEP 562): defining one imports ``typing``,
-    # which a scan does not need (start-up of the command line).
-    __getattr__ = lazy_getattr(
-        __name__,
-        dict.fromkeys(("SkillMaterializer", "SkillSource"), "a13n_harness.capabilities._protocols"),
-    )

@@ -48,14 +48,18 @@ from __future__ import annotations
 
 import sys
 
-from a13n_harness._version import __version__
+# Imports are deferred to the command that needs them (docs/decisions.md, "What start-up
+# still defers"): ``catalog`` does not pay for ``lint``, ``manifest``, argparse or git.
+from typing import TYPE_CHECKING
 
-# Imports are deferred to the command that needs them: ``--version`` must start in
-# about the time of a bare interpreter (typing, argparse and the scanner's asyncio
-# stack cost several times that), and ``catalog`` must not pay for ``lint``,
-# ``manifest`` or git. ``TYPE_CHECKING`` is spelled here rather than imported from
-# ``typing`` for the same reason; mypy treats the name the same way.
-TYPE_CHECKING = False
+from a13n_harness._version import __version__
+from a13n_harness.context.defaults import (
+    DEFAULT_CONTEXT_TOKENS,
+    DEFAULT_RESPONSE_RESERVE_TOKENS,
+    GIT_TIMEOUT_SECONDS,
+    MAX_MANIFEST_BYTES,
+)
+
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
@@ -69,10 +73,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "DEFAULT_RESERVE_TOKENS", "build_parser", "main"]
 
-DEFAULT_CONTEXT_TOKENS = 200_000
-"""A common large-model window; the default when no budget option is given."""
-DEFAULT_RESERVE_TOKENS = 16_000
-"""Room kept for the model's answer (the 200K/16K example of docs/contract.md §7)."""
+DEFAULT_RESERVE_TOKENS = DEFAULT_RESPONSE_RESERVE_TOKENS  # the command line's name for it
 
 
 class _UsageError(Exception):
@@ -367,10 +368,13 @@ def _run_lint(args: argparse.Namespace) -> int:
 
 
 def _add_budget(parser: argparse.ArgumentParser) -> None:
+    from a13n_harness.context.render import catalog_allowance
+
     group = parser.add_argument_group(
         "budget",
         "the catalog's budget, in UTF-8 bytes (or --tokenizer's tokens); default "
-        "catalog_allowance(200000, 16000) = 9200",
+        f"catalog_allowance({DEFAULT_CONTEXT_TOKENS}, {DEFAULT_RESPONSE_RESERVE_TOKENS}) = "
+        f"{catalog_allowance(DEFAULT_CONTEXT_TOKENS, DEFAULT_RESPONSE_RESERVE_TOKENS)}",
     )
     group.add_argument("--budget-bytes", type=_count, metavar="N", help="an explicit budget")
     group.add_argument(
@@ -518,7 +522,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     env.add_argument("dir", nargs="?", default=".", metavar="DIR")
     env.add_argument("--json", action="store_true", help="print the facts as JSON")
-    env.add_argument("--git-timeout", type=_seconds, default=5.0, metavar="SECONDS")
+    env.add_argument("--git-timeout", type=_seconds, default=GIT_TIMEOUT_SECONDS, metavar="SECONDS")
     env.set_defaults(run=_run_env)
 
     manifest = commands.add_parser(
@@ -533,11 +537,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_count,
         default=None,
         metavar="N",
-        help="the manifest's size bound (default: the decoder's limit, 1048576)",
+        help=f"the manifest's size bound (default: the decoder's limit, {MAX_MANIFEST_BYTES})",
     )
     _add_roots(manifest)
     manifest.add_argument("--invalid", choices=("skip", "error"), default="skip")
-    manifest.add_argument("--git-timeout", type=_seconds, default=5.0, metavar="SECONDS")
+    manifest.add_argument(
+        "--git-timeout", type=_seconds, default=GIT_TIMEOUT_SECONDS, metavar="SECONDS"
+    )
     _add_tokenizer(manifest)
     manifest.set_defaults(run=_run_manifest)
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from typing import TYPE_CHECKING
 
-# Not imported from ``typing``: see the start-up note in ``a13n_harness.cli``.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import BinaryIO, TextIO

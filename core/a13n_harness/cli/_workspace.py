@@ -38,6 +38,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from a13n_harness.capabilities import (
     FileSkillSource,
@@ -50,9 +51,6 @@ from a13n_harness.cli._output import Progress
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment.local import BlockingLocalFileOperator, run_blocking
-
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from typing import Literal

@@ -12,9 +12,7 @@ times).
 
 from __future__ import annotations
 
-# Spelled here rather than imported from ``typing`` (mypy treats the name the same way):
-# ``errors`` imports this module, and ``a13n-skills --version`` must not import ``typing``.
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import TypeGuard, TypeVar

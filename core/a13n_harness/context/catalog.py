@@ -8,6 +8,7 @@ count, the width every consumer (JSON readers, Rust and Go hosts) can hold.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from itertools import pairwise
 
 from a13n_harness.context._checks import (
@@ -22,15 +23,6 @@ from a13n_harness.context._checks import (
 )
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import is_valid_name
-
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
-
-if TYPE_CHECKING:
-    from dataclasses import dataclass as frozen_dataclass
-    from dataclasses import field as value_field
-else:  # the same classes, made without compiling their methods (start-up)
-    from a13n_harness.context._values import frozen_dataclass, value_field
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
@@ -52,7 +44,7 @@ def _invalid(reason: str, message: str) -> DefinitionError:
     return DefinitionError("catalog_invalid", message, reason=reason)
 
 
-@frozen_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class CatalogEntry:
     """One listed skill: its name, its one-line description and its SKILL.md path."""
 
@@ -60,15 +52,8 @@ class CatalogEntry:
     description: str
     file: str
 
-    def __init__(self, name: str, description: str, file: str) -> None:
-        # A Host's str subclass is kept as the plain str of its characters (issue 18).
-        object.__setattr__(self, "name", plain_str(name))
-        object.__setattr__(self, "description", plain_str(description))
-        object.__setattr__(self, "file", plain_str(file))
-        self.__post_init__()
-
     def __post_init__(self) -> None:
-        _check_entry_fields(self)
+        _check_entry_fields(self)  # a Host's str subclasses become plain str there
 
 
 def _check_entry_fields(entry: CatalogEntry) -> None:
@@ -80,9 +65,9 @@ def _check_entry_fields(entry: CatalogEntry) -> None:
     name = plain_str(getattr(entry, "name", None))
     description = plain_str(getattr(entry, "description", None))
     file = plain_str(getattr(entry, "file", None))
-    for field, value in (("name", name), ("description", description), ("file", file)):
-        if getattr(entry, field, None) is not value:
-            object.__setattr__(entry, field, value)
+    for attribute, value in (("name", name), ("description", description), ("file", file)):
+        if getattr(entry, attribute, None) is not value:
+            object.__setattr__(entry, attribute, value)
     if not is_valid_name(name):
         raise _invalid("name", f"invalid skill name {describe(name)}")
     if not isinstance(description, str) or not description:
@@ -122,7 +107,7 @@ def checked_total(listed: object, unlisted: object) -> int:
     return total
 
 
-@frozen_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class SkillCatalog:
     """Listed entries (strictly sorted by name), the unlisted count and the skill roots.
 
@@ -135,23 +120,15 @@ class SkillCatalog:
     roots: tuple[str, ...] = ()
     # Derived data the renderer computes once per catalog (the encoded entry
     # lines and their byte sizes), so each later render is arithmetic.
-    _render_plan: object = value_field(default=None, init=False, repr=False, compare=False)
+    _render_plan: object = field(default=None, init=False, repr=False, compare=False)
     # The entries tuple these checks last passed for: a catalog forged past
     # the constructor (object.__new__, object.__setattr__) lacks it, so
     # check_catalog checks its entries again before any renderer reads them.
-    _checked_entries: object = value_field(default=None, init=False, repr=False, compare=False)
-
-    def __init__(
-        self, entries: tuple[CatalogEntry, ...], unlisted: int = 0, roots: tuple[str, ...] = ()
-    ) -> None:
-        object.__setattr__(self, "entries", plain_tuple(entries))
-        object.__setattr__(self, "unlisted", unlisted)
-        object.__setattr__(self, "roots", _plain_roots(roots))
-        object.__setattr__(self, "_render_plan", None)
-        object.__setattr__(self, "_checked_entries", None)
-        self.__post_init__()
+    _checked_entries: object = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "entries", plain_tuple(self.entries))
+        object.__setattr__(self, "roots", _plain_roots(self.roots))
         _check_entries(self.entries)
         _check_roots(self.roots)
         checked_total(len(self.entries), self.unlisted)

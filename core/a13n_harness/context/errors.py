@@ -8,10 +8,9 @@ public entry point.
 
 from __future__ import annotations
 
-from a13n_harness.context._checks import describe
+from typing import TYPE_CHECKING
 
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
+from a13n_harness.context._checks import describe
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -22,20 +22,13 @@ work done is bounded by ``max_bytes`` whatever the input.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import yaml
 from yaml import events as _events
 
 from a13n_harness.context._checks import has_lone_surrogate, is_bytes_like, is_count
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
-
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
-
-if TYPE_CHECKING:
-    from dataclasses import dataclass as frozen_dataclass
-else:  # the same classes, made without compiling their methods (start-up)
-    from a13n_harness.context._values import frozen_dataclass
 
 __all__ = [
     "NAME_MAX_CHARS",
@@ -61,7 +54,7 @@ else:  # pragma: no cover
     _EventSource = yaml.BaseLoader
 
 
-@frozen_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class FrontmatterLimits:
     """Bounds on what one SKILL.md may make the parser do.
 
@@ -79,19 +72,6 @@ class FrontmatterLimits:
     max_nodes: int = 1_024
     # 1,024: the Agent Skills description limit; longer ones are cut, not refused.
     max_description_chars: int = 1_024
-
-    def __init__(
-        self,
-        max_bytes: int = 32_768,
-        max_depth: int = 16,
-        max_nodes: int = 1_024,
-        max_description_chars: int = 1_024,
-    ) -> None:
-        object.__setattr__(self, "max_bytes", max_bytes)
-        object.__setattr__(self, "max_depth", max_depth)
-        object.__setattr__(self, "max_nodes", max_nodes)
-        object.__setattr__(self, "max_description_chars", max_description_chars)
-        self.__post_init__()
 
     def __post_init__(self) -> None:
         problem = _limits_problem(self)
@@ -114,18 +94,13 @@ def _limits_problem(limits: object) -> str | None:
     return None
 
 
-@frozen_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class SkillFrontmatter:
     """The parts of a SKILL.md frontmatter the catalog uses."""
 
     name: str
     description: str
     description_truncated: bool
-
-    def __init__(self, name: str, description: str, description_truncated: bool) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "description", description)
-        object.__setattr__(self, "description_truncated", description_truncated)
 
 
 def is_valid_name(name: object) -> bool:

@@ -32,6 +32,7 @@ from a13n_harness.context._checks import (
     plain_bytes,
 )
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog, check_catalog
+from a13n_harness.context.defaults import MAX_MANIFEST_BYTES
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.facts import EnvironmentFacts, GitStatus, facts_problem, plain_facts
 
@@ -46,7 +47,6 @@ __all__ = [
 ]
 
 MANIFEST_VERSION = 1
-MAX_MANIFEST_BYTES = 1_048_576  # 1 MiB: 512 full entries take about 0.7 MiB; more is not a catalog
 _TOP_KEYS = frozenset({"environment", "skill_catalog", "version"})
 _CATALOG_KEYS = frozenset({"roots", "skills", "unlisted"})
 _ENTRY_KEYS = frozenset({"description", "file", "name"})

@@ -35,20 +35,14 @@ O(bytes) per candidate, a fixed number of candidates.
 from __future__ import annotations
 
 from bisect import bisect_right
+from dataclasses import dataclass
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 from a13n_harness.context._checks import describe, is_count, is_text, plain_str
 from a13n_harness.context.catalog import SkillCatalog, catalog_total
 from a13n_harness.context.encoder import encode_value
 from a13n_harness.context.errors import DefinitionError
-
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
-
-if TYPE_CHECKING:
-    from dataclasses import dataclass as frozen_dataclass
-else:  # the same classes, made without compiling their methods (start-up)
-    from a13n_harness.context._values import frozen_dataclass
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -118,7 +112,7 @@ FOOTER: Final = "</skills_instructions>\n"
 NO_ROOTS: Final = "the skill roots"
 
 
-@frozen_dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class RenderedCatalog:
     """A rendering and the facts that certify it."""
 
@@ -128,16 +122,6 @@ class RenderedCatalog:
     omitted: int
     total: int
     budget_bytes: int
-
-    def __init__(  # noqa: PLR0917 - the dataclass's positional fields
-        self, text: str, form: str, listed: int, omitted: int, total: int, budget_bytes: int
-    ) -> None:
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "form", form)
-        object.__setattr__(self, "listed", listed)
-        object.__setattr__(self, "omitted", omitted)
-        object.__setattr__(self, "total", total)
-        object.__setattr__(self, "budget_bytes", budget_bytes)
 
 
 def _plural(count: int) -> str:

@@ -66,6 +66,7 @@ import stat as stat_module
 import sys
 from collections import deque
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from a13n_harness.environment.errors import (
     FileNotFound,
@@ -76,9 +77,6 @@ from a13n_harness.environment.errors import (
     NotADirectory,
 )
 from a13n_harness.environment.paths import path_segments, resolve_link_target
-
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from typing import Self

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if sys.platform != "win32":
     import resource
 
+from a13n_harness.context.defaults import GIT_TIMEOUT_SECONDS
 from a13n_harness.context.errors import DefinitionError
 
 if TYPE_CHECKING:
@@ -69,12 +70,6 @@ __all__ = [
     "collect_environment_facts",
     "collect_git_status",
 ]
-
-GIT_TIMEOUT_SECONDS = 5.0
-"""How long ``git status`` may run. Git answers in milliseconds on a healthy
-checkout; a network file system, a huge untracked tree or a credential prompt
-can hang it, and the facts must not hold a turn hostage (Codex uses a few
-seconds too)."""
 
 # An IANA zone name: slash-separated components of letters, digits, ``_``,
 # ``+`` and ``-`` (``America/Argentina/Buenos_Aires``, ``Etc/GMT+5``, ``UTC``).

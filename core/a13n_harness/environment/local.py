@@ -41,6 +41,7 @@ import stat as stat_module
 import weakref
 from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING
 
 from a13n_harness.context._checks import describe, is_bytes_like
 from a13n_harness.context.errors import DefinitionError
@@ -65,9 +66,6 @@ from a13n_harness.environment.errors import (
 )
 from a13n_harness.environment.operator import DirectoryEntry, FileStat
 from a13n_harness.environment.paths import is_canonical_path, path_segments
-
-# Spelled here rather than imported from ``typing``: see ``a13n_harness/__init__.py``.
-TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor

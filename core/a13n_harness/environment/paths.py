@@ -16,15 +16,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from a13n_harness.context._checks import describe, has_lone_surrogate
+from a13n_harness.context._checks import describe, has_lone_surrogate, plain_str
 from a13n_harness.context.errors import DefinitionError
 
 __all__ = ["is_canonical_path", "join_path", "path_segments", "resolve_link_target"]
 
 
 def is_canonical_path(path: object) -> bool:
-    """True when ``path`` is a canonical absolute path (module grammar)."""
-    if not isinstance(path, str) or not path.startswith("/") or "\x00" in path:
+    """True when ``path`` is a canonical absolute path (module grammar).
+
+    A ``str`` subclass is judged by its characters (its own methods never run), so
+    one whose ``startswith`` or ``split`` lies is not a path; callers keep
+    :func:`~a13n_harness.context._checks.plain_str` of what passed."""
+    path = plain_str(path)
+    if type(path) is not str or not path.startswith("/") or "\x00" in path:
         return False
     if path == "/":
         return True
