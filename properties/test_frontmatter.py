@@ -960,7 +960,14 @@ _FENCE_PIECES = st.one_of(
 
 @st.composite
 def _bounded_reads(draw: st.DrawFn) -> tuple[bytes, int, FrontmatterLimits]:
-    head = draw(st.sampled_from([b"---\nname: a\ndescription: d\n", b"---\n", b"", b"---"]))
+    head = draw(
+        st.sampled_from(
+            [
+                *(b"---\nname: a\ndescription: d\n", b"---\n", b"", b"---"),
+                *(b"---\r\nname: a\r\n", b"---\r\n", b"\xef\xbb\xbf---\r\n", b"--- \r\n-"),
+            ]
+        )
+    )
     data = head + b"".join(draw(st.lists(_FENCE_PIECES, max_size=8)))
     limits = FrontmatterLimits(max_bytes=draw(st.integers(1, 120)))
     return data, draw(st.integers(1, len(data) + 2)), limits
@@ -1012,6 +1019,9 @@ def test_a_decisive_prefix_gives_the_whole_files_verdict(
         (b"---\nname: a\n---x\nmore", 100, True),  # not a fence; the next line may be one
         (b"---\nname: a\n---x\nmore", 12, False),  # ...but not within max_bytes
         (b"\xef\xbb\xbf---", 10, True),
+        (b"\xef", 10, True),  # a read ending inside the BOM (found by the property below)
+        (b"\xef\xbb", 10, True),
+        (b"\xef\xbc", 10, False),
         (b"---\nlong line without end", 100, True),
         (b"---\nlong line without end", 5, False),
     ],
@@ -1061,6 +1071,8 @@ _CONTINUATIONS = (
     b"\n---\n",
     b"\r\n---\r\n",
     b"---\nname: a\ndescription: d\n---\n",
+    b"\xbb\xbf---\n",  # the rest of a BOM
+    b"\xbf---\n",
 )
 
 

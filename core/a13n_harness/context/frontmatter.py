@@ -267,6 +267,8 @@ def undecided(data: bytes, max_bytes: int) -> bool:
     """
     _check_bytes_and_counts(data, max_bytes)
     size = len(data)
+    if size < len(_BOM) and _BOM.startswith(data):
+        return True  # a read ending inside a BOM (or empty): the next bytes decide
     start = len(_BOM) if data.startswith(_BOM) else 0
     end = _fence_end(data, start)
     if end is None:

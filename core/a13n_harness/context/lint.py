@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 import urllib.parse
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate, chain
@@ -1342,8 +1343,35 @@ _LIST_ITEM = re.compile(r"[ \t]*+(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
 _HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]|$)")
 
 
-def _code_spans(line: str) -> list[tuple[int, int, int, int]]:
-    """CommonMark code spans of one line: (start, content start, content end, end).
+class _Spans:
+    """Code spans of one line as four parallel lists of offsets: where each opens, where
+    its content starts and ends, where it closes. Lists of ints, not a tuple per span:
+    a line of 175,000 spans would otherwise make as many objects for the collector."""
+
+    __slots__ = ("closes", "inner_ends", "inners", "opens")
+
+    def __init__(
+        self, opens: list[int], inners: list[int], inner_ends: list[int], closes: list[int]
+    ) -> None:
+        self.opens = opens
+        self.inners = inners
+        self.inner_ends = inner_ends
+        self.closes = closes
+
+    def keep(self, indexes: list[int]) -> _Spans:
+        return _Spans(
+            [self.opens[i] for i in indexes],
+            [self.inners[i] for i in indexes],
+            [self.inner_ends[i] for i in indexes],
+            [self.closes[i] for i in indexes],
+        )
+
+
+_NO_SPANS = _Spans([], [], [], [])
+
+
+def _code_spans(line: str) -> _Spans:
+    """CommonMark code spans of one line.
 
     An opening run of backticks closes at the next run of the same length; an opener
     without one is literal text. The next run of each length is found by one pass
@@ -1354,19 +1382,16 @@ def _code_spans(line: str) -> list[tuple[int, int, int, int]]:
     parts = _BACKTICK_SPLIT.split(line)
     count = len(parts) // 2
     if count < 2:
-        return []
+        return _NO_SPANS
     offsets = list(accumulate(map(len, parts), initial=0))
-    lengths = [len(run) for run in parts[1::2]]
+    lengths = list(map(len, parts[1::2]))
     if len(set(lengths)) == 1:  # one run length (the usual case): runs pair in order
         pairs = count // 2
-        return list(
-            zip(
-                offsets[1 : 4 * pairs : 4],
-                offsets[2 : 4 * pairs + 1 : 4],
-                offsets[3 : 4 * pairs + 2 : 4],
-                offsets[4 : 4 * pairs + 3 : 4],
-                strict=True,
-            )
+        return _Spans(
+            offsets[1 : 4 * pairs : 4],
+            offsets[2 : 4 * pairs + 1 : 4],
+            offsets[3 : 4 * pairs + 2 : 4],
+            offsets[4 : 4 * pairs + 3 : 4],
         )
     following = [-1] * count
     last: dict[int, int] = {}
@@ -1374,39 +1399,33 @@ def _code_spans(line: str) -> list[tuple[int, int, int, int]]:
         length = lengths[index]
         following[index] = last.get(length, -1)
         last[length] = index
-    spans = []
+    openers: list[int] = []
+    closers: list[int] = []
     index = 0
     while index < count:
         closer = following[index]
         if closer < 0:
             index += 1
             continue
-        spans.append(
-            (
-                offsets[2 * index + 1],
-                offsets[2 * index + 2],
-                offsets[2 * closer + 1],
-                offsets[2 * closer + 2],
-            )
-        )
+        openers.append(index)
+        closers.append(closer)
         index = closer + 1
-    return spans
+    return _Spans(
+        [offsets[2 * i + 1] for i in openers],
+        [offsets[2 * i + 2] for i in openers],
+        [offsets[2 * i + 1] for i in closers],
+        [offsets[2 * i + 2] for i in closers],
+    )
 
 
-def _blank(line: str, regions: list[tuple[int, int]]) -> str:
-    """``line`` with each (start, end) region, in order and disjoint, made spaces."""
-    if not regions:
+def _blank(line: str, starts: list[int], ends: list[int]) -> str:
+    """``line`` with each region ``starts[i]:ends[i]`` (in order, apart) made spaces."""
+    if not starts:
         return line
-    kept = [
-        line[a:b]
-        for a, b in zip(
-            (0, *(end for _, end in regions)),
-            (*(start for start, _ in regions), len(line)),
-            strict=True,
-        )
-    ]
-    gaps = [" " * (end - start) for start, end in regions]
-    return "".join(chain.from_iterable(zip(kept, (*gaps, ""), strict=True)))
+    kept = [line[a:b] for a, b in zip([0, *ends], [*starts, len(line)], strict=True)]
+    gaps = [" " * (end - start) for start, end in zip(starts, ends, strict=True)]
+    gaps.append("")
+    return "".join(chain.from_iterable(zip(kept, gaps, strict=True)))
 
 
 def _normalise(
@@ -1646,7 +1665,6 @@ def _fence_at(text: str, position: int, marks: str) -> int:
 
 
 def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: bool) -> None:
-    regions: list[tuple[int, int]] = []
     start = 0
     if in_comment:
         close = line.find("-->")
@@ -1654,42 +1672,52 @@ def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: b
             body.open_comment = True
             return
         start = close + 3
-        regions.append((0, start))
     # A line with no slash, no link or definition and no comment needs no code spans
     # (they only find paths and hide brackets and comments): the common case, and the
     # cheap one for a line of a million backticks.
     wanted = "/" in line or "](" in line or "]:" in line or "<!--" in line
-    spans = _code_spans(line) if wanted else []
-    if start:
-        spans = [span for span in spans if span[0] >= start]
+    spans = _code_spans(line) if wanted else _NO_SPANS
+    if start and spans.opens:
+        first = bisect_left(spans.opens, start)
+        spans = spans.keep(list(range(first, len(spans.opens))))
     # HTML comments outside code spans, left to right.
-    comments: list[tuple[int, int]] = []
+    comment_starts: list[int] = []
+    comment_ends: list[int] = []
     cursor = start
     open_comment = False
-    span_index = 0
     while True:
         found = line.find("<!--", cursor)
         if found < 0:
             break
-        while span_index < len(spans) and spans[span_index][3] <= found:
-            span_index += 1
-        if span_index < len(spans) and spans[span_index][0] <= found:
-            cursor = spans[span_index][3]
+        inside = bisect_right(spans.opens, found) - 1
+        if inside >= 0 and found < spans.closes[inside]:
+            cursor = spans.closes[inside]
             continue
         body.comment(number, found + 1)
         close = line.find("-->", found + 4)
+        comment_starts.append(found)
         if close < 0:
-            comments.append((found, len(line)))
+            comment_ends.append(len(line))
             open_comment = True
             break
-        comments.append((found, close + 3))
+        comment_ends.append(close + 3)
         cursor = close + 3
     body.open_comment = open_comment
-    if comments:
-        spans = [s for s in spans if not any(a <= s[0] < b for a, b in comments)]
+    if comment_starts:
+        # Both lists are in order: the comment that could hold a span is found by bisection.
+        spans = spans.keep(
+            [
+                i
+                for i, opened in enumerate(spans.opens)
+                if (at := bisect_right(comment_starts, opened) - 1) < 0
+                or opened >= comment_ends[at]
+            ]
+        )
     marker = _EXAMPLE_MARK.search(line)
     if not example and "/" in line and body.found < REFERENCES_MAX:
-        for span_start, content_start, content_end, _ in spans:
+        for span_start, content_start, content_end in zip(
+            spans.opens, spans.inners, spans.inner_ends, strict=True
+        ):
             raw = line[content_start:content_end]
             if "/" in raw and (marker is None or marker.start() > span_start):
                 body.considered += 1
@@ -1702,13 +1730,13 @@ def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: b
                 body.code(content, number, content_start + raw.index(content) + 1)
     if "](" not in line and "]:" not in line:
         return
-    if regions or comments:
-        regions.extend((span[0], span[3]) for span in spans)
-        regions.extend(comments)
-        regions.sort()
+    if start or comment_starts:  # the comment's tail, comments and spans, in order
+        starts = [*([0] if start else []), *comment_starts, *spans.opens]
+        ends = [*([start] if start else []), *comment_ends, *spans.closes]
+        order = sorted(range(len(starts)), key=starts.__getitem__)  # ints, not pairs
+        blanked = _blank(line, [starts[i] for i in order], [ends[i] for i in order])
     else:  # code spans alone come in order and apart
-        regions = [(span[0], span[3]) for span in spans]
-    blanked = _blank(line, regions)
+        blanked = _blank(line, spans.opens, spans.closes)
     definition = _DEFINITION.match(blanked)
     if definition and not definition.group(1).startswith("^"):
         body.link(definition.group(2), number, definition.start(2) + 1)

@@ -47,8 +47,15 @@ def path_segments(path: str) -> list[str]:
 
 
 def join_path(directory: str, name: str) -> str:
-    """``directory`` joined with one segment ``name``."""
-    return f"/{name}" if directory == "/" else f"{directory}/{name}"
+    """``directory`` joined with one segment ``name``.
+
+    A ``str`` subclass is taken as its plain characters (``plain_str``); anything that is
+    not text is ``skill_root_invalid`` (formatting an ``int`` past Python's digit limit would
+    raise ``ValueError``)."""
+    folder, segment = plain_str(directory), plain_str(name)
+    if type(folder) is not str or type(segment) is not str:
+        raise DefinitionError("skill_root_invalid", "a path and a segment are each a str")
+    return f"/{segment}" if folder == "/" else f"{folder}/{segment}"
 
 
 def resolve_link_target(
