@@ -631,8 +631,6 @@ def _plain_catalog(arguments: Sequence[str]) -> argparse.Namespace | None:
         budget_tokens=None,
         context_tokens=None,
         reserve_tokens=None,
-        budget_tokens=None,
-        fit="prefix",
         tokenizer=None,
         fit="prefix",
         invalid="skip",
