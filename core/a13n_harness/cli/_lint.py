@@ -376,6 +376,25 @@ def find_repository(path: str, workspace: str | None = None) -> str | None:
 _METADATA_FOLDERS = frozenset({"agents"})
 
 
+async def _stat_finding(
+    files: LocalFileOperator | BlockingLocalFileOperator, path: str, target: str, where: str
+) -> tuple[str, str] | None:
+    """The finding for a reference whose file is ``path`` in ``files`` (``where`` names it in
+    the message), or ``None`` when the file is there."""
+    try:
+        await files.stat(path)
+    except FilePermissionDenied:
+        return (
+            "skill_reference_escapes",
+            f"{target!r} leads out of {where} through a symbolic link",
+        )
+    except (FileNotFound, NotADirectory):
+        return "skill_reference_missing", f"{target!r} names no file in {where}"
+    except FileOperatorError as error:
+        return "skill_reference_missing", f"{target!r} cannot be checked: {error.message}"
+    return None
+
+
 class _Resolver:
     """Resolves one skill's references: inside the skill folder, or inside the repository."""
 
@@ -415,17 +434,9 @@ class _Resolver:
         path = "/" + "/".join([*base, *filter(None, reference.path.split("/"))])
         if self.opened is None:
             self.opened = BlockingLocalFileOperator(self.top)
-        try:
-            await self.opened.stat(path)
-        except FilePermissionDenied:
-            return (
-                "skill_reference_escapes",
-                f"{target!r} leads out of the repository through a symbolic link",
-            )
-        except (FileNotFound, NotADirectory):
-            return "skill_reference_missing", f"{target!r} names no file in the repository"
-        except FileOperatorError as error:
-            return "skill_reference_missing", f"{target!r} cannot be checked: {error.message}"
+        found = await _stat_finding(self.opened, path, target, "the repository")
+        if found is not None:
+            return found
         return (
             "skill_reference_outside_skill",
             f"{target!r} is outside the skill folder (at {path.lstrip('/')} in the "
@@ -450,18 +461,7 @@ class _Resolver:
         target = reference.target
         if not reference.path:
             return None
-        try:
-            await self.inside.stat("/" + reference.path)
-        except FilePermissionDenied:
-            return (
-                "skill_reference_escapes",
-                f"{target!r} leads out of the skill folder through a symbolic link",
-            )
-        except (FileNotFound, NotADirectory):
-            return "skill_reference_missing", f"{target!r} names no file in the skill folder"
-        except FileOperatorError as error:
-            return "skill_reference_missing", f"{target!r} cannot be checked: {error.message}"
-        return None
+        return await _stat_finding(self.inside, "/" + reference.path, target, "the skill folder")
 
 
 def _classify(path: str) -> str:
