@@ -95,6 +95,20 @@ def _roots(workspace: Path, name: str) -> tuple[str, ...]:
     return REPOSITORIES[name]
 
 
+def _catalog_skills(workspace: Path, roots: list[str]) -> int | str:
+    """Skills ``catalog --json`` finds under ``roots``, or why it failed (``-``: no roots)."""
+    if not roots:
+        return "-"
+    argv = ["catalog", ".", "--json"]
+    for root in roots:
+        argv += ["--root", root]
+    done = _cli(workspace, *argv)
+    try:
+        return len(json.loads(done.stdout)["skills"])
+    except (ValueError, KeyError, TypeError):
+        return f"exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]}"
+
+
 def check(repos: Path) -> list[dict[str, object]]:
     rows = []
     for name in REPOSITORIES:
@@ -103,26 +117,9 @@ def check(repos: Path) -> list[dict[str, object]]:
             continue
         files = sum(1 for _ in workspace.rglob("SKILL.md"))
         roots = _roots(workspace, name)
-        listed: int | str = "-"
-        if roots:
-            argv = ["catalog", ".", "--json"]
-            for root in roots:
-                argv += ["--root", f"/{root}"]
-            done = _cli(workspace, *argv)
-            try:
-                listed = len(json.loads(done.stdout)["skills"])
-            except (ValueError, KeyError, TypeError):
-                listed = f"exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]}"
-        typed: int | str = "-"
-        if roots:  # the same roots as users type them (issue 23): relative, trailing slash
-            argv = ["catalog", ".", "--json"]
-            for root in roots:
-                argv += ["--root", f"{root}/"]
-            done = _cli(workspace, *argv)
-            try:
-                typed = len(json.loads(done.stdout)["skills"])
-            except (ValueError, KeyError, TypeError):
-                typed = f"exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]}"
+        listed = _catalog_skills(workspace, [f"/{root}" for root in roots])
+        # The same roots as users type them: relative, with a trailing slash.
+        typed = _catalog_skills(workspace, [f"{root}/" for root in roots])
         default = _cli(workspace, "catalog", ".")
         lint = _cli(workspace, "lint", ".", "--format", "json")
         try:
