@@ -4,7 +4,9 @@ mutmut's thousands of mutants, ``dev`` by default, ``nightly`` for the build box
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
+import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 settings.register_profile(
@@ -44,3 +46,17 @@ settings.register_profile(
     suppress_health_check=(HealthCheck.too_slow,),
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture
+def no_fence(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
+    """The run-boundary tests' negative control: ``remove()`` makes the fence
+    (``PreparedSkills.check_boundary``) do nothing for the rest of the test."""
+
+    def remove() -> None:
+        # Imported here, not at collection: conftest loads before every test module.
+        from a13n_harness.capabilities import PreparedSkills  # noqa: PLC0415
+
+        monkeypatch.setattr(PreparedSkills, "check_boundary", lambda self, environment=None: None)
+
+    return remove

@@ -24,12 +24,11 @@ from test_langchain_middleware import (
     _Run,
     _system_text,
     fake_model,
-    no_fence,
     run,
     workspace,
 )
 
-__all__ = ["no_fence", "run", "workspace"]  # fixtures, imported for pytest
+__all__ = ["run", "workspace"]  # fixtures, imported for pytest
 
 
 def _deep_agent(model: Any, run: _Run) -> Any:

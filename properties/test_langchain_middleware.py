@@ -79,14 +79,6 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.fixture
-def no_fence(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
-    def remove() -> None:
-        monkeypatch.setattr(PreparedSkills, "check_boundary", lambda self, environment=None: None)
-
-    return remove
-
-
 class _Run:
     def __init__(self, environment: Environment, provider: LocalDirectoryProvider) -> None:
         self.environment = environment

@@ -162,14 +162,6 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.fixture
-def no_fence(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
-    def remove() -> None:
-        monkeypatch.setattr(PreparedSkills, "check_boundary", lambda self, environment=None: None)
-
-    return remove
-
-
 def _run(
     workspace: Path,
     replies: list[dict[str, Any]],

@@ -51,16 +51,6 @@ def trees(tmp_path: Path) -> tuple[Path, Path, Path]:
     return workspace, shared, copy
 
 
-@pytest.fixture
-def no_fence(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
-    """The negative control: remove the fence (``check_boundary`` does nothing)."""
-
-    def remove() -> None:
-        monkeypatch.setattr(PreparedSkills, "check_boundary", lambda self, environment=None: None)
-
-    return remove
-
-
 class _Run:
     """One run's environment and prepared skills, for a scenario."""
 
