@@ -6,13 +6,16 @@ here the cause is pinned: ``--version`` imports none of the modules that made it
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import importlib
 import importlib.metadata
 import io
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -130,3 +133,147 @@ def test_the_shared_defaults_are_written_once() -> None:
     code = source.split('"""', 2)[2]  # after the module docstring
     for restated in ("5.0", "200_000", "16_000", "9200", "1048576", "1_048_576"):
         assert restated not in code, restated
+
+
+# ------------------------------------------------ exported names loaded on first use
+
+
+def _loaded_on_first_use() -> list[str]:
+    """Every module that hands names to ``a13n_harness._lazy``, found by its import."""
+    package = CORE / "a13n_harness"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if "from a13n_harness._lazy import" in path.read_text(encoding="utf-8"):
+            parts = path.relative_to(CORE).with_suffix("").parts
+            found.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return found
+
+
+def _imports(body: list[ast.stmt]) -> dict[str, str]:
+    """Name -> module of each ``from a13n_harness.<module> import name`` in ``body``."""
+    found: dict[str, str] = {}
+    for statement in body:
+        if not isinstance(statement, ast.ImportFrom) or statement.module is None:
+            continue
+        if (
+            statement.module.startswith("a13n_harness.")
+            and statement.module != "a13n_harness._lazy"
+        ):
+            found |= {alias.asname or alias.name: statement.module for alias in statement.names}
+    return found
+
+
+def check_exports_match_their_imports(module: ModuleType, source: str) -> None:
+    """Each name of ``__all__`` is written twice: there, and in the import that binds it (at
+    the top, or under ``if TYPE_CHECKING:`` when it is loaded on first use), and the two
+    agree both ways; the name gives the imported module's object; the modules named for
+    loading on first use are exactly those of the ``TYPE_CHECKING`` imports. (ruff finds an
+    import missing from ``__all__``, but not a name of ``__all__`` that nothing imports.)"""
+    tree = ast.parse(source)
+    deferred: dict[str, str] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.If) and ast.unparse(statement.test) == "TYPE_CHECKING":
+            deferred |= _imports(statement.body)
+    eager = _imports(tree.body)
+    defined = {
+        target.id
+        for statement in tree.body
+        if isinstance(statement, ast.Assign | ast.AnnAssign)
+        for target in (
+            statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        )
+        if isinstance(target, ast.Name)
+    } | {
+        statement.name
+        for statement in tree.body
+        if isinstance(statement, ast.ClassDef | ast.FunctionDef)
+    }
+    (listed,) = (
+        ast.literal_eval(statement.value)
+        for statement in tree.body
+        if isinstance(statement, ast.Assign)
+        and [ast.unparse(target) for target in statement.targets] == ["__all__"]
+    )
+    exported = set(listed)
+    assert len(exported) == len(listed), "a name listed twice in __all__"
+    assert set(deferred) <= exported, sorted(set(deferred) - exported)
+    assert exported - set(deferred) <= set(eager) | defined, sorted(
+        exported - set(deferred) - set(eager) - defined
+    )
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in {"lazy_attributes", "lazy_getattr"}
+    ]
+    assert len(calls) == 1
+    named = ast.literal_eval(calls[0].args[2])
+    assert sorted(named) == sorted(set(deferred.values())), named
+    for name in listed:
+        source_module = deferred.get(name) or eager.get(name)
+        if source_module is not None:
+            assert getattr(module, name) is getattr(importlib.import_module(source_module), name)
+    if module.__name__ == module.__package__:  # a package imports only what it exports
+        assert set(eager) <= exported, sorted(set(eager) - exported)
+        assert dir(module) == sorted(module.__all__)
+
+
+@pytest.mark.parametrize("name", _loaded_on_first_use())
+def test_each_exported_name_is_in_all_and_in_one_import(name: str) -> None:
+    module = importlib.import_module(name)
+    assert module.__file__ is not None
+    check_exports_match_their_imports(module, Path(module.__file__).read_text(encoding="utf-8"))
+
+
+def test_the_packages_with_deferred_names_are_found() -> None:
+    assert _loaded_on_first_use() == [
+        "a13n_harness",
+        "a13n_harness.capabilities",
+        "a13n_harness.capabilities.items",
+        "a13n_harness.environment",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("broken", "why"),
+    [
+        ("        MemoryNode,\n", "a name in __all__ no import binds"),
+        ('    "MemoryNode",\n', "a name imported for mypy missing from __all__"),
+        ('    "join_path",\n', "a name imported at the top missing from __all__"),
+        ('        "a13n_harness.environment.facts",\n', "a deferred module not loaded"),
+    ],
+)
+def test_negative_control_a_name_written_out_of_step_fails_the_check(broken: str, why: str) -> None:
+    from a13n_harness import environment  # noqa: PLC0415
+
+    assert environment.__file__ is not None
+    source = Path(environment.__file__).read_text(encoding="utf-8")
+    assert source.count(broken) == 1, why
+    check_exports_match_their_imports(environment, source)
+    with pytest.raises(AssertionError):
+        check_exports_match_their_imports(environment, source.replace(broken, ""))
+
+
+@pytest.mark.parametrize("name", _loaded_on_first_use())
+def test_importing_a_module_loads_none_of_its_deferred_modules(name: str) -> None:
+    """What the names loaded on first use are for: the module alone does not import them."""
+    module = importlib.import_module(name)
+    assert module.__file__ is not None
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    deferred = sorted(
+        {
+            statement.module
+            for node in tree.body
+            if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+            for statement in node.body
+            if isinstance(statement, ast.ImportFrom) and statement.module
+        }
+    )
+    assert deferred
+    result = _python(
+        "-c",
+        f"import sys, {name}\nprint(sorted(n for n in {deferred!r} if n in sys.modules))",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["[]"]

@@ -1,9 +1,16 @@
-"""Module attributes loaded on first use, so a command imports only the modules it needs."""
+"""Exported names whose modules are imported on first use (PEP 562).
+
+A module imports what its common path needs as usual, imports the rest only under
+``if TYPE_CHECKING:`` (what mypy and readers see), lists every exported name once in
+``__all__``, and names the modules it defers, in order. docs/decisions.md ("What start-up
+still defers") says which and why; ``properties/test_packaging.py`` holds every name in
+``__all__`` to the import that names it.
+"""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -24,31 +31,38 @@ def _load(module: str) -> ModuleType:
     return sys.modules[module]
 
 
-def lazy_getattr(module: str, table: Mapping[str, str]) -> Callable[[str], object]:
-    """A module's PEP 562 ``__getattr__`` for ``table`` (name -> defining module).
+def lazy_getattr(
+    module: str, exported: Sequence[str], deferred: Sequence[str]
+) -> Callable[[str], object]:
+    """``module``'s PEP 562 ``__getattr__``: a name of ``exported`` that ``module`` does not
+    define yet comes from the first of the ``deferred`` modules whose ``__all__`` lists it.
 
-    The first access imports the defining module and stores the value in ``module``'s
-    namespace, so later accesses are plain attribute reads.
+    The deferred modules are imported in the order given, each only when a name is asked
+    for that no earlier one exports; the value is then stored in ``module``'s namespace, so
+    later accesses are plain attribute reads.
     """
-    namespace = _load(module).__dict__
+    namespace = sys.modules[module].__dict__
+    names = frozenset(exported)
 
     def __getattr__(name: str) -> object:
-        defining = table.get(name)
-        if defining is None:
-            raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        value = getattr(_load(defining), name)
-        namespace[name] = value
-        return value
+        if name in names:
+            for defining in deferred:
+                source = _load(defining)
+                if name in source.__all__:
+                    value = getattr(source, name)
+                    namespace[name] = value
+                    return value
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
     return __getattr__
 
 
 def lazy_attributes(
-    package: str, table: Mapping[str, str], names: Sequence[str]
+    package: str, exported: Sequence[str], deferred: Sequence[str]
 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
-    """A package's ``__getattr__`` and ``__dir__`` (``names``) for ``table``."""
+    """A package's ``__getattr__`` (:func:`lazy_getattr`) and ``__dir__`` (``exported``)."""
 
     def __dir__() -> list[str]:
-        return sorted(names)
+        return sorted(exported)
 
-    return lazy_getattr(package, table), __dir__
+    return lazy_getattr(package, exported, deferred), __dir__

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from a13n_harness._lazy import lazy_getattr
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # loaded on first use, see the end
     from a13n_harness.capabilities.bound import BoundSkillCatalog, BoundSkillCatalogItem
 
 __all__ = [
@@ -114,9 +114,4 @@ class SkillScan:
 
 
 # The two names this module defined before the bound catalog moved to its own module.
-__getattr__ = lazy_getattr(
-    __name__,
-    dict.fromkeys(
-        ("BoundSkillCatalog", "BoundSkillCatalogItem"), "a13n_harness.capabilities.bound"
-    ),
-)
+__getattr__ = lazy_getattr(__name__, __all__, ("a13n_harness.capabilities.bound",))

@@ -9,8 +9,26 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from a13n_harness._lazy import lazy_attributes
+from a13n_harness.environment.errors import (
+    FileNotFound,
+    FileOperatorError,
+    FilePermissionDenied,
+    FileProviderError,
+    FileUnsupported,
+    NotADirectory,
+)
+from a13n_harness.environment.local import MAX_LINK_HOPS, LocalFileOperator
+from a13n_harness.environment.operator import (
+    ENTRY_KINDS,
+    BatchReader,
+    DirectoryEntry,
+    EntryKind,
+    FileOperator,
+    FileStat,
+)
+from a13n_harness.environment.paths import is_canonical_path, join_path, path_segments
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # loaded on first use, see below
     from a13n_harness.environment.environment import (
         DEFAULT_MOUNT,
         Environment,
@@ -19,19 +37,7 @@ if TYPE_CHECKING:
         LocalDirectoryProvider,
         PinnedFiles,
     )
-    from a13n_harness.environment.errors import (
-        FileNotFound,
-        FileOperatorError,
-        FilePermissionDenied,
-        FileProviderError,
-        FileUnsupported,
-        NotADirectory,
-    )
     from a13n_harness.environment.facts import collect_environment_facts
-    from a13n_harness.environment.local import (
-        MAX_LINK_HOPS,
-        LocalFileOperator,
-    )
     from a13n_harness.environment.memory import (
         MemoryBroken,
         MemoryDenied,
@@ -39,19 +45,6 @@ if TYPE_CHECKING:
         MemoryNode,
         MemorySpecial,
         MemorySymlink,
-    )
-    from a13n_harness.environment.operator import (
-        ENTRY_KINDS,
-        BatchReader,
-        DirectoryEntry,
-        EntryKind,
-        FileOperator,
-        FileStat,
-    )
-    from a13n_harness.environment.paths import (
-        is_canonical_path,
-        join_path,
-        path_segments,
     )
 
 __all__ = [
@@ -87,41 +80,14 @@ __all__ = [
     "path_segments",
 ]
 
-# Each name is imported from its module on first use (PEP 562), so a caller that needs
-# one part (the CLI's catalog needs discovery, not the run bindings or the in-memory
-# operator) does not pay for the rest at start-up.
-_LAZY: dict[str, str] = {
-    "DEFAULT_MOUNT": "a13n_harness.environment.environment",
-    "Environment": "a13n_harness.environment.environment",
-    "EnvironmentPath": "a13n_harness.environment.environment",
-    "FileProvider": "a13n_harness.environment.environment",
-    "LocalDirectoryProvider": "a13n_harness.environment.environment",
-    "PinnedFiles": "a13n_harness.environment.environment",
-    "FileNotFound": "a13n_harness.environment.errors",
-    "FileOperatorError": "a13n_harness.environment.errors",
-    "FilePermissionDenied": "a13n_harness.environment.errors",
-    "FileProviderError": "a13n_harness.environment.errors",
-    "FileUnsupported": "a13n_harness.environment.errors",
-    "NotADirectory": "a13n_harness.environment.errors",
-    "MAX_LINK_HOPS": "a13n_harness.environment.local",
-    "LocalFileOperator": "a13n_harness.environment.local",
-    "MemoryBroken": "a13n_harness.environment.memory",
-    "MemoryDenied": "a13n_harness.environment.memory",
-    "MemoryFileOperator": "a13n_harness.environment.memory",
-    "MemoryNode": "a13n_harness.environment.memory",
-    "MemorySpecial": "a13n_harness.environment.memory",
-    "MemorySymlink": "a13n_harness.environment.memory",
-    "ENTRY_KINDS": "a13n_harness.environment.operator",
-    "BatchReader": "a13n_harness.environment.operator",
-    "DirectoryEntry": "a13n_harness.environment.operator",
-    "EntryKind": "a13n_harness.environment.operator",
-    "FileOperator": "a13n_harness.environment.operator",
-    "FileStat": "a13n_harness.environment.operator",
-    "is_canonical_path": "a13n_harness.environment.paths",
-    "join_path": "a13n_harness.environment.paths",
-    "path_segments": "a13n_harness.environment.paths",
-    "collect_environment_facts": "a13n_harness.environment.facts",
-}
-
-
-__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, __all__)
+# A scan (the command line's) needs the modules imported above, not the Environment, the
+# in-memory operator or git (docs/decisions.md, "What start-up still defers").
+__getattr__, __dir__ = lazy_attributes(
+    __name__,
+    __all__,
+    (
+        "a13n_harness.environment.environment",
+        "a13n_harness.environment.memory",
+        "a13n_harness.environment.facts",
+    ),
+)
