@@ -600,6 +600,41 @@ def test_fifo_is_never_opened(tmp_path: Path) -> None:
     ]
 
 
+class _SwapsForAFifo(LocalFileOperator):
+    """Replaces one SKILL.md with a FIFO once the first pass has read it, before the re-read."""
+
+    __slots__ = ("victim",)
+
+    def __init__(self, root: Path, victim: Path) -> None:
+        super().__init__(root)
+        self.victim = victim
+
+    async def read_many(
+        self, paths: Sequence[str], limit: int
+    ) -> Sequence[bytes | FileOperatorError]:
+        results = await super().read_many(paths, limit)
+        os.unlink(self.victim)
+        os.mkfifo(self.victim)
+        return results
+
+
+def test_a_document_swapped_for_a_fifo_before_the_re_read_fails_the_scan_without_waiting(
+    tmp_path: Path,
+) -> None:
+    """The final re-read opens a path it has just read in one confined, non-blocking call
+    (docs/security.md): a FIFO swapped in meanwhile is refused as a change, never waited on."""
+    for name in ("a", "b"):
+        _write(tmp_path / f"ws/skills/{name}/SKILL.md", doc(name))
+    operator = _SwapsForAFifo(tmp_path / "ws", tmp_path / "ws/skills/b/SKILL.md")
+    codes: list[str] = []
+    worker = threading.Thread(
+        target=lambda: codes.append(code_of(operator, [source("s", "/skills")])), daemon=True
+    )
+    worker.start()
+    worker.join(timeout=60)
+    assert codes == ["skill_document_changed"]
+
+
 class _CountingOperator(LocalFileOperator):
     """A local operator that counts its listings and the files it is asked to read."""
 

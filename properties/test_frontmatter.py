@@ -1024,10 +1024,19 @@ def test_a_decisive_prefix_gives_the_whole_files_verdict(
         (b"\xef\xbc", 10, False),
         (b"---\nlong line without end", 100, True),
         (b"---\nlong line without end", 5, False),
+        (b"--- ", 10, True),  # one blank after the dashes, then the read ends
+        (b"--- x\n", 10, False),  # a blank then a non-blank: not a fence (missing_fence)
+        (b"---  x\n", 10, False),
+        (b"---\nname: a\n", 8, True),  # a line start exactly max_bytes in may be the fence
+        (b"---\nname: a\n---", 8, True),
+        (b"---\nname: a\n", 7, False),  # one byte past the bound: too_large either way
+        (b"---\n\n", 1, True),
     ],
 )
 def test_undecided_on_chosen_prefixes(data: bytes, max_bytes: int, expected: bool) -> None:
+    """Each row is what the exact oracle ``_continuations_differ`` (below) says, pinned."""
     assert fm.undecided(data, max_bytes) is expected
+    assert _continuations_differ(data, max_bytes) is expected
 
 
 def test_the_fence_decision_refuses_what_is_not_bytes_and_counts() -> None:
@@ -1036,12 +1045,46 @@ def test_the_fence_decision_refuses_what_is_not_bytes_and_counts() -> None:
         lambda: fm.undecided(b"---", -1),
         lambda: fm.decisive_prefix(b"---", True, 10),
         lambda: fm.decisive_prefix(b"---", 3, "10"),  # type: ignore[arg-type]
+        # A short read is the whole file and needs no fence decision: its limits are
+        # still checked, the same as a full read's.
+        lambda: fm.decisive_prefix(b"---", 10, -1),
+        lambda: fm.decisive_prefix(b"---", 10, "10"),  # type: ignore[arg-type]
     ):
         with pytest.raises(DefinitionError) as caught:
             call()
         assert caught.value.code == "skill_provider_failed"
     assert fm.decisive_prefix(b"---\nname: a\n---\n", 100, 10) == b"---\nname: a\n---\n"
     assert fm.decisive_prefix(b"---\nname: a\n---\nbody", 20, 100) == b"---\nname: a\n---\nbod"
+
+
+_BODY = b"name: a\ndescription: d\n"
+_CRLF_BODY = _BODY.replace(b"\n", b"\r\n")
+
+
+@pytest.mark.parametrize(
+    ("whole", "max_bytes", "outcome"),
+    [
+        # The frontmatter is exactly max_bytes: the closing fence starts at the bound.
+        (b"---\n" + _BODY + b"---\nbody\n", len(_BODY), "accepted"),
+        (b"---\r\n" + _CRLF_BODY + b"---\r\nbody\r\n", len(_CRLF_BODY), "accepted"),
+        (b"---\n" + _BODY + b"---\nbody\n", len(_BODY) - 1, "refused"),  # too_large
+        # Opening fences padded with blanks: a read may end inside the padding.
+        (b"--- \t \n" + _BODY + b"---\n", 100, "accepted"),
+        (b"---  \r\n" + _BODY + b"---\n", 100, "accepted"),
+        (b"--- x\n" + _BODY + b"---\n", 100, "refused"),  # missing_fence
+    ],
+)
+def test_every_read_size_gives_the_whole_files_verdict_at_the_fence_bounds(
+    whole: bytes, max_bytes: int, outcome: str
+) -> None:
+    """Discovery's bounded reads (``_decided_by_reads``), started at every size from one
+    byte to past the file, end on the verdict of the whole file, on files whose fences sit
+    at the edges the scan decides on: the frontmatter bound and blank-padded fences."""
+    limits = FrontmatterLimits(max_bytes=max_bytes)
+    expected = _verdict(whole, limits)
+    assert expected[0] == outcome
+    for limit in range(1, len(whole) + 2):
+        assert _verdict(_decided_by_reads(whole, limit, limits), limits) == expected, limit
 
 
 def test_negative_control_a_read_cut_at_its_last_newline_disagrees() -> None:

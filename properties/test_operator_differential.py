@@ -19,6 +19,7 @@ make the property fail.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import stat
@@ -28,7 +29,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from a13n_harness.environment import FileNotFound
+from a13n_harness.environment import FileNotFound, FileOperatorError, LocalFileOperator
 from a13n_harness.environment import _confinement as confinement_module
 from a13n_harness.environment import local as local_module
 from a13n_harness.environment import paths as paths_module
@@ -42,6 +43,8 @@ from a13n_harness.testing.operator_trees import (
     check_agreement,
     check_mutations_agree,
     link_target,
+    on_disk,
+    probes_for,
 )
 
 _segment = st.sampled_from(SEGMENTS)
@@ -189,3 +192,48 @@ def test_negative_control_an_escaping_write_fails_the_property(
     """The escaping-link walk of the first control, seen through writes and removals."""
     monkeypatch.setattr(confinement_module, "resolve_link_target", _follows_escaping_links)
     property_fails(control_settings(given(trees(), _MUTATIONS.filter(bool))(check_mutations_agree)))
+
+
+def _outcome(result: object) -> object:
+    if isinstance(result, bytes):
+        return result
+    assert isinstance(result, FileOperatorError), result
+    return (type(result).__name__, result.message, result.path)
+
+
+def check_read_again_agrees(tree: Tree) -> None:
+    """``read_many_again`` (discovery's final re-read) gives what ``read_many`` gives, bytes or
+    the same error (class, message, path), for every probe path of the tree: files, folders,
+    FIFOs, missing paths and every kind of link, escaping or looping."""
+    probes = probes_for(tree)
+    with on_disk(tree) as root, LocalFileOperator(root) as local:
+        first = asyncio.run(local.read_many(probes, 64))
+        again = asyncio.run(local.read_many_again(probes, 64))
+    assert [_outcome(r) for r in again] == [_outcome(r) for r in first]
+
+
+@settings(max_examples=30)
+@given(trees())
+def test_a_read_again_agrees_with_a_read_on_every_path(tree: Tree) -> None:
+    check_read_again_agrees(tree)
+
+
+def _reads_whatever_it_opened(self: object, path: str, limit: int) -> bytes:
+    # Broken on purpose: no regular-file check after the one-call open, no fallback.
+    walker = cast(local_module._Operations, self)
+    fd = walker.open_again(path)
+    if fd is None:
+        return walker.read(path, limit)
+    try:
+        return os.read(fd, limit)
+    except OSError as error:
+        raise confinement_module.os_error(error, path) from None
+    finally:
+        os.close(fd)
+
+
+def test_negative_control_a_read_again_that_skips_the_regular_file_check_fails_the_property(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(local_module._Operations, "read_again", _reads_whatever_it_opened)
+    property_fails(control_settings(given(trees())(check_read_again_agrees)))

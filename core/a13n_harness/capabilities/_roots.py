@@ -107,5 +107,5 @@ def classify(
             reason, message = skip
             slots.append(SkillDiagnostic("skill_entry_skipped", message, path, source_id, reason))
         else:
-            slots.append(Candidate(join_path(path, SKILL_FILE), entry.name))
+            slots.append(Candidate(f"{path}/{SKILL_FILE}", entry.name))  # path: a plain str
     return slots

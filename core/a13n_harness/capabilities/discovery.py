@@ -517,7 +517,7 @@ async def confirm_unchanged(
         groups.setdefault((id(files), skill.limit), (files, []))[1].append(skill)
     changed: list[tuple[str, str]] = [(s.item.name, s.item.path) for s in unroutable]
     for (_, limit), (files, group) in groups.items():
-        outcomes = await read_all(files, [s.item.path for s in group], limit)
+        outcomes = await read_all(files, [s.item.path for s in group], limit, again=True)
         for skill, outcome in zip(group, outcomes, strict=True):
             if isinstance(outcome, DefinitionError) and not isinstance(outcome, FileOperatorError):
                 raise outcome

@@ -62,9 +62,12 @@ async def _read_one(files: FileOperator, path: str, limit: int) -> ReadOutcome:
     return _checked(path, data, limit)
 
 
-async def _read_chunk(files: BatchReader, paths: Sequence[str], limit: int) -> list[ReadOutcome]:
+async def _read_chunk(
+    files: BatchReader, paths: Sequence[str], limit: int, again: bool = False
+) -> list[ReadOutcome]:
     try:
-        results = list(await files.read_many(paths, limit))
+        again_reader = getattr(files, "read_many_again", None) if again else None
+        results = list(await (again_reader or files.read_many)(paths, limit))
     except DefinitionError as error:
         return [error] * len(paths)
     except Exception as error:
@@ -88,12 +91,17 @@ async def read_all(
     *,
     workers: int = MAX_READ_WORKERS,
     on_result: Callable[[int, ReadOutcome], None] | None = None,
+    again: bool = False,
 ) -> list[ReadOutcome]:
     """``read_bytes(path, limit)`` for every path, results by index, errors as values.
 
     ``on_result(index, outcome)``, when given, runs in the caller's event loop
     as each result arrives (in no particular order), while other reads are
     still in flight: the caller's pure per-result work overlaps the I/O.
+    ``again=True`` says every path was just read as a regular file through
+    ``files`` (discovery's final re-read): a batch reader that has
+    ``read_many_again`` (:class:`~a13n_harness.environment.LocalFileOperator`)
+    serves the chunks through it, with the same results in fewer system calls.
     """
     if (
         isinstance(paths, str | bytes)
@@ -129,7 +137,7 @@ async def read_all(
             end = min(start + chunk, count)
             if batch:
                 assert is_batch_reader(files)
-                results[start:end] = await _read_chunk(files, paths[start:end], limit)
+                results[start:end] = await _read_chunk(files, paths[start:end], limit, again)
             else:
                 results[start] = await _read_one(files, paths[start], limit)
             if on_result is not None and not failures:

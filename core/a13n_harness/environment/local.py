@@ -219,6 +219,23 @@ class _Operations(Walker):
         finally:
             os.close(fd)
 
+    def read_again(self, path: str, limit: int) -> bytes:
+        """``read`` of a path the caller has just read as a regular file (see
+        :meth:`~a13n_harness.environment._confinement.Walker.open_again`): the same bytes
+        or the same error ``read`` gives, in fewer system calls."""
+        fd = self.open_again(path)
+        if fd is None:
+            return self.read(path, limit)
+        try:
+            measured = os.fstat(fd)
+            if stat_module.S_ISREG(measured.st_mode):
+                return _read_file(fd, limit, measured.st_size)
+        except OSError as error:
+            raise os_error(error, path) from None
+        finally:
+            os.close(fd)
+        return self.read(path, limit)  # replaced since: ``read`` decides the error
+
     def list(self, path: str) -> list[DirectoryEntry]:
         found = self.locate(path, follow_last=True)
         if found.mode is None:
@@ -322,6 +339,9 @@ class _WalkOnlyOperations(_Operations):
     """
 
     def open_beneath(self, path: str) -> tuple[int, int] | None:
+        return None
+
+    def open_again(self, path: str) -> int | None:
         return None
 
 
@@ -453,8 +473,9 @@ class LocalFileOperator:
 
     @property
     def read_concurrency(self) -> int:
-        """2: one chunk is read while the caller parses the previous one; more only contend."""
-        return 2
+        """1: a page of reads is one call on one worker thread (docs/decisions.md,
+        "Overlapped reads": a second lane only contends with the caller for the interpreter)."""
+        return 1
 
     @property
     def root(self) -> str:
@@ -550,16 +571,34 @@ class LocalFileOperator:
     async def read_many(
         self, paths: Sequence[str], limit: int
     ) -> Sequence[bytes | FileOperatorError]:
+        return await self._read_many(paths, limit, again=False)
+
+    async def read_many_again(
+        self, paths: Sequence[str], limit: int
+    ) -> Sequence[bytes | FileOperatorError]:
+        """``read_many`` of paths the caller has just read as regular files through this
+        operator (discovery's final re-read, :func:`~a13n_harness.capabilities.pool.read_all`
+        with ``again=True``): the same results, each file opened in one confined call
+        instead of a handle and its reopen. A path replaced since by anything but a
+        regular file is opened without blocking, never read, and refused as ``read_many``
+        refuses it (docs/security.md)."""
+        return await self._read_many(paths, limit, again=True)
+
+    async def _read_many(
+        self, paths: Sequence[str], limit: int, *, again: bool
+    ) -> Sequence[bytes | FileOperatorError]:
         bound = check_limit(limit)
         checked = _check_paths(paths)
 
         def chunk(walker: _Operations) -> list[bytes | FileOperatorError]:
             results: list[bytes | FileOperatorError] = []
+            append = results.append
+            read = walker.read_again if again else walker.read
             for path in checked:
                 try:
-                    results.append(walker.read(_check_path(path), bound))
+                    append(read(_check_path(path), bound))
                 except FileOperatorError as error:
-                    results.append(error)
+                    append(error)
             return results
 
         try:
