@@ -23,6 +23,7 @@ import asyncio
 import os
 import shutil
 import stat
+from collections.abc import Sequence
 from typing import cast
 
 import pytest
@@ -201,15 +202,28 @@ def _outcome(result: object) -> object:
     return (type(result).__name__, result.message, result.path)
 
 
+async def _one_by_one(files: LocalFileOperator, paths: Sequence[str]) -> list[object]:
+    results: list[object] = []
+    for path in paths:
+        try:
+            results.append(await files.read_bytes(path, 64))
+        except FileOperatorError as error:
+            results.append(error)
+    return results
+
+
 def check_read_again_agrees(tree: Tree) -> None:
-    """``read_many_again`` (discovery's final re-read) gives what ``read_many`` gives, bytes or
-    the same error (class, message, path), for every probe path of the tree: files, folders,
-    FIFOs, missing paths and every kind of link, escaping or looping."""
+    """``read_many`` (discovery's batch read) and ``read_many_again`` (its final re-read) give
+    what ``read_bytes`` gives path by path, bytes or the same error (class, message, path),
+    for every probe path of the tree: files, folders, FIFOs, missing paths and every kind of
+    link, escaping or looping."""
     probes = probes_for(tree)
     with on_disk(tree) as root, LocalFileOperator(root) as local:
+        single = [_outcome(r) for r in asyncio.run(_one_by_one(local, probes))]
         first = asyncio.run(local.read_many(probes, 64))
         again = asyncio.run(local.read_many_again(probes, 64))
-    assert [_outcome(r) for r in again] == [_outcome(r) for r in first]
+    assert [_outcome(r) for r in first] == single
+    assert [_outcome(r) for r in again] == single
 
 
 @settings(max_examples=30)
@@ -218,22 +232,43 @@ def test_a_read_again_agrees_with_a_read_on_every_path(tree: Tree) -> None:
     check_read_again_agrees(tree)
 
 
-def _reads_whatever_it_opened(self: object, path: str, limit: int) -> bytes:
-    # Broken on purpose: no regular-file check after the one-call open, no fallback.
-    walker = cast(local_module._Operations, self)
-    fd = walker.open_again(path)
-    if fd is None:
-        return walker.read(path, limit)
-    try:
-        return os.read(fd, limit)
-    except OSError as error:
-        raise confinement_module.os_error(error, path) from None
-    finally:
-        os.close(fd)
+def _opens_whatever_it_finds(self: object, path: str) -> tuple[int, int] | None:
+    # Broken on purpose: the one-call open without the regular-file check.
+    openers = confinement_module._openat2()
+    if openers is None or path == "/":
+        return None
+    fd = openers[1](cast(confinement_module.Walker, self)._root_fd, os.fsencode(path[1:]))
+    return None if fd < 0 else (fd, 64)
 
 
 def test_negative_control_a_read_again_that_skips_the_regular_file_check_fails_the_property(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(local_module._Operations, "read_again", _reads_whatever_it_opened)
+    monkeypatch.setattr(confinement_module.Walker, "open_again", _opens_whatever_it_finds)
+    property_fails(control_settings(given(trees())(check_read_again_agrees)))
+
+
+def _batch_without_the_walk(
+    self: object, paths: Sequence[object], limit: int, *, again: bool
+) -> list[object]:
+    # Broken on purpose: a batch read that gives up where the fast path declines.
+    walker = cast(local_module._Operations, self)
+    results: list[object] = []
+    for path in paths:
+        fast = walker.open_beneath(cast(str, path))
+        if fast is None:
+            results.append(FileNotFound("no such file or directory", path=cast(str, path)))
+            continue
+        fd, size = fast
+        try:
+            results.append(os.read(fd, min(limit, size + 1)))
+        finally:
+            os.close(fd)
+    return results
+
+
+def test_negative_control_a_batch_read_that_differs_from_a_single_read_fails_the_property(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(local_module._Operations, "read_each", _batch_without_the_walk)
     property_fails(control_settings(given(trees())(check_read_again_agrees)))

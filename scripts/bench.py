@@ -327,6 +327,11 @@ def bench_scan_section() -> None:
         dict(results),
         results[0][0],
     )
+    paired = scan_module.PAIRED
+    print(
+        f"  paired (median of per-round ratios): scan x{paired['scan']:.3f}, "
+        f"first scan x{paired['scan, first in the process']:.3f}"
+    )
 
 
 def bench_scan_growth_section() -> None:

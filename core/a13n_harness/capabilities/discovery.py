@@ -493,7 +493,7 @@ async def discover(
                     path=root,
                 )
             run.resolve(source, skills)
-    resolved = tuple(run.final[name] for name in sorted(run.final))
+    resolved = tuple(map(run.final.__getitem__, sorted(run.final)))
     return Discovery(resolved, tuple(run.diagnostics))
 
 
@@ -509,8 +509,10 @@ async def confirm_unchanged(
     access = _guarded(access)
     unroutable: list[DiscoveredSkill] = []
     groups: dict[tuple[int, int], tuple[FileOperator, list[DiscoveredSkill]]] = {}
+    routes: dict[str, FileOperator | None] = {}  # one routing call per root, not per skill
     for skill in skills:
-        files = access(skill.item.root)
+        root = skill.item.root
+        files = routes[root] if root in routes else routes.setdefault(root, access(root))
         if files is None:
             unroutable.append(skill)
             continue

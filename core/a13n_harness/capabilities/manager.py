@@ -129,7 +129,7 @@ class SkillManager:
     async def inspect(self, *, files: FileOperator) -> SkillScan:
         """Scan through ``files``: items sorted by name and every diagnostic in scan order."""
         found = await self._direct(files)
-        return SkillScan(tuple(skill.item for skill in found.skills), found.diagnostics)
+        return SkillScan(tuple([skill.item for skill in found.skills]), found.diagnostics)
 
     async def scan(self, *, files: FileOperator) -> tuple[SkillCatalogItem, ...]:
         """Scan through ``files``: items sorted by name."""

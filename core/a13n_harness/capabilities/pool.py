@@ -23,6 +23,7 @@ without an event loop, which is how the command line scans without importing
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 from a13n_harness.context._checks import is_count
@@ -77,7 +78,9 @@ async def _read_chunk(
         failure = FileProviderError("the file operator returned the wrong number of results")
         return [failure] * len(paths)
     return [
-        _checked(path, result, limit)
+        result  # the common case, checked inline: once per document of a scan
+        if type(result) is bytes and len(result) <= limit
+        else _checked(path, result, limit)
         if isinstance(result, bytes | FileOperatorError)
         else FileProviderError("the file operator returned a non-bytes result", path=path)
         for path, result in zip(paths, results, strict=True)
@@ -106,7 +109,7 @@ async def read_all(
     if (
         isinstance(paths, str | bytes)
         or not isinstance(paths, Sequence)
-        or not all(isinstance(path, str) for path in paths)
+        or not all(map(isinstance, paths, repeat(str)))
     ):
         raise FileProviderError("paths must be a sequence of str")
     check_limit(limit)

@@ -4,10 +4,11 @@ A rescan of an unchanged tree (each operation rediscovers, the checkout seed say
 reads every ``SKILL.md`` again but need not parse it again:
 :func:`~a13n_harness.context.frontmatter.parse_skill_document` is a pure function of
 the document's bytes and its :class:`~a13n_harness.context.frontmatter.FrontmatterLimits`,
-so the memo keys on exactly those, the bytes themselves (compared in full on a hit,
+so the memo answers on exactly those, the bytes themselves (compared in full on a hit,
 never a digest) and the whole limits value (every field: ``max_bytes``, ``max_depth``,
-``max_nodes``, ``max_description_chars``). Nothing else changes a verdict. Least
-recently used entries go first; one lock guards it (scans of several threads share it).
+``max_nodes``, ``max_description_chars``), kept with the verdict and compared on a hit.
+Nothing else changes a verdict. Least recently used entries go first; one lock guards
+it (scans of several threads share it).
 """
 
 from __future__ import annotations
@@ -57,20 +58,24 @@ def check_limits(limits: object) -> FrontmatterLimits:
 
 
 class _VerdictMemo:
-    """Verdicts of :func:`parse_skill_document` by (document bytes, limits); see the module."""
+    """Verdicts of :func:`parse_skill_document` by document bytes, each with the limits it
+    was given (one per document: another limits value replaces it); see the module.
+
+    Keyed on the bytes alone, the limits compared on a hit (the same object, or an equal
+    one): hashing the limits value for every lookup cost a rescan more than the rest of
+    the lookup."""
 
     def __init__(self) -> None:
-        self._entries: OrderedDict[tuple[bytes, FrontmatterLimits], Verdict] = OrderedDict()
+        self._entries: OrderedDict[bytes, tuple[FrontmatterLimits, Verdict]] = OrderedDict()
         self._bytes = 0
         self._lock = _thread.allocate_lock()
 
     def verdict(self, data: bytes, limits: FrontmatterLimits) -> Verdict:
-        key = (data, limits)
         with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-                return found
+            found = self._entries.get(data)
+            if found is not None and (found[0] is limits or found[0] == limits):
+                self._entries.move_to_end(data)
+                return found[1]
         result: Verdict
         try:
             result = parse_skill_document(data, limits)
@@ -78,12 +83,12 @@ class _VerdictMemo:
             result = (error.reason or "yaml_syntax", error.message, error.line, error.column)
         if len(data) <= MEMO_BYTES // 64:
             with self._lock:
-                if key not in self._entries:
-                    self._entries[key] = result
+                if self._entries.pop(data, None) is None:
                     self._bytes += len(data)
-                    while len(self._entries) > MEMO_ENTRIES or self._bytes > MEMO_BYTES:
-                        (old, _), _ = self._entries.popitem(last=False)
-                        self._bytes -= len(old)
+                self._entries[data] = (limits, result)
+                while len(self._entries) > MEMO_ENTRIES or self._bytes > MEMO_BYTES:
+                    old, _ = self._entries.popitem(last=False)
+                    self._bytes -= len(old)
         return result
 
     def clear(self) -> None:

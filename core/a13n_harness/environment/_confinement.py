@@ -167,11 +167,12 @@ def _probe_openat2() -> tuple[_Opener, _Opener] | None:
     read_reference = ctypes.byref(read_how)
     size = ctypes.sizeof(handle_how)
 
+    # ctypes' default result type is a C int, returned as a Python int: a descriptor or -1.
     def openat2(dir_fd: int, path: bytes) -> int:
-        return int(syscall(_SYS_OPENAT2, dir_fd, path, handle_reference, size))
+        return syscall(_SYS_OPENAT2, dir_fd, path, handle_reference, size)  # type: ignore[no-any-return]
 
     def openat2_read(dir_fd: int, path: bytes) -> int:
-        return int(syscall(_SYS_OPENAT2, dir_fd, path, read_reference, size))
+        return syscall(_SYS_OPENAT2, dir_fd, path, read_reference, size)  # type: ignore[no-any-return]
 
     try:
         directory = os.open("/", WALK_FLAGS)
@@ -402,7 +403,7 @@ class Walker:
         very inode the handle holds (so it cannot have been swapped meanwhile).
         The caller closes the descriptor.
         """
-        openers = _openat2()
+        openers = _openat2_state[0] if _openat2_state else _openat2()
         if openers is None or path == "/":
             return None
         handle = openers[0](self._root_fd, path[1:].encode(_FS_ENCODING, _FS_ERRORS))
@@ -413,29 +414,40 @@ class Walker:
             if not stat_module.S_ISREG(measured.st_mode):
                 return None
             try:
-                return os.open(str(handle), _REOPEN_FLAGS, dir_fd=_proc_fd()), measured.st_size
+                procfd = _proc_fd_state[0] if _proc_fd_state else _proc_fd()
+                return os.open(str(handle), _REOPEN_FLAGS, dir_fd=procfd), measured.st_size
             except OSError:
                 return None
         finally:
             os.close(handle)
 
-    def open_again(self, path: str) -> int | None:
-        """A read descriptor for ``path`` reached without any link, opened at once, else
-        ``None`` (the caller then reads as :meth:`open_beneath`'s caller does).
+    def open_again(self, path: str) -> tuple[int, int] | None:
+        """A read descriptor and measured size when ``path`` is a regular file reached
+        without any link, opened at once, else ``None`` (the caller then reads as
+        :meth:`open_beneath`'s caller does, which decides the error).
 
         For a path the caller has just read as a regular file (discovery's final
         re-read): the one ``openat2`` both confines the resolution, as
         :meth:`open_beneath`'s does, and opens for reading (``O_NONBLOCK |
         O_NOCTTY | O_NOFOLLOW``), which saves the handle and its reopen. What it
         opens can only be other than a regular file if the path was replaced since
-        that read; the caller then refuses it after ``fstat``, never reading or
-        waiting on it (docs/security.md, "re-read").
+        that read; ``fstat`` then says so and it is closed unread, never waited on
+        (docs/security.md, the re-read). The caller closes the descriptor.
         """
-        openers = _openat2()
+        openers = _openat2_state[0] if _openat2_state else _openat2()
         if openers is None or path == "/":
             return None
         fd = openers[1](self._root_fd, path[1:].encode(_FS_ENCODING, _FS_ERRORS))
-        return None if fd < 0 else fd
+        if fd < 0:
+            return None
+        try:
+            measured = os.fstat(fd)
+        except OSError:
+            measured = None
+        if measured is None or not stat_module.S_ISREG(measured.st_mode):
+            os.close(fd)
+            return None
+        return fd, measured.st_size
 
 
 def host_segments(real: str) -> list[str]:

@@ -28,7 +28,8 @@ def is_canonical_path(path: object) -> bool:
     A ``str`` subclass is judged by its characters (its own methods never run), so
     one whose ``startswith`` or ``split`` lies is not a path; callers keep
     :func:`~a13n_harness.context._checks.plain_str` of what passed."""
-    path = plain_str(path)
+    if type(path) is not str:
+        path = plain_str(path)
     if type(path) is not str or not path.startswith("/") or "\x00" in path:
         return False
     if path == "/":
@@ -38,7 +39,7 @@ def is_canonical_path(path: object) -> bool:
     closed = path + "/"
     if "//" in closed or "/./" in closed or "/../" in closed:
         return False
-    return not has_lone_surrogate(path)
+    return path.isascii() or not has_lone_surrogate(path)
 
 
 def path_segments(path: str) -> list[str]:
@@ -54,7 +55,8 @@ def join_path(directory: str, name: str) -> str:
     A ``str`` subclass is taken as its plain characters (``plain_str``); anything that is
     not text is ``skill_root_invalid`` (formatting an ``int`` past Python's digit limit would
     raise ``ValueError``)."""
-    folder, segment = plain_str(directory), plain_str(name)
+    folder = directory if type(directory) is str else plain_str(directory)
+    segment = name if type(name) is str else plain_str(name)
     if type(folder) is not str or type(segment) is not str:
         raise DefinitionError("skill_root_invalid", "a path and a segment are each a str")
     return f"/{segment}" if folder == "/" else f"{folder}/{segment}"
