@@ -274,7 +274,7 @@ class _Run:
         def parse_on_arrival(index: int, outcome: ReadOutcome) -> None:
             # Pure work, done while the next chunk is still being read.
             if isinstance(outcome, bytes):
-                verdict = document_verdict(outcome, self.limit, limits)
+                verdict = document_verdict(outcome, self.limit, limits, candidates[index].document)
                 if verdict is not None:
                     verdicts[index] = verdict
 
@@ -313,7 +313,7 @@ class _Run:
         limit = self.limit
         limits = self.policy.frontmatter
         while isinstance(outcome, bytes):
-            verdict = document_verdict(outcome, limit, limits)
+            verdict = document_verdict(outcome, limit, limits, path)
             if verdict is not None or limit >= MAX_DECISIVE_READ:
                 return outcome, limit, verdict
             limit = min(limit * 4, MAX_DECISIVE_READ)

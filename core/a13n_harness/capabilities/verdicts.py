@@ -6,7 +6,9 @@ reads every ``SKILL.md`` again but need not parse it again:
 the document's bytes and its :class:`~a13n_harness.context.frontmatter.FrontmatterLimits`,
 so the memo answers on exactly those, the bytes themselves (compared in full on a hit,
 never a digest) and the whole limits value (every field: ``max_bytes``, ``max_depth``,
-``max_nodes``, ``max_description_chars``), kept with the verdict and compared on a hit.
+``max_nodes``, ``max_description_chars``), both kept with the verdict and compared on a
+hit. A scan finds the entry by the document's path (hashing a fresh copy of every
+document cost more than the rest of a lookup); other callers by the bytes.
 Nothing else changes a verdict. Least recently used entries go first; one lock guards
 it (scans of several threads share it).
 """
@@ -58,24 +60,31 @@ def check_limits(limits: object) -> FrontmatterLimits:
 
 
 class _VerdictMemo:
-    """Verdicts of :func:`parse_skill_document` by document bytes, each with the limits it
-    was given (one per document: another limits value replaces it); see the module.
+    """Verdicts of :func:`parse_skill_document`, each kept with the bytes and the limits it
+    was given; see the module.
 
-    Keyed on the bytes alone, the limits compared on a hit (the same object, or an equal
-    one): hashing the limits value for every lookup cost a rescan more than the rest of
-    the lookup."""
+    An entry is found by the document's path when the caller has one (a scan does), else
+    by its bytes, and answers only for the very bytes (compared in full) and an equal
+    limits value; anything else replaces it. Hashing a rescan's fresh copy of every
+    document, and the limits value, cost more than the rest of a lookup."""
 
     def __init__(self) -> None:
-        self._entries: OrderedDict[bytes, tuple[FrontmatterLimits, Verdict]] = OrderedDict()
+        self._entries: OrderedDict[str | bytes, tuple[bytes, FrontmatterLimits, Verdict]] = (
+            OrderedDict()
+        )
         self._bytes = 0
         self._lock = _thread.allocate_lock()
 
-    def verdict(self, data: bytes, limits: FrontmatterLimits) -> Verdict:
+    def verdict(self, data: bytes, limits: FrontmatterLimits, key: str | bytes) -> Verdict:
         with self._lock:
-            found = self._entries.get(data)
-            if found is not None and (found[0] is limits or found[0] == limits):
-                self._entries.move_to_end(data)
-                return found[1]
+            found = self._entries.get(key)
+            if (
+                found is not None
+                and (found[1] is limits or found[1] == limits)
+                and found[0] == data
+            ):
+                self._entries.move_to_end(key)
+                return found[2]
         result: Verdict
         try:
             result = parse_skill_document(data, limits)
@@ -83,11 +92,13 @@ class _VerdictMemo:
             result = (error.reason or "yaml_syntax", error.message, error.line, error.column)
         if len(data) <= MEMO_BYTES // 64:
             with self._lock:
-                if self._entries.pop(data, None) is None:
-                    self._bytes += len(data)
-                self._entries[data] = (limits, result)
+                replaced = self._entries.pop(key, None)
+                if replaced is not None:
+                    self._bytes -= len(replaced[0])
+                self._entries[key] = (data, limits, result)
+                self._bytes += len(data)
                 while len(self._entries) > MEMO_ENTRIES or self._bytes > MEMO_BYTES:
-                    old, _ = self._entries.popitem(last=False)
+                    _, (old, _, _) = self._entries.popitem(last=False)
                     self._bytes -= len(old)
         return result
 
@@ -114,14 +125,20 @@ def memo_size() -> tuple[int, int]:
     return _MEMO.size()
 
 
-def document_verdict(data: bytes, limit: int, limits: FrontmatterLimits) -> Verdict | None:
+def document_verdict(
+    data: bytes, limit: int, limits: FrontmatterLimits, path: str | None = None
+) -> Verdict | None:
     """The verdict for a read of at most ``limit`` bytes, ``None`` while undecided.
 
-    Only the type of ``limits`` is checked here (once per document, on the scan's hot
-    path): the parser refuses forged field values itself, and a scan checks them once."""
+    ``path``, when given, is where the memo looks first (the verdict still answers only
+    for these very bytes). Only the type of ``limits`` is checked here (once per
+    document, on the scan's hot path): the parser refuses forged field values itself,
+    and a scan checks them once."""
     if not isinstance(limits, FrontmatterLimits):
         raise DefinitionError(
             "catalog_invalid", "limits must be FrontmatterLimits", reason="policy"
         )
     decisive = decisive_prefix(data, limit, limits.max_bytes)
-    return None if decisive is None else _MEMO.verdict(decisive, limits)
+    if decisive is None:
+        return None
+    return _MEMO.verdict(decisive, limits, decisive if type(path) is not str else path)
