@@ -6,7 +6,7 @@ a reference timed alongside (interleaved rounds, medians) mean more.
     python scripts/bench.py            # everything
     python scripts/bench.py render     # one section (render, parse, parse-growth,
                                        # manifest-growth, scan, scan-growth, tokens, counted,
-                                       # compact, cli,
+                                       # compact, cli, cli-instructions,
                                        # lint-growth, lint-peers)
 
 ``lint-peers`` lints the largest of the seven published repositories (K-Dense-AI's
@@ -19,7 +19,9 @@ from __future__ import annotations
 import compileall
 import importlib
 import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -686,6 +688,71 @@ def bench_cli() -> None:
     )
 
 
+def bench_cli_instructions() -> None:
+    """The start-up rows of ``cli`` counted in instructions (``valgrind --tool=callgrind``).
+
+    Deterministic, whatever the load: what the wall-clock rows cannot show is a change of a
+    percent or two, and how far the command is from its floor before any noise. The bounds
+    stay wall-clock (``cli``); a process that waits for a core longer, or misses caches
+    more, has a larger wall ratio than instruction ratio (docs/decisions.md, issue 21).
+    Skipped without valgrind.
+    """
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        print("\n## cli-instructions: skipped (no valgrind on PATH)")
+        return
+    repo = Path(__file__).resolve().parents[1]
+    environment = {**os.environ, "PYTHONPATH": str(repo / "core")}
+    compileall.compile_dir(str(repo / "core" / "a13n_harness"), quiet=1)
+    uncached = _uncached_modules(repo, environment)
+    command = _command()
+    rows = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "floor: python -c 'import re'": [sys.executable, "-c", "import re"],
+        "a13n-skills --version": [*command, "--version"],
+        "floor: python -c 'import yaml'": [sys.executable, "-c", "import yaml"],
+        # What the standard library's typing and dataclasses add before any module of ours.
+        "python -c 'import yaml, typing, dataclasses'": [
+            sys.executable,
+            "-c",
+            "import yaml, typing, dataclasses",
+        ],
+        "a13n-skills catalog examples/demo-workspace": [
+            *command,
+            "catalog",
+            "examples/demo-workspace",
+        ],
+    }
+    counts: dict[str, float] = {}
+    for label, arguments in rows.items():
+        result = subprocess.run(
+            [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *arguments],
+            cwd=repo,
+            env=environment,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        found = re.search(r"Collected : (\d+)", result.stderr)
+        if found is None:
+            print(f"\n## cli-instructions: no count from valgrind for {label}")
+            return
+        counts[label] = float(found.group(1))
+    print("\n## cli-instructions: instructions executed, callgrind (reference: python -c pass)")
+    base = counts["python -c pass"]
+    for label, count in counts.items():
+        print(f"  {label:<52} {count / 1e6:9.1f} M   x{count / base:8.3f}")
+    if uncached:
+        print(f"  bytecode MISSING or stale (counted with compiling): {' '.join(uncached)}")
+    version = counts["a13n-skills --version"] / counts["floor: python -c 'import re'"]
+    catalog = (
+        counts["a13n-skills catalog examples/demo-workspace"]
+        / counts["floor: python -c 'import yaml'"]
+    )
+    print(f"  --version x{version:.2f} of 'import re' (wall-clock bound x{CLI_VERSION_BOUND:g})")
+    print(f"  catalog x{catalog:.2f} of 'import yaml' (wall-clock bound x{CLI_CATALOG_BOUND:g})")
+
+
 # ------------------------------------------------------------------ lint (issue 19)
 
 # Body lines that made the old reference scanner quadratic, and their neighbours.
@@ -800,6 +867,7 @@ SECTIONS = {
     "counted": bench_counted_linear,
     "compact": bench_compact,
     "cli": bench_cli,
+    "cli-instructions": bench_cli_instructions,
     "lint-growth": bench_lint_growth,
     "lint-peers": bench_lint_peers,
 }
