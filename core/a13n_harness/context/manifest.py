@@ -153,7 +153,7 @@ def encode_manifest(m: ContextManifest) -> bytes:
         raise DefinitionError("manifest_invalid", error.message, reason=reason) from error
     environment = getattr(m, "environment", None)
     if environment is not None:
-        _check_environment_values(environment)
+        _check_environment_facts(environment)
     return _dumps(_manifest_json(m, environment))
 
 
@@ -167,7 +167,7 @@ def _holds_lone_surrogate(catalog: object) -> bool:
     return any(isinstance(text, str) and has_lone_surrogate(text) for text in texts)
 
 
-def _check_environment_values(facts: EnvironmentFacts) -> None:
+def _check_environment_facts(facts: EnvironmentFacts) -> None:
     """Refuse facts that decode_manifest would refuse, so encoding never emits them."""
     _decode_environment(environment_json(facts))
 
