@@ -504,8 +504,8 @@ class LocalFileOperator:
 
     @property
     def read_concurrency(self) -> int:
-        """1: a page of reads is one call on one worker thread (docs/decisions.md,
-        "Overlapped reads": a second lane only contends with the caller for the interpreter)."""
+        """1: a page of reads is one call on one worker thread (docs/decisions.md, "One lane
+        for local reads": a second lane only contends with the caller for the interpreter)."""
         return 1
 
     @property
