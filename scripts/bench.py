@@ -694,7 +694,7 @@ def bench_cli_instructions() -> None:
     Deterministic, whatever the load: what the wall-clock rows cannot show is a change of a
     percent or two, and how far the command is from its floor before any noise. The bounds
     stay wall-clock (``cli``); a process that waits for a core longer, or misses caches
-    more, has a larger wall ratio than instruction ratio (docs/decisions.md, issue 21).
+    more, has a larger wall ratio than instruction ratio (docs/decisions.md, start-up).
     Skipped without valgrind.
     """
     valgrind = shutil.which("valgrind")
