@@ -403,10 +403,7 @@ class Walker:
         very inode the handle holds (so it cannot have been swapped meanwhile).
         The caller closes the descriptor.
         """
-        openers = _openat2_state[0] if _openat2_state else _openat2()
-        if openers is None or path == "/":
-            return None
-        handle = openers[0](self._root_fd, path[1:].encode(_FS_ENCODING, _FS_ERRORS))
+        handle = self._open_confined(path, 0)
         if handle < 0:
             return None
         try:
@@ -421,6 +418,15 @@ class Walker:
         finally:
             os.close(handle)
 
+    def _open_confined(self, path: str, which: int) -> int:
+        """``openat2`` of ``path`` from the root with the confined resolution: ``which`` 0
+        for an ``O_PATH`` handle, 1 for a read descriptor; -1 when it failed, the fast path
+        is unavailable, or ``path`` is the root."""
+        openers = _openat2_state[0] if _openat2_state else _openat2()
+        if openers is None or path == "/":
+            return -1
+        return openers[which](self._root_fd, path[1:].encode(_FS_ENCODING, _FS_ERRORS))
+
     def open_again(self, path: str) -> tuple[int, int] | None:
         """A read descriptor and measured size when ``path`` is a regular file reached
         without any link, opened at once, else ``None`` (the caller then reads as
@@ -434,10 +440,7 @@ class Walker:
         that read; ``fstat`` then says so and it is closed unread, never waited on
         (docs/security.md, the re-read). The caller closes the descriptor.
         """
-        openers = _openat2_state[0] if _openat2_state else _openat2()
-        if openers is None or path == "/":
-            return None
-        fd = openers[1](self._root_fd, path[1:].encode(_FS_ENCODING, _FS_ERRORS))
+        fd = self._open_confined(path, 1)
         if fd < 0:
             return None
         try:

@@ -188,35 +188,32 @@ def _read_file(fd: int, limit: int, size: int) -> bytes:
     return b"".join(parts)
 
 
+def _read_opened(opened: tuple[int, int], limit: int, path: str) -> bytes:
+    """:func:`_read_file` of a descriptor a fast path opened (with its measured size), then
+    closed; an ``OSError`` is ``path``'s operator error."""
+    fd, size = opened
+    try:
+        return _read_file(fd, limit, size)
+    except OSError as error:
+        raise os_error(error, path) from None
+    finally:
+        os.close(fd)
+
+
 class _Operations(Walker):
     """The file operations of one blocking call, each on what the confinement walk found."""
 
     def read(self, path: str, limit: int) -> bytes:
         fast = self.open_beneath(path)
-        if fast is None:
-            return self._read_walking(path, limit)
-        fd, size = fast
-        try:
-            return _read_file(fd, limit, size)
-        except OSError as error:
-            raise os_error(error, path) from None
-        finally:
-            os.close(fd)
+        return self._read_walking(path, limit) if fast is None else _read_opened(fast, limit, path)
 
     def read_again(self, path: str, limit: int) -> bytes:
         """``read`` of a path the caller has just read as a regular file (see
         :meth:`~a13n_harness.environment._confinement.Walker.open_again`): the same bytes
         or the same error ``read`` gives, in fewer system calls."""
         fast = self.open_again(path)
-        if fast is None:
-            return self.read(path, limit)  # anything else: ``read`` decides
-        fd, size = fast
-        try:
-            return _read_file(fd, limit, size)
-        except OSError as error:
-            raise os_error(error, path) from None
-        finally:
-            os.close(fd)
+        # Anything but a regular file reached at once: ``read`` decides.
+        return self.read(path, limit) if fast is None else _read_opened(fast, limit, path)
 
     def read_each(
         self, paths: Sequence[object], limit: int, *, again: bool
@@ -232,16 +229,9 @@ class _Operations(Walker):
             try:
                 checked = _check_path(path)
                 fast = opener(checked)
-                if fast is None:
-                    append(fallback(checked, limit))
-                    continue
-                fd, size = fast
-                try:
-                    append(_read_file(fd, limit, size))
-                except OSError as error:
-                    append(os_error(error, checked))
-                finally:
-                    os.close(fd)
+                append(
+                    fallback(checked, limit) if fast is None else _read_opened(fast, limit, checked)
+                )
             except FileOperatorError as error:
                 append(error)
         return results
