@@ -18,6 +18,7 @@ from a13n_harness.context.render import (
     COMPACT_FORMS,
     DESCRIPTION_CAPS,
     RenderedCatalog,
+    _compact_line_builders,
     compact_candidate,
     framed_candidate,
     minimal_candidate,
@@ -758,6 +759,15 @@ def test_compact_counted_reads_each_byte_a_bounded_number_of_times(make: type) -
         assert counter.counted <= (ladder + 4) * size + 1_000, ("verify", budget)
 
 
+def _marked(mark: str, line_of: Callable[[int], str]) -> Callable[[int], str]:
+    """A compact candidate's line builder with ``mark`` before each line (a format change)."""
+
+    def line(index: int) -> str:
+        return mark + line_of(index)
+
+    return line
+
+
 @dataclass(frozen=True)
 class _UndeclaredQuarterCounter:
     """QuarterLineCounter's counts, declaring nothing: every candidate is counted whole."""
@@ -773,16 +783,13 @@ def test_a_line_line_additive_does_not_join_makes_the_compact_fit_count_its_cand
     that does not (here the names candidate's lines start with a space), that candidate is
     counted whole, and the compact fit is the one a counter declaring nothing gets, at every
     budget."""
-    builders = tokens_module._compact_line_builders
+    builders = _compact_line_builders
 
     def spaced(
         catalog: SkillCatalog, lines: list[str]
     ) -> Iterator[tuple[str, Callable[[int], str]]]:
         for form, line_of in builders(catalog, lines):
-            if form == "names":
-                yield form, lambda index, line_of=line_of: " " + line_of(index)
-            else:
-                yield form, line_of
+            yield form, _marked(" " if form == "names" else "", line_of)
 
     monkeypatch.setattr(tokens_module, "_compact_line_builders", spaced)
     catalog = SkillCatalog(
@@ -817,14 +824,13 @@ def test_lines_starting_with_a_space_or_a_slash_are_not_summed(
     """A line that starts with whitespace or ``/`` is not joined by ``line_additive``: a
     candidate holding one is counted whole (a sum of its lines would miss the joining
     token), for either character."""
-    builders = tokens_module._compact_line_builders
+    builders = _compact_line_builders
 
     def prefixed(
         catalog: SkillCatalog, lines: list[str]
     ) -> Iterator[tuple[str, Callable[[int], str]]]:
         for form, line_of in builders(catalog, lines):
-            mark = {"names": " ", "cut-64": "/"}.get(form, "")
-            yield form, lambda index, line_of=line_of, mark=mark: mark + line_of(index)
+            yield form, _marked({"names": " ", "cut-64": "/"}.get(form, ""), line_of)
 
     monkeypatch.setattr(tokens_module, "_compact_line_builders", prefixed)
     catalog = SkillCatalog(
