@@ -607,3 +607,92 @@ def test_a_rule_example_holding_a_fence_cannot_close_the_help_block() -> None:
     rule = RULES["skill_name_invalid"]
     help_text = rule_markdown(dataclasses.replace(rule, example="```\nx\n```"))
     assert help_text.endswith("Failing example:\n\n```\n` ` `\nx\n` ` `\n```\n")
+
+
+# ------------------------------------------------- content rules, word for word
+
+
+def test_each_region_is_searched_up_to_its_own_end() -> None:
+    """A hidden character or a base64 run of the body is never reported as the
+    frontmatter's, even when the frontmatter holds something else the rules look at."""
+    payload = ("aB3+" * BASE64_MIN_CHARS)[:BASE64_MIN_CHARS]
+    text = (
+        "---\nname: a\ndescription: d\U000e0041 " + "a" * (BASE64_MIN_CHARS + 5) + "\n---\n"
+        "x \u202e " + payload + "\n"
+    )
+    check = check_document(text.encode("utf-8"), "a")
+    assert [(i.rule, i.line, i.column, i.message) for i in check.issues] == [
+        (
+            "skill_tag_characters",
+            3,
+            15,
+            "the frontmatter holds 1 tag character; the first is U+E0041 here, invisible to "
+            "a reader and read by the model",
+        ),
+        (
+            "skill_bidi_control",
+            5,
+            3,
+            "the body holds 1 bidirectional control; the first is U+202E here, invisible to "
+            "a reader and read by the model",
+        ),
+        (
+            "skill_base64_run",
+            5,
+            5,
+            f"the body holds a base64-like run of {BASE64_MIN_CHARS} characters (from "
+            "'aB3+aB3+aB3+'); ship encoded content as a file of the skill",
+        ),
+    ]
+
+
+def test_a_base64_run_filling_a_line_of_exactly_the_minimum_is_reported() -> None:
+    payload = ("aB3+" * BASE64_MIN_CHARS)[:BASE64_MIN_CHARS]
+    assert found(HEAD + payload + "\n") == [("skill_base64_run", 5, 1)]
+
+
+def test_invalid_utf8_is_reported_at_its_character_with_its_bytes() -> None:
+    check = check_document(HEAD.encode() + b"ab\xc3\xa9c\xff\xfe\n", "a")
+    assert [(i.rule, i.line, i.column, i.message) for i in check.issues] == [
+        (
+            "skill_encoding_invalid",
+            5,
+            5,
+            "SKILL.md is not valid UTF-8: byte(s) ff at byte offset 36 (invalid start byte)",
+        )
+    ]
+
+
+def test_a_link_inside_a_comment_or_a_destination_is_not_taken_apart() -> None:
+    """The part of a line before a comment's end is blanked (a definition's bracket too), and
+    the links inside a link's text are looked for in the text only."""
+    assert refs("<!--\n[-->]: x.md\n") == []
+    assert refs("<!--\n[-->](y.md)\n") == []
+    assert refs("[-->](y.md)\n") == [("y.md", 1, 7, "link")]  # no comment open: a link
+    assert refs("[![i](a.png)](b[c](d.md))\n") == [
+        ("a.png", 1, 7, "link"),
+        ("b[c](d.md)", 1, 15, "link"),
+    ]
+    assert refs("[k]: `x`\n[d]: [a](b.md)\n") == [("[a](b.md)", 2, 6, "link")]
+
+
+def test_fenced_blocks_one_after_another_each_close_at_their_own_fence() -> None:
+    text = (
+        "```\n[a](in1.md)\n```\n[b](out1.md)\n"
+        "~~~\n[c](in2.md)\n~~~\n[d](out2.md)\n"
+        "```md\n[e](in3.md)\n```\n[f](out3.md)\n"
+        "~~~~\n~~~\n[g](in4.md)\n~~~~\n[h](out4.md)\n"
+    )
+    assert [target for target, _, _, _ in refs(text)] == [
+        "out1.md",
+        "out2.md",
+        "out3.md",
+        "out4.md",
+    ]
+
+
+def test_a_comment_opener_inside_code_does_not_hide_the_next_comment_or_link() -> None:
+    text = "`<!--` <!-- c --> \\[no](d.md) [yes](e.md) `-->` [z](z.md)\n"
+    assert refs(text) == [("e.md", 1, 37, "link"), ("z.md", 1, 53, "link")]
+    check = check_document((HEAD + text).encode(), "a")
+    assert [(i.rule, i.line, i.column) for i in check.issues] == [("skill_html_comment", 5, 8)]

@@ -1290,7 +1290,7 @@ def _content_issues(text: _Text, start: int, end: int, region: str) -> Iterator[
     # translation and one substring search, not by the expression's per-character tries.
     if text.longest < BASE64_MIN_CHARS:
         return  # no line that long
-    alphabet = part.encode("utf-8", "surrogatepass").translate(_BASE64_BYTES)
+    alphabet = part.encode("utf-8").translate(_BASE64_BYTES)  # decoded from UTF-8: no surrogate
     if _BASE64_RUN not in alphabet:
         return
     for run in _BASE64.finditer(decoded, start, end):
