@@ -696,3 +696,27 @@ def test_a_comment_opener_inside_code_does_not_hide_the_next_comment_or_link() -
     assert refs(text) == [("e.md", 1, 37, "link"), ("z.md", 1, 53, "link")]
     check = check_document((HEAD + text).encode(), "a")
     assert [(i.rule, i.line, i.column) for i in check.issues] == [("skill_html_comment", 5, 8)]
+
+
+def test_a_field_value_holding_a_lone_surrogate_is_an_encoding_finding() -> None:
+    """libyaml refuses a surrogate escape before the fields are read; a YAML reader that
+    yields one (PyYAML's pure-Python scanner does) meets this check instead."""
+    from a13n_harness.context.lint import _Checker, _Scalar, _Text  # noqa: PLC0415
+
+    checker = _Checker(_Text("---\nname: a\ndescription: x\n---\n"), 4)
+    assert (
+        checker.string("skill_description_invalid", "description", _Scalar("a\ud800", False, 21))
+        is None
+    )
+    assert (
+        checker.string("skill_description_invalid", "description", _Scalar("ok", False, 21)) == "ok"
+    )
+    assert [(i.rule, i.line, i.column, i.message) for i in checker.issues] == [
+        (
+            "skill_encoding_invalid",
+            3,
+            14,
+            "description holds a lone surrogate (a YAML escape such as \\ud800), which UTF-8 "
+            "cannot carry",
+        )
+    ]
