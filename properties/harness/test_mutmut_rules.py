@@ -28,7 +28,9 @@ from _gate.mutmut_run import (  # noqa: E402
     DESELECTED,
     TEST_OVER_BUDGET,
     cpu_budget,
+    first_multiplier,
     recheck_multiplier,
+    rechecked_multiplier,
 )
 from _gate.mutmut_select import changed_functions  # noqa: E402
 
@@ -357,3 +359,15 @@ def test_a_test_past_its_cpu_budget_ends_the_worker_as_a_timeout(tmp_path: Path)
     assert cpu < 30  # stopped by the budget, not by the subprocess timeout
     # Negative control: a test inside its budget passes, and the worker exits 0.
     assert _budgeted(tmp_path, "test_quick")[0] == 0
+
+
+def test_the_first_pass_follows_the_load_and_the_recheck_is_always_longer() -> None:
+    """The first pass's wall budget stretches with the load per core (2x idle, 8x at most); the
+    recheck's is above it even when the load dropped (mutmut reruns only on a change)."""
+    assert first_multiplier(0.3, 2) == 2.0
+    assert first_multiplier(6.0, 2) == 6.0
+    assert first_multiplier(40.0, 2) == 8.0
+    assert rechecked_multiplier(2.0, 0.3, 2) == 4.0
+    assert rechecked_multiplier(6.0, 0.5, 2) == 12.0
+    assert rechecked_multiplier(2.0, 9.0, 2) == 16.0
+    assert rechecked_multiplier(8.0, 40.0, 2) == 16.0

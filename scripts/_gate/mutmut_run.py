@@ -143,13 +143,35 @@ def recheck_multiplier(load: float, cores: int) -> float:
     return round(min(RECHECK_CAP, RECHECK_MULTIPLIER * max(1.0, load / max(1, cores))), 1)
 
 
+# The first pass's wall budget follows the load at its start too (up to FIRST_CAP): on a busy
+# box a survivor's whole test set outruns 2x its quiet time, and each such false timeout costs
+# a recheck. Loops no longer need a short wall budget: the per-test CPU budgets stop them.
+FIRST_CAP = 8.0
+
+
+def first_multiplier(load: float, cores: int) -> float:
+    """mutmut's timeout multiplier for the first pass at ``load`` on ``cores``."""
+    return round(min(FIRST_CAP, TIMEOUT_MULTIPLIER * max(1.0, load / max(1, cores))), 1)
+
+
+def rechecked_multiplier(first: float, load: float, cores: int) -> float:
+    """The recheck's multiplier: load-following, and always above the first pass's (mutmut
+    reruns its timeouts only when the setting changed)."""
+    return max(recheck_multiplier(load, cores), min(RECHECK_CAP, 2 * first))
+
+
 # The driver's instructions, written into the scratch copy by ``run``.
 PLAN = "a13n-mutmut-plan.json"
 # One mutmut command (the full run is under 30 minutes on two cores, docs/mutation.md).
 MUTMUT_DEADLINE = 3600
 
 
-def prepare(scratch: Path, modules: list[str], tests: Iterable[str] = TESTS) -> None:
+def prepare(
+    scratch: Path,
+    modules: list[str],
+    tests: Iterable[str] = TESTS,
+    multiplier: float = TIMEOUT_MULTIPLIER,
+) -> None:
     """Copy the tree and write the mutmut configuration into the copy."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
     # mutmut puts mutants/src on sys.path (and keeps the original off it), so the
@@ -175,7 +197,7 @@ def prepare(scratch: Path, modules: list[str], tests: Iterable[str] = TESTS) -> 
         # A mutant that loops forever (a bisection that stops narrowing) is cut
         # off at 4x its tests' measured CPU time instead of mutmut's default 30x,
         # which held a worker for eight minutes per such mutant.
-        f"timeout_multiplier = {TIMEOUT_MULTIPLIER}\n"
+        f"timeout_multiplier = {multiplier}\n"
         # Each mutant runs in a fork of mutmut's own process ("fork"). Not the fork
         # server: in its workers, parametrised tests whose ids hold escapes went
         # missing (pytest exit 4), which mutmut records as a timeout, i.e. a kill.
@@ -194,7 +216,6 @@ def as_mutmut(arguments: list[str], here: Path) -> None:
     """
     sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != here]
     import mutmut.__main__ as mutmut_main  # noqa: PLC0415 - only the driver process needs mutmut
-    from mutmut.configuration import config  # noqa: PLC0415
     from mutmut.runners.harness import PytestRunner  # noqa: PLC0415
     from mutmut.state import state  # noqa: PLC0415
     from mutmut.utils.file_utils import change_cwd  # noqa: PLC0415
@@ -213,7 +234,10 @@ def as_mutmut(arguments: list[str], here: Path) -> None:
     def run_tests(self: PytestRunner, *, mutant_name: str | None, tests: Iterable[str]) -> int:
         if mutant_name is None:  # the clean run and the forced failure: no budgets
             return unbudgeted(self, mutant_name=mutant_name, tests=tests)
-        budget = CpuBudgets(state().duration_by_test, config().timeout_multiplier)
+        # CPU time does not stretch with the load: the budgets use the plan's multiplier
+        # (2x, 4x at the recheck), not mutmut's load-following wall one.
+        multiplier = plan.get("test_budget_multiplier", TIMEOUT_MULTIPLIER)
+        budget = CpuBudgets(state().duration_by_test, multiplier)
         with change_cwd("mutants"):
             arguments = self._pytest_args_regular_run(tests)
             return int(self.execute_pytest(arguments, plugins=[budget]))
@@ -335,30 +359,39 @@ def _mutate(
 ) -> tuple[int, str]:
     """Copy the tree, run mutmut, recheck its timeouts: mutmut's exit code and output tail."""
     scratch = mutmut.scratch
-    prepare(scratch, modules, tests)
+    cores = os.cpu_count() or 1
+    first = first_multiplier(os.getloadavg()[0], cores)
+    prepare(scratch, modules, tests, first)
     plan = {
         "functions": sorted(functions or ()),
         "check_equivalents": args.check_equivalents,
         # The merge-gate form maps tests to functions on fewer examples (see as_mutmut).
         "stats_profile": "mutmut-stats" if functions else "mutmut",
+        "test_budget_multiplier": TIMEOUT_MULTIPLIER,
     }
+    print(f"first pass at {first}x (wall), each test at {TIMEOUT_MULTIPLIER}x (CPU)", flush=True)
     (scratch / PLAN).write_text(json.dumps(plan), encoding="utf-8")
     # Named mutants (globs) also restrict mutmut's clean run to their functions' tests.
     names = [f"{function}__mutmut_*" for function in sorted(functions or ())]
     run = mutmut("run", "--max-children", str(args.max_children), *names)
     run_exit, run_output = run.exit_code, run.output[-6000:]
-    first = parse_results(mutmut("results", "--all", "true").output)
-    timeouts = sorted(name for name, status in first.items() if status == "timeout")
+    results = parse_results(mutmut("results", "--all", "true").output)
+    timeouts = sorted(name for name, status in results.items() if status == "timeout")
     if timeouts:
         # A changed timeout setting makes mutmut rerun exactly its timed-out mutants.
-        multiplier = recheck_multiplier(os.getloadavg()[0], os.cpu_count() or 1)
-        print(f"rechecking {len(timeouts)} timeouts at {multiplier}x", flush=True)
+        multiplier = rechecked_multiplier(first, os.getloadavg()[0], cores)
+        print(
+            f"rechecking {len(timeouts)} timeouts at {multiplier}x, "
+            f"each test at {RECHECK_MULTIPLIER}x (CPU)",
+            flush=True,
+        )
         config = (scratch / "pyproject.toml").read_text(encoding="utf-8")
         config = config.replace(
-            f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
-            f"timeout_multiplier = {multiplier}",
+            f"timeout_multiplier = {first}", f"timeout_multiplier = {multiplier}"
         )
         (scratch / "pyproject.toml").write_text(config, encoding="utf-8")
+        plan["test_budget_multiplier"] = RECHECK_MULTIPLIER
+        (scratch / PLAN).write_text(json.dumps(plan), encoding="utf-8")
         again = timeouts if functions else []  # named mutants are always rerun
         recheck = mutmut("run", "--max-children", str(args.max_children), *again)
         run_output += recheck.output[-4000:]
