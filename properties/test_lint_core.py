@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from a13n_harness.context.errors import FrontmatterError
 from a13n_harness.context.lint import (
     BASE64_MIN_CHARS,
     COMPATIBILITY_MAX_CHARS,
@@ -720,3 +721,56 @@ def test_a_field_value_holding_a_lone_surrogate_is_an_encoding_finding() -> None
             "cannot carry",
         )
     ]
+
+
+def test_markdown_that_is_not_a_str_is_refused_with_reason_encoding() -> None:
+    for markdown in (b"[a](b.md)", None, 5):
+        with pytest.raises(FrontmatterError) as raised:
+            find_references(markdown)  # type: ignore[arg-type]
+        assert (raised.value.code, raised.value.reason) == ("skill_frontmatter_invalid", "encoding")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "rule", "what"),
+    [
+        ("allowed-tools", "Read\ud800", "skill_allowed_tools_invalid", "allowed-tools"),
+        ("compatibility", "x\ud800", "skill_compatibility_invalid", "compatibility"),
+        ("license", "\udfff", "skill_license_invalid", "license"),
+        ("model", "m\ud800", "skill_field_invalid", "model"),
+    ],
+)
+def test_each_string_field_holding_a_lone_surrogate_is_an_encoding_finding(
+    field: str, value: str, rule: str, what: str
+) -> None:
+    """The fields are read through one check (``_Checker.string``); fed a value holding a lone
+    surrogate (which PyYAML's pure-Python scanner can yield), each names its field."""
+    from a13n_harness.context.lint import _Checker, _Scalar, _Text  # noqa: PLC0415
+
+    checker = _Checker(_Text("---\nname: a\ndescription: x\n---\n"), 4)
+    node = _Scalar(value, False, 8)
+    if field == "allowed-tools":
+        checker.allowed_tools(node)
+    elif field == "compatibility":
+        checker.compatibility(node)
+    elif field == "license":
+        checker.string(rule, what, node)
+    else:
+        checker.field(_Scalar(field, True, 0), node, "claude-code")
+    assert [(i.rule, i.line, i.column, i.message) for i in checker.issues] == [
+        (
+            "skill_encoding_invalid",
+            3,
+            1,
+            f"{what} holds a lone surrogate (a YAML escape such as \\ud800), which UTF-8 "
+            "cannot carry",
+        )
+    ]
+
+
+def test_a_field_two_platforms_define_names_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    from a13n_harness.context import lint  # noqa: PLC0415
+
+    monkeypatch.setitem(lint.PLATFORM_FIELDS, "codex", {"model": "string"})
+    assert field_findings("model: x")[0][3].startswith(
+        "field 'model' is defined by Claude Code and Codex, not by the Agent Skills specification;"
+    )
