@@ -148,14 +148,24 @@ def judge(
 def contract(
     verdict: Callable[[bytes], str],
 ) -> tuple[Callable[[bytes], None], Callable[[bytes], str]]:
-    """A target's ``check`` and ``outcome``, both from one ``verdict`` (checks, then outcome)."""
+    """A target's ``check`` and ``outcome``, both from one ``verdict`` (checks, then outcome).
+
+    ``outcome`` of the very bytes object ``check`` was just given returns that verdict
+    instead of computing it again (a replay and the corpus test call both on each seed; a
+    1 MiB lint seed costs eight scans per verdict). Bytes are immutable and a verdict is a
+    function of them, so this is the same answer.
+    """
+    last: list[tuple[bytes, str]] = []
 
     def check(data: bytes) -> None:
         """Assert the contract for ``data``; raise on any breach."""
-        verdict(data)
+        last[:] = []  # a breach below leaves no verdict behind
+        last.append((data, verdict(data)))
 
     def outcome(data: bytes) -> str:
         """``accepted`` or ``<code>[:<reason>]``, as in ``corpus/<target>/expected.json``."""
+        if last and last[0][0] is data:
+            return last[0][1]
         return verdict(data)
 
     return check, outcome

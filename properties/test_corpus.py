@@ -121,6 +121,35 @@ def test_seed_meets_contract_and_expected_outcome(target: str, seed: str) -> Non
     assert module.outcome(data) == expected[seed]
 
 
+def test_outcome_of_the_bytes_just_checked_is_that_verdict_computed_once() -> None:
+    """The replay asks ``check`` and then ``outcome`` of each seed: one verdict, not two; other
+    bytes (equal ones too: a new object), or bytes whose check failed, are judged afresh."""
+    load_target("fuzz_lint")  # puts fuzz/ on the path for _target
+    from _target import contract  # noqa: PLC0415 - fuzz/ is on the path only from here
+
+    judged: list[bytes] = []
+
+    def verdict(data: bytes) -> str:
+        judged.append(data)
+        if data == b"bad":
+            raise AssertionError("breach")
+        return f"outcome {len(judged)}"
+
+    check, outcome = contract(verdict)
+    seed = bytes(range(10))
+    check(seed)
+    assert outcome(seed) == "outcome 1"
+    assert len(judged) == 1
+    # Negative controls: an equal but other object, and a check that failed, compute again.
+    assert outcome(bytes(range(10))) == "outcome 2"
+    bad = b"bad"
+    with pytest.raises(AssertionError):
+        check(bad)
+    with pytest.raises(AssertionError):
+        outcome(bad)
+    assert len(judged) == 4
+
+
 @pytest.mark.parametrize("target", _corpus_folders())
 def test_every_expectation_names_a_seed(target: str) -> None:
     """An expectation whose seed is gone is a seed silently dropped."""

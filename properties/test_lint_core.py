@@ -4,18 +4,26 @@ take text and return values (``test_lint.py`` covers how the CLI resolves them).
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import re
+from typing import cast
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from a13n_harness.context.lint import (
     BASE64_MIN_CHARS,
+    COMPATIBILITY_MAX_CHARS,
     PLATFORM_FIELDS,
     PROFILES,
     REFERENCES_MAX,
     RULES,
     check_document,
     find_references,
+    rule_for_error,
+    rule_markdown,
 )
 
 HEAD = "---\nname: a\ndescription: d\n---\n"
@@ -306,3 +314,385 @@ def test_the_utf8_prefilter_is_the_hidden_set_on_every_code_point() -> None:
     assert differ == []
     # Negative control: the tag block's neighbours are outside both.
     assert _UTF8_HIDDEN.fullmatch("\U000e0080".encode()) is None
+
+
+# ----------------------------------------------------------- field findings
+
+_TOO_LONG = "x" * (COMPATIBILITY_MAX_CHARS + 1)
+_SPEC_LIST = "name, description, license, compatibility, metadata, allowed-tools"
+
+
+def field_findings(line: str, profile: str = "agentskills") -> list[tuple[str, int, int, str]]:
+    """The findings of a document whose fourth line (the third field) is ``line``."""
+    text = f"---\nname: a\ndescription: d\n{line}\n---\n"
+    check = check_document(text.encode("utf-8"), "a", profile)
+    return [(i.rule, i.line, i.column, i.message) for i in check.issues]
+
+
+@pytest.mark.parametrize(
+    ("line", "profile", "expected"),
+    [
+        ('compatibility: ""', "agentskills", [(16, "compatibility is empty")]),
+        (
+            f"compatibility: {_TOO_LONG}",
+            "agentskills",
+            [(16, f"compatibility has 501 characters; the limit is {COMPATIBILITY_MAX_CHARS}")],
+        ),
+        (f"compatibility: {_TOO_LONG[1:]}", "agentskills", []),
+        (
+            "compatibility: 5",
+            "agentskills",
+            [(16, "compatibility must be a string, not the number 5; quote it")],
+        ),
+        ("metadata: [a]", "agentskills", [(11, "metadata must be a map, not a list")]),
+        ("metadata: x", "agentskills", [(11, "metadata must be a map, not a string")]),
+        (
+            "metadata: {1: a, b: true, c: ~, d: , e: null, f: 0x1F, g: .inf}",
+            "agentskills",
+            [
+                (12, "metadata key must be a string, not the number 1; quote it"),
+                (21, "metadata value 'b' must be a string, not the boolean true; quote it"),
+                (30, "metadata value 'c' must be a string, not null (~); quote it"),
+                (36, "metadata value 'd' must be a string, not null (empty)"),
+                (41, "metadata value 'e' must be a string, not null (null); quote it"),
+                (50, "metadata value 'f' must be a string, not the number 0x1F; quote it"),
+                (59, "metadata value 'g' must be a string, not the number .inf; quote it"),
+            ],
+        ),
+        (
+            "allowed-tools: [Read, 1]",
+            "agentskills",
+            [(23, "each allowed-tools item must be a string, not the number 1; quote it")],
+        ),
+        (
+            "allowed-tools: {a: b}",
+            "agentskills",
+            [
+                (
+                    16,
+                    "allowed-tools must be a space-delimited string or a list of strings, "
+                    "not a map",
+                )
+            ],
+        ),
+        (
+            "allowed-tools: true",
+            "agentskills",
+            [
+                (
+                    16,
+                    "allowed-tools must be a space-delimited string or a list of strings, "
+                    "not the boolean true",
+                )
+            ],
+        ),
+        ("allowed-tools: Read Grep", "agentskills", []),
+        ("allowed-tools: [a, b]", "agentskills", []),
+        ("hooks: [a]", "claude-code", [(8, "hooks must be a map, not a list")]),
+        ("hooks: ", "claude-code", [(7, "hooks must be a map, not null (empty)")]),
+        ("hooks: x", "claude-code", [(8, "hooks must be a map, not a string")]),
+        (
+            "paths: [a, 1]",
+            "claude-code",
+            [(12, "each paths item must be a string, not the number 1; quote it")],
+        ),
+        (
+            "model: 1.5",
+            "claude-code",
+            [(8, "model must be a string, not the number 1.5; quote it")],
+        ),
+        ("model: ''", "claude-code", []),
+        ("user-invocable: False", "claude-code", []),
+        (
+            "user-invocable: 'true'",
+            "claude-code",
+            [(17, "user-invocable must be true or false, not a string")],
+        ),
+        ("license: [a]", "agentskills", [(10, "license must be a string, not a list")]),
+        (
+            "license: NULL",
+            "agentskills",
+            [(10, "license must be a string, not null (NULL); quote it")],
+        ),
+    ],
+)
+def test_each_field_finding_names_the_field_and_what_a_yaml_reader_makes_of_it(
+    line: str, profile: str, expected: list[tuple[int, str]]
+) -> None:
+    """Word for word: the message is lint's whole explanation to the author (the field, and
+    the type a YAML 1.2 reader gives the value), at the value's own line and column."""
+    rule = {
+        "compatibility": "skill_compatibility_invalid",
+        "metadata": "skill_metadata_invalid",
+        "allowed-tools": "skill_allowed_tools_invalid",
+        "license": "skill_license_invalid",
+    }.get(line.split(":", maxsplit=1)[0], "skill_field_invalid")
+    assert field_findings(line, profile) == [
+        (rule, 4, column, message) for column, message in expected
+    ]
+
+
+def test_a_field_of_another_platform_or_none_names_the_platform_or_the_allowed_fields() -> None:
+    assert field_findings("user-invocable: yes") == [
+        (
+            "skill_field_not_portable",
+            4,
+            1,
+            "field 'user-invocable' is defined by Claude Code, not by the Agent Skills "
+            "specification; other clients ignore it (lint with --profile claude-code when the "
+            "skill is written for it)",
+        ),
+        ("skill_field_invalid", 4, 17, "user-invocable must be true or false, not a string"),
+    ]
+    unknown = "field 'x-unknown' is defined neither by the specification nor by a known platform"
+    assert field_findings("x-unknown: 1") == [
+        ("skill_field_unknown", 4, 1, f"{unknown} (allowed: {_SPEC_LIST}); put it under metadata")
+    ]
+    claude = ", ".join(PLATFORM_FIELDS["claude-code"])
+    assert field_findings("x-unknown: 1", "claude-code") == [
+        (
+            "skill_field_unknown",
+            4,
+            1,
+            f"{unknown} (allowed: {_SPEC_LIST}, {claude}); put it under metadata",
+        )
+    ]
+
+
+# ------------------------------------------------------ the character classes
+
+_RANGES = st.lists(
+    st.tuples(st.integers(0, 60), st.integers(0, 6)).map(lambda pair: (pair[0], sum(pair))),
+    max_size=5,
+).map(tuple)
+
+
+def _points(ranges: tuple[tuple[int, int], ...]) -> set[int]:
+    return {point for low, high in ranges for point in range(low, high + 1)}
+
+
+@given(_RANGES, _RANGES)
+def test_range_subtraction_is_the_set_difference_in_merged_ranges(
+    ranges: tuple[tuple[int, int], ...], removed: tuple[tuple[int, int], ...]
+) -> None:
+    """The hidden-character classes are built from range lists at import: ``_subtract`` gives
+    exactly the code points left, as sorted, merged, inclusive ranges."""
+    from a13n_harness.context.lint import _subtract  # noqa: PLC0415
+
+    result = _subtract(ranges, removed)
+    assert _points(result) == _points(ranges) - _points(removed)
+    assert list(result) == sorted(result)
+    assert all(low <= high for low, high in result)
+    assert all(left[1] + 1 < right[0] for left, right in itertools.pairwise(result))
+
+
+def test_range_subtraction_and_class_on_an_example() -> None:
+    from a13n_harness.context.lint import _class, _subtract  # noqa: PLC0415
+
+    assert _subtract(((0, 10), (20, 20)), ((3, 4), (10, 12))) == ((0, 2), (5, 9), (20, 20))
+    assert _subtract(((5, 5),), ()) == ((5, 5),)
+    assert _class(((0x41, 0x41), (0x61, 0x63))) == "\\U00000041\\U00000061-\\U00000063"
+
+
+@given(_RANGES)
+def test_a_character_class_matches_exactly_its_ranges(ranges: tuple[tuple[int, int], ...]) -> None:
+    from a13n_harness.context.lint import _class  # noqa: PLC0415
+
+    points = _points(ranges)
+    if not points:
+        assert _class(ranges) == ""
+        return
+    pattern = re.compile(f"[{_class(ranges)}]")
+    assert {p for p in range(80) if pattern.fullmatch(chr(p))} == points
+
+
+def test_the_invisible_set_is_the_encoders_set_less_text_tags_bidi_and_surrogates() -> None:
+    """The import-time classes (built before any test runs) are what the helpers give now."""
+    from a13n_harness.context import lint  # noqa: PLC0415
+    from a13n_harness.context.encoder import ESCAPED_RANGES  # noqa: PLC0415
+
+    assert lint._subtract(ESCAPED_RANGES, lint._NOT_INVISIBLE) == lint._INVISIBLE_RANGES
+    assert _points(lint._INVISIBLE_RANGES) == _points(ESCAPED_RANGES) - _points(lint._NOT_INVISIBLE)
+    assert (
+        lint._ANY_HIDDEN.pattern
+        == "[" + lint._class(lint._TAG_RANGES + lint._BIDI_RANGES + lint._INVISIBLE_RANGES) + "]"
+    )
+
+
+# ----------------------------------------------------- links, targets, caps
+
+
+def test_a_destination_is_cut_at_its_first_anchor_or_query_and_unwrapped_only_when_pointy() -> None:
+    text = (
+        "[a](a.md?x=1?y) [b](b.md#s#t) [c](c.md?q#r) [d](d.md>) [e](<e f.md>) [f](#only)\n"
+        "[g]: g.md>\n"
+    )
+    assert refs(text) == [
+        ("a.md", 1, 5, "link"),
+        ("b.md", 1, 21, "link"),
+        ("c.md", 1, 35, "link"),
+        ("d.md>", 1, 49, "link"),
+        ("e f.md", 1, 60, "link"),
+        ("g.md>", 2, 6, "link"),
+    ]
+
+
+def test_backslashes_doubled_slashes_and_drive_letters_in_targets() -> None:
+    found_refs = find_references("[a](\\x.md) [b](c:) [c](a\\b.md) [d](a//b.md) [e](c:x)\n")
+    assert [(r.target, r.path, r.climb, r.absolute) for r in found_refs] == [
+        ("\\x.md", "\\x.md", 0, True),
+        ("c:", "c:", 0, True),
+        ("a\\b.md", "a/b.md", 0, False),
+        ("a//b.md", "a/b.md", 0, False),
+        ("c:x", "c:x", 0, True),
+    ]
+    placed = find_references("`{baseDir}/s` `{baseDir}//t` `{baseDir}/a/b` [p]({baseDir}//q)\n")
+    assert [(r.target, r.path) for r in placed] == [
+        ("{baseDir}/s", "s"),
+        ("{baseDir}/a/b", "a/b"),
+        ("{baseDir}//q", "q"),
+    ]
+
+
+def _limit(body: str) -> list[tuple[int, int]]:
+    check = check_document((HEAD + body).encode(), "a")
+    return [(i.line, i.column) for i in check.issues if i.rule == "skill_reference_limit"]
+
+
+@pytest.mark.parametrize("extra", ["`x/y.md`", "` x /`", "[z](z.md)", "[u](https://x.org)"])
+def test_a_candidate_past_the_reference_cap_reports_the_limit_whatever_its_kind(extra: str) -> None:
+    """Past ``REFERENCES_MAX`` kept references, one more candidate (a path in inline code, a
+    span with a slash, a link, even a URL: it is not looked at any more) reports the limit at
+    the last reference kept."""
+    links = "".join(f"[r](r{i}.md)\n" for i in range(REFERENCES_MAX))
+    assert _limit(links + extra + "\n") == [(4 + REFERENCES_MAX, 5)]
+    spans = "`r/a.md` " * REFERENCES_MAX
+    assert _limit(spans + extra + "\n") == [(5, 9 * REFERENCES_MAX - 7)]
+    # Negative control: at the cap exactly, nothing is reported.
+    assert _limit(links) == []
+    assert _limit(spans + "\n") == []
+
+
+def test_inline_code_spans_with_a_slash_are_looked_at_up_to_their_own_cap() -> None:
+    """At most 4,000 spans holding a slash are considered; the next reports the limit, at the
+    last reference kept or, with none, at that span's content."""
+    none = "` /` " * 4_000
+    assert _limit(none + "\n") == []
+    assert _limit(none + "` /`\n") == [(5, 5 * 4_000 + 2)]
+    assert _limit("`a/b` " + none + "\n") == [(5, 2)]
+    # A span without a slash, or one in an example, does not count.
+    assert _limit(none + "`x`\n") == []
+    assert _limit("Example:\n- " + none + "` /`\n") == []
+
+
+def test_html_comments_are_counted_in_the_finding() -> None:
+    one = check_document((HEAD + "<!-- a -->\n").encode(), "a").issues
+    two = check_document((HEAD + "x <!-- a --> <!--\nb\n-->\n<!-- c\n").encode(), "a").issues
+    tail = "(the first here); rendered Markdown hides it, the model reads it"
+    assert [(i.line, i.column, i.message) for i in one] == [
+        (5, 1, f"the body holds 1 HTML comment {tail}")
+    ]
+    assert [(i.line, i.column, i.message) for i in two] == [
+        (5, 3, f"the body holds 3 HTML comments {tail}")
+    ]
+
+
+def test_an_unknown_error_code_is_reported_under_the_scan_error_rule() -> None:
+    assert rule_for_error("skill_name_invalid") == "skill_name_invalid"
+    assert rule_for_error("no_such_rule") == "skill_provider_failed"
+    assert rule_for_error(cast(str, None)) == "skill_provider_failed"
+
+
+def test_a_rule_example_holding_a_fence_cannot_close_the_help_block() -> None:
+    rule = RULES["skill_name_invalid"]
+    help_text = rule_markdown(dataclasses.replace(rule, example="```\nx\n```"))
+    assert help_text.endswith("Failing example:\n\n```\n` ` `\nx\n` ` `\n```\n")
+
+
+# ------------------------------------------------- content rules, word for word
+
+
+def test_each_region_is_searched_up_to_its_own_end() -> None:
+    """A hidden character or a base64 run of the body is never reported as the
+    frontmatter's, even when the frontmatter holds something else the rules look at."""
+    payload = ("aB3+" * BASE64_MIN_CHARS)[:BASE64_MIN_CHARS]
+    text = (
+        "---\nname: a\ndescription: d\U000e0041 " + "a" * (BASE64_MIN_CHARS + 5) + "\n---\n"
+        "x \u202e " + payload + "\n"
+    )
+    check = check_document(text.encode("utf-8"), "a")
+    assert [(i.rule, i.line, i.column, i.message) for i in check.issues] == [
+        (
+            "skill_tag_characters",
+            3,
+            15,
+            "the frontmatter holds 1 tag character; the first is U+E0041 here, invisible to "
+            "a reader and read by the model",
+        ),
+        (
+            "skill_bidi_control",
+            5,
+            3,
+            "the body holds 1 bidirectional control; the first is U+202E here, invisible to "
+            "a reader and read by the model",
+        ),
+        (
+            "skill_base64_run",
+            5,
+            5,
+            f"the body holds a base64-like run of {BASE64_MIN_CHARS} characters (from "
+            "'aB3+aB3+aB3+'); ship encoded content as a file of the skill",
+        ),
+    ]
+
+
+def test_a_base64_run_filling_a_line_of_exactly_the_minimum_is_reported() -> None:
+    payload = ("aB3+" * BASE64_MIN_CHARS)[:BASE64_MIN_CHARS]
+    assert found(HEAD + payload + "\n") == [("skill_base64_run", 5, 1)]
+
+
+def test_invalid_utf8_is_reported_at_its_character_with_its_bytes() -> None:
+    check = check_document(HEAD.encode() + b"ab\xc3\xa9c\xff\xfe\n", "a")
+    assert [(i.rule, i.line, i.column, i.message) for i in check.issues] == [
+        (
+            "skill_encoding_invalid",
+            5,
+            5,
+            "SKILL.md is not valid UTF-8: byte(s) ff at byte offset 36 (invalid start byte)",
+        )
+    ]
+
+
+def test_a_link_inside_a_comment_or_a_destination_is_not_taken_apart() -> None:
+    """The part of a line before a comment's end is blanked (a definition's bracket too), and
+    the links inside a link's text are looked for in the text only."""
+    assert refs("<!--\n[-->]: x.md\n") == []
+    assert refs("<!--\n[-->](y.md)\n") == []
+    assert refs("[-->](y.md)\n") == [("y.md", 1, 7, "link")]  # no comment open: a link
+    assert refs("[![i](a.png)](b[c](d.md))\n") == [
+        ("a.png", 1, 7, "link"),
+        ("b[c](d.md)", 1, 15, "link"),
+    ]
+    assert refs("[k]: `x`\n[d]: [a](b.md)\n") == [("[a](b.md)", 2, 6, "link")]
+
+
+def test_fenced_blocks_one_after_another_each_close_at_their_own_fence() -> None:
+    text = (
+        "```\n[a](in1.md)\n```\n[b](out1.md)\n"
+        "~~~\n[c](in2.md)\n~~~\n[d](out2.md)\n"
+        "```md\n[e](in3.md)\n```\n[f](out3.md)\n"
+        "~~~~\n~~~\n[g](in4.md)\n~~~~\n[h](out4.md)\n"
+    )
+    assert [target for target, _, _, _ in refs(text)] == [
+        "out1.md",
+        "out2.md",
+        "out3.md",
+        "out4.md",
+    ]
+
+
+def test_a_comment_opener_inside_code_does_not_hide_the_next_comment_or_link() -> None:
+    text = "`<!--` <!-- c --> \\[no](d.md) [yes](e.md) `-->` [z](z.md)\n"
+    assert refs(text) == [("e.md", 1, 37, "link"), ("z.md", 1, 53, "link")]
+    check = check_document((HEAD + text).encode(), "a")
+    assert [(i.rule, i.line, i.column) for i in check.issues] == [("skill_html_comment", 5, 8)]

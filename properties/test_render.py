@@ -29,6 +29,7 @@ from a13n_harness.context.render import (
     verify_rendering,
 )
 from a13n_harness.testing.controls import control_settings, property_fails
+from a13n_harness.testing.hostile import LyingStr
 from a13n_harness.testing.strategies import budgets, skill_catalogs
 
 Renderer = Callable[[SkillCatalog, int], RenderedCatalog]
@@ -820,3 +821,13 @@ def test_compact_rendering_builds_no_candidate_per_entry(monkeypatch: pytest.Mon
             object.__setattr__(catalog, "_render_plan", None)
             compact(catalog, budget)
             assert sum(encoded) <= (len(CAPS) + 2) * size + 1_000, (n, budget)
+
+
+@pytest.mark.parametrize("form", ["nope", "cut-7", "", 5, None, LyingStr("listing")])
+def test_a_compact_candidate_that_is_not_one_is_refused_with_reason_form(form: object) -> None:
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),), 0, ("/r",))
+    with pytest.raises(DefinitionError) as raised:
+        compact_candidate(catalog, form)  # type: ignore[arg-type]
+    assert (raised.value.code, raised.value.reason) == ("catalog_invalid", "form")
+    # Negative control: every named candidate is built.
+    assert all(compact_candidate(catalog, name) for name in COMPACT_ORDER)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 import pytest
@@ -11,11 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from a13n_harness import DefinitionError
+from a13n_harness.context import tokens as tokens_module
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.render import (
     COMPACT_FORMS,
     DESCRIPTION_CAPS,
     RenderedCatalog,
+    _compact_line_builders,
     compact_candidate,
     framed_candidate,
     minimal_candidate,
@@ -754,3 +757,137 @@ def test_compact_counted_reads_each_byte_a_bounded_number_of_times(make: type) -
         counter.counted = 0
         verify_rendering_counted(catalog, budget, rendered, counter, "compact")
         assert counter.counted <= (ladder + 4) * size + 1_000, ("verify", budget)
+
+
+def _marked(mark: str, line_of: Callable[[int], str]) -> Callable[[int], str]:
+    """A compact candidate's line builder with ``mark`` before each line (a format change)."""
+
+    def line(index: int) -> str:
+        return mark + line_of(index)
+
+    return line
+
+
+@dataclass(frozen=True)
+class _UndeclaredQuarterCounter:
+    """QuarterLineCounter's counts, declaring nothing: every candidate is counted whole."""
+
+    def count(self, text: str) -> int:
+        return QuarterLineCounter().count(text)
+
+
+def test_a_line_line_additive_does_not_join_makes_the_compact_fit_count_its_candidate_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The renderer's own lines always start a joined line; should a format change give one
+    that does not (here the names candidate's lines start with a space), that candidate is
+    counted whole, and the compact fit is the one a counter declaring nothing gets, at every
+    budget."""
+    builders = _compact_line_builders
+
+    def spaced(
+        catalog: SkillCatalog, lines: list[str]
+    ) -> Iterator[tuple[str, Callable[[int], str]]]:
+        for form, line_of in builders(catalog, lines):
+            yield form, _marked(" " if form == "names" else "", line_of)
+
+    monkeypatch.setattr(tokens_module, "_compact_line_builders", spaced)
+    catalog = SkillCatalog(
+        tuple(CatalogEntry(name, "word " * 90, f"/r/{name}/SKILL.md") for name in "abc"), 2, ("/r",)
+    )
+    forms = set()
+    for budget in range(160):
+        counted = render_catalog_counted(catalog, budget, QuarterLineCounter(), "compact")
+        whole = render_catalog_counted(catalog, budget, _UndeclaredQuarterCounter(), "compact")
+        assert (counted.text, counted.form, counted.tokens) == (
+            whole.text,
+            whole.form,
+            whole.tokens,
+        ), budget
+        forms.add(counted.form)
+    assert "names" in forms  # the candidate counted whole was chosen at some budgets
+
+
+class _JoinAwareCounter:
+    """Line-additive only where ``LINE_START_EXCLUDED`` says so: a line feed followed by a
+    space or a slash is one token more (o200k's punctuation piece runs over it)."""
+
+    line_additive: bool = True
+
+    def count(self, text: str) -> int:
+        return QuarterLineCounter().count(text) + text.count("\n ") + text.count("\n/")
+
+
+def test_lines_starting_with_a_space_or_a_slash_are_not_summed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A line that starts with whitespace or ``/`` is not joined by ``line_additive``: a
+    candidate holding one is counted whole (a sum of its lines would miss the joining
+    token), for either character."""
+    builders = _compact_line_builders
+
+    def prefixed(
+        catalog: SkillCatalog, lines: list[str]
+    ) -> Iterator[tuple[str, Callable[[int], str]]]:
+        for form, line_of in builders(catalog, lines):
+            yield form, _marked({"names": " ", "cut-64": "/"}.get(form, ""), line_of)
+
+    monkeypatch.setattr(tokens_module, "_compact_line_builders", prefixed)
+    catalog = SkillCatalog(
+        tuple(CatalogEntry(name, "word " * 90, f"/r/{name}/SKILL.md") for name in "abc"), 0, ("/r",)
+    )
+    chosen = set()
+    for budget in range(160):
+        counted = render_catalog_counted(catalog, budget, _JoinAwareCounter(), "compact")
+        assert counted.tokens == _JoinAwareCounter().count(counted.text), budget
+        assert counted.tokens <= budget or counted.form in ("minimal", "empty"), budget
+        chosen.add(counted.form)
+    assert {"names", "cut-64"} <= chosen
+
+
+def _long_descriptions() -> SkillCatalog:
+    return SkillCatalog(
+        tuple(CatalogEntry(name, "word " * 140, f"/r/{name}/SKILL.md") for name in "abc"),
+        2,
+        ("/r",),
+    )
+
+
+@pytest.mark.parametrize("make", [QuarterLineCounter, _UndeclaredQuarterCounter])
+@pytest.mark.parametrize("form", COMPACT_ORDER)
+def test_a_compact_candidate_that_fits_exactly_is_chosen_and_certified(
+    make: type, form: str
+) -> None:
+    """``<=``, not ``<``, in the compact fit (line sums or whole counts) and its verifier."""
+    catalog = _long_descriptions()
+    exact = make().count(compact_candidate(catalog, form))
+    rendered = render_catalog_counted(catalog, exact, make(), "compact")
+    assert (rendered.form, rendered.tokens) == (form, exact)
+    verify_rendering_counted(catalog, exact, rendered, make(), "compact")
+
+
+def test_the_framed_candidate_listing_no_entry_is_chosen_when_it_alone_fits() -> None:
+    """The walk down the framed candidates goes to zero listed entries (``{T} more``)."""
+    catalog = _long_descriptions()
+    exact = QuarterLineCounter().count(framed_candidate(catalog, 0))
+    assert exact < QuarterLineCounter().count(framed_candidate(catalog, 1))
+    rendered = render_catalog_counted(catalog, exact, QuarterLineCounter())
+    assert (rendered.text, rendered.listed, rendered.tokens) == (
+        framed_candidate(catalog, 0),
+        0,
+        exact,
+    )
+    verify_rendering_counted(catalog, exact, rendered, QuarterLineCounter())
+
+
+def test_compact_lines_of_zero_tokens_fit_a_budget_the_frame_fills() -> None:
+    """No room left after the header and the tail is still room for lines of 0 tokens: the
+    names candidate (no letter x in a name or a file) fits where every description (all x)
+    does not."""
+    catalog = SkillCatalog(
+        tuple(CatalogEntry(name, "x" * 300, f"/r/{name}/SKILL.md") for name in "abc"), 2, ("/r",)
+    )
+    exact = XCounter().count(compact_candidate(catalog, "names"))
+    rendered = render_catalog_counted(catalog, exact, XCounter(), "compact")
+    assert (rendered.form, rendered.listed, rendered.tokens) == ("names", 3, exact)
+    verify_rendering_counted(catalog, exact, rendered, XCounter(), "compact")

@@ -33,7 +33,9 @@ forks its workers from a server that has pytest and the tests imported.
 ``--changed-since REF`` mutates only the functions whose code differs between
 REF and the working tree, with the stats phase restricted to the test modules
 that import the changed module (directly or through another core module):
-the merge-gate form, about a minute for a one-function change.
+the merge-gate form, about a minute for a one-function change. ``--functions
+lint._fence_at lint._Checker.name`` mutates only the functions named, the same way: a
+sample to time a change of the harness on, before and after.
 Part of ``scripts/verify.py --full`` (everything) and ``--changed-since``.
 
 The pieces are in the gate's package: ``_gate/mutmut_run.py`` (the run and its reports),
@@ -69,6 +71,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--explain", type=Path, help="write unlisted survivors' diffs here")
     parser.add_argument(
         "--changed-since", metavar="REF", help="only the functions changed since this commit"
+    )
+    parser.add_argument(
+        "--functions",
+        nargs="+",
+        metavar="MODULE.FUNCTION",
+        help="only these functions' mutants (lint._fence_at, lint._Checker.name): a sample",
     )
     parser.add_argument(
         "--check-equivalents", action="store_true", help="run listed equivalents too"

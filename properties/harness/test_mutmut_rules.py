@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import resource
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,12 @@ if str(REPO / "scripts") not in sys.path:
 from _gate.mutmut_killsets import compare_kill_sets  # noqa: E402
 from _gate.mutmut_mutants import judge, mutant_changes  # noqa: E402
 from _gate.mutmut_rules import message_only, message_slots  # noqa: E402
-from _gate.mutmut_run import DESELECTED, recheck_multiplier  # noqa: E402
+from _gate.mutmut_run import (  # noqa: E402
+    DESELECTED,
+    TEST_OVER_BUDGET,
+    cpu_budget,
+    recheck_multiplier,
+)
 from _gate.mutmut_select import changed_functions  # noqa: E402
 
 
@@ -290,3 +296,64 @@ def test_the_timeout_recheck_stretches_with_the_load_per_core() -> None:
     assert recheck_multiplier(6.0, 2) == 12.0
     assert recheck_multiplier(9.0, 2) == 16.0
     assert recheck_multiplier(3.0, 0) == 12.0  # an unknown core count counts as one
+
+
+_BUDGETED = """
+import os
+import sys
+
+sys.path.insert(0, {scripts!r})
+from _gate.mutmut_run import CpuBudgets
+
+import pytest
+
+
+def test_quick():
+    assert sum(range(1000)) == 499500
+
+
+def test_endless():
+    while True:
+        pass
+
+
+durations = {{"test_budgeted.py::test_quick": 0.001, "test_budgeted.py::test_endless": 0.001}}
+exit_code = pytest.main(
+    ["-q", "-p", "no:cacheprovider", "test_budgeted.py::" + sys.argv[1]],
+    plugins=[CpuBudgets(durations, 0.5)],
+)
+os._exit(int(exit_code))
+"""
+
+
+def _budgeted(folder: Path, test: str) -> tuple[int, float]:
+    """Exit status and CPU seconds of a worker-like process running one test under budgets."""
+    folder.mkdir(exist_ok=True)
+    (folder / "test_budgeted.py").write_text(
+        _BUDGETED.format(scripts=str(REPO / "scripts")), encoding="utf-8"
+    )
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    finished = subprocess.run(
+        [sys.executable, "test_budgeted.py", test],
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return finished.returncode, cpu
+
+
+def test_a_test_past_its_cpu_budget_ends_the_worker_as_a_timeout(tmp_path: Path) -> None:
+    """A mutant that makes a loop endless is stopped by the cheap test reaching it, after that
+    test's own CPU budget (2 x multiplier x (its time + TEST_CONSTANT)), not the whole set's."""
+    budget = cpu_budget(0.001, 0.5)
+    assert budget == pytest.approx(0.251)
+    assert cpu_budget(None, 2.0) is None  # a test the stats did not time has no budget
+    status, cpu = _budgeted(tmp_path, "test_endless")
+    assert status == TEST_OVER_BUDGET == 36  # mutmut's "timeout": a kill, rechecked
+    assert cpu < 30  # stopped by the budget, not by the subprocess timeout
+    # Negative control: a test inside its budget passes, and the worker exits 0.
+    assert _budgeted(tmp_path, "test_quick")[0] == 0

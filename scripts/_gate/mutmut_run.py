@@ -13,13 +13,16 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from _gate import process
 from _gate.mutmut_mutants import (
@@ -65,6 +68,7 @@ TESTS = (
     "properties/test_tokens.py",
     "properties/test_checks.py",
     "properties/test_lint_core.py",
+    "properties/test_lint_scan.py",  # the body scan against a plain reading of its rules
     "properties/test_lint.py",  # check_document's field rules are tested there
 )
 
@@ -88,6 +92,50 @@ EXAMPLES = {"mutmut": 25, "mutmut-stats": 8}
 TIMEOUT_MULTIPLIER = 2.0
 RECHECK_MULTIPLIER = 4.0
 RECHECK_CAP = 16.0
+
+
+# Each test of a mutant also has its own CPU budget (``CpuBudgets``): twice the timeout
+# multiplier times its measured time plus this constant, in CPU seconds of the worker, so
+# a mutant that makes a loop endless is stopped in about a second by the cheap test that
+# reaches it instead of at the whole test set's budget (seconds per loop, twice with the
+# recheck). CPU time does not stretch with the load, so this is no load artefact.
+TEST_CONSTANT = 0.25
+# The worker's exit status when a test overran its budget: mutmut's own "timeout" (a kill,
+# rechecked at the longer multiplier like every timeout).
+TEST_OVER_BUDGET = 36
+
+
+def cpu_budget(duration: float | None, multiplier: float) -> float | None:
+    """CPU seconds one test may take under a mutant (``None``: a test the stats did not time)."""
+    if duration is None:
+        return None
+    return 2 * multiplier * (duration + TEST_CONSTANT)
+
+
+def _over_budget(signum: int, frame: object) -> None:
+    os._exit(TEST_OVER_BUDGET)  # the worker is a fork that only runs this mutant's tests
+
+
+class CpuBudgets:
+    """A pytest plugin: each test's call gets ``cpu_budget`` CPU seconds (``ITIMER_PROF``);
+    past it the worker exits with ``TEST_OVER_BUDGET`` at once."""
+
+    def __init__(self, durations: dict[str, float], multiplier: float) -> None:
+        self.durations = durations
+        self.multiplier = multiplier
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Iterator[None]:
+        budget = cpu_budget(self.durations.get(item.nodeid), self.multiplier)
+        if budget is None:
+            return (yield)
+        previous = signal.signal(signal.SIGPROF, _over_budget)
+        signal.setitimer(signal.ITIMER_PROF, budget)
+        try:
+            return (yield)
+        finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, previous)
 
 
 def recheck_multiplier(load: float, cores: int) -> float:
@@ -146,8 +194,10 @@ def as_mutmut(arguments: list[str], here: Path) -> None:
     """
     sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != here]
     import mutmut.__main__ as mutmut_main  # noqa: PLC0415 - only the driver process needs mutmut
+    from mutmut.configuration import config  # noqa: PLC0415
     from mutmut.runners.harness import PytestRunner  # noqa: PLC0415
     from mutmut.state import state  # noqa: PLC0415
+    from mutmut.utils.file_utils import change_cwd  # noqa: PLC0415
 
     plan: dict[str, Any] = json.loads(Path(PLAN).read_text(encoding="utf-8"))
     regular_run = PytestRunner._pytest_args_regular_run
@@ -158,6 +208,17 @@ def as_mutmut(arguments: list[str], here: Path) -> None:
         return regular_run(self, ordered)
 
     PytestRunner._pytest_args_regular_run = cheapest_first  # type: ignore[method-assign]
+    unbudgeted = PytestRunner.run_tests
+
+    def run_tests(self: PytestRunner, *, mutant_name: str | None, tests: Iterable[str]) -> int:
+        if mutant_name is None:  # the clean run and the forced failure: no budgets
+            return unbudgeted(self, mutant_name=mutant_name, tests=tests)
+        budget = CpuBudgets(state().duration_by_test, config().timeout_multiplier)
+        with change_cwd("mutants"):
+            arguments = self._pytest_args_regular_run(tests)
+            return int(self.execute_pytest(arguments, plugins=[budget]))
+
+    PytestRunner.run_tests = run_tests  # type: ignore[method-assign]
     collect = mutmut_main.collect_source_file_mutation_data
 
     def planned(*, mutant_names: tuple[str, ...] | list[str]) -> Any:
@@ -320,12 +381,28 @@ def statuses(
     return listing, results, changes, messages
 
 
-def _scope(changed_since: str | None, modules: list[str]) -> tuple[set[str] | None, list[str]]:
+def named_functions(names: Iterable[str]) -> dict[str, list[str]]:
+    """``--functions``: ``{module: mangled names}`` of ``module.function`` or
+    ``module.Class.method`` (mutmut's mangling: ``x_function``, ``xǁClassǁmethod``)."""
+    found: dict[str, list[str]] = {}
+    for name in names:
+        module, _, qualified = name.partition(".")
+        if module not in MODULES or not qualified or qualified.count(".") > 1:
+            raise SystemExit(f"--functions: {name!r} is not module.function of {MODULES}")
+        owner, _, method = qualified.rpartition(".")
+        found.setdefault(module, []).append(f"xǁ{owner}ǁ{method}" if owner else f"x_{method}")
+    return found
+
+
+def _scope(
+    changed_since: str | None, modules: list[str], named: list[str] | None = None
+) -> tuple[set[str] | None, list[str]]:
     """``--changed-since``: the changed functions (empty when none) and the modules holding
-    them; otherwise every function (``None``) of ``modules``."""
-    if changed_since is None:
+    them; ``--functions``: the functions named; otherwise every function (``None``) of
+    ``modules``."""
+    if changed_since is None and not named:
         return None, modules
-    changed = changes_since(changed_since, modules)
+    changed = named_functions(named) if named else changes_since(str(changed_since), modules)
     functions = {
         f"{PACKAGE}.{module}.{name}" for module, names in changed.items() for name in names
     }
@@ -357,7 +434,7 @@ def run(args: argparse.Namespace, script: Path) -> int:
     """The gate (``scripts/mutmut.py``'s options in ``args``): 0 when it passes. ``script`` is
     mutmut.py, which runs mutmut's CLI (``--as-mutmut``) in the scratch copy."""
     started = time.monotonic()
-    functions, modules = _scope(args.changed_since, list(args.modules))
+    functions, modules = _scope(args.changed_since, list(args.modules), args.functions)
     if functions is not None and not functions:
         print(f"no function of the pure core changed since {args.changed_since}")
         return 0

@@ -136,8 +136,9 @@ def plain_tuple(value: object) -> object:
 def type_name(kind: type) -> str:
     """The name of the class ``kind`` as the interpreter holds it: a metaclass's
     ``__name__`` property (a Host's code) is not run."""
-    name = type.__dict__["__name__"].__get__(kind, type)
-    return name if type(name) is str else "?"
+    # Always a str: the interpreter refuses to set a class's __name__ to anything else.
+    name: str = type.__dict__["__name__"].__get__(kind)
+    return name
 
 
 _SHOWN_BITS = 64  # ints up to a u64 are shown in full; a longer one by its size

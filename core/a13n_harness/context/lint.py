@@ -1290,7 +1290,7 @@ def _content_issues(text: _Text, start: int, end: int, region: str) -> Iterator[
     # translation and one substring search, not by the expression's per-character tries.
     if text.longest < BASE64_MIN_CHARS:
         return  # no line that long
-    alphabet = part.encode("utf-8", "surrogatepass").translate(_BASE64_BYTES)
+    alphabet = part.encode("utf-8").translate(_BASE64_BYTES)  # decoded from UTF-8: no surrogate
     if _BASE64_RUN not in alphabet:
         return
     for run in _BASE64.finditer(decoded, start, end):
@@ -1386,25 +1386,22 @@ def _code_spans(line: str) -> _Spans:
     offsets = list(accumulate(map(len, parts), initial=0))
     lengths = list(map(len, parts[1::2]))
     if len(set(lengths)) == 1:  # one run length (the usual case): runs pair in order
-        pairs = count // 2
-        return _Spans(
-            offsets[1 : 4 * pairs : 4],
-            offsets[2 : 4 * pairs + 1 : 4],
-            offsets[3 : 4 * pairs + 2 : 4],
-            offsets[4 : 4 * pairs + 3 : 4],
-        )
-    following = [-1] * count
+        # Pair j opens with run 2j and closes with run 2j+1; run k spans offsets 2k+1..2k+2.
+        end = 4 * (count // 2) + 1
+        return _Spans(offsets[1:end:4], offsets[2:end:4], offsets[3:end:4], offsets[4:end:4])
+    following: list[int | None] = []  # built from the right, then turned round
     last: dict[int, int] = {}
     for index in range(count - 1, -1, -1):
         length = lengths[index]
-        following[index] = last.get(length, -1)
+        following.append(last.get(length))
         last[length] = index
+    following.reverse()
     openers: list[int] = []
     closers: list[int] = []
     index = 0
     while index < count:
         closer = following[index]
-        if closer < 0:
+        if closer is None:
             index += 1
             continue
         openers.append(index)
@@ -1434,7 +1431,7 @@ def _normalise(
     """The reference ``target`` makes, or ``None`` for a URL, an anchor or a placeholder."""
     for placeholder in PLACEHOLDERS:
         if target == placeholder or target.startswith(placeholder + "/"):
-            relative = target[len(placeholder) :].lstrip("/")
+            relative = target[len(placeholder) :]  # its leading "/" is an empty segment
             break
     else:
         relative = None
@@ -1442,7 +1439,7 @@ def _normalise(
         if _UNKNOWN_PLACEHOLDER.search(target):
             return None
         if target.startswith(("/", "\\", "~")) or (len(target) > 1 and target[1] == ":"):
-            return Reference(target, line, column, kind, target, 0, absolute=True)
+            return Reference(target, line, column, kind, target, absolute=True)
         relative = target
     elif _UNKNOWN_PLACEHOLDER.search(relative):
         return None
@@ -1464,9 +1461,9 @@ def _normalise(
 def _link_target(raw: str) -> str | None:
     """The file path a Markdown link destination names, or ``None`` for a URL or an anchor."""
     target = raw[1:-1] if raw.startswith("<") and raw.endswith(">") else raw
-    if not target or target.startswith(("#", "//")) or _SCHEME.match(target):
+    if target.startswith("//") or _SCHEME.match(target):
         return None
-    target = target.split("#", 1)[0].split("?", 1)[0]
+    target = target.partition("#")[0].partition("?")[0]  # an anchor alone leaves nothing
     if not target:
         return None
     return urllib.parse.unquote(_ESCAPE.sub(r"\1", target))
@@ -1637,7 +1634,7 @@ def _after_fence(text: str, position: int, number: int, fence: str) -> tuple[int
             return len(text), number
         line_end = text.find("\n", line_start)
         after = len(text) if line_end < 0 else line_end + 1
-        closer = _FENCE.match(text, line_start, after)
+        closer = _FENCE.match(text, line_start)  # it stops at the line's end
         if (
             closer is not None
             and len(closer.group(1)) >= len(fence)
@@ -1665,13 +1662,8 @@ def _fence_at(text: str, position: int, marks: str) -> int:
 
 
 def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: bool) -> None:
-    start = 0
-    if in_comment:
-        close = line.find("-->")
-        if close < 0:
-            body.open_comment = True
-            return
-        start = close + 3
+    # A comment open before the line ends on it: the body scan stops only at a "-->".
+    start = line.find("-->") + 3 if in_comment else 0
     # A line with no slash, no link or definition and no comment needs no code spans
     # (they only find paths and hide brackets and comments): the common case, and the
     # cheap one for a line of a million backticks.
@@ -1714,7 +1706,8 @@ def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: b
             ]
         )
     marker = _EXAMPLE_MARK.search(line)
-    if not example and "/" in line and body.found < REFERENCES_MAX:
+    # At the cap one more candidate is still looked at: it is what reports the limit.
+    if not example and "/" in line and body.found <= REFERENCES_MAX:
         for span_start, content_start, content_end in zip(
             spans.opens, spans.inners, spans.inner_ends, strict=True
         ):

@@ -1,0 +1,298 @@
+"""Lint's body scan (``a13n_harness.context.lint``) against a plain reading of the same rules.
+
+The scan is built for speed on hostile input: it skips to the lines that can matter, skips
+a fenced block to its closing line, pairs code spans by one pass from the right, matches
+comments to spans by bisection and blanks regions by slicing. :func:`plain_scan` below
+reads the same rules the slow, obvious way (every line in turn, every backtick run paired
+by a forward search, every comment checked against every span, one character at a time)
+and must find the same references, comments and counts on thousands of small documents
+made of the pieces those rules are about. The leaf rules both share (what a link
+destination, a path in inline code and a normalised target are) have their own examples
+in ``test_lint_core.py``; the caps (``REFERENCES_MAX``, the considered inline-code spans)
+are checked at their exact bounds here.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import pytest
+
+from a13n_harness.context import lint
+from a13n_harness.context.lint import REFERENCES_MAX, Reference, check_document
+
+_Span = tuple[int, int, int, int]  # opens, content starts, content ends, closes
+
+
+def plain_spans(line: str) -> list[_Span]:
+    """CommonMark code spans of a line: each backtick run closes at the next run of the same
+    length, or is literal text."""
+    runs: list[tuple[int, int]] = []
+    index = 0
+    while index < len(line):
+        if line[index] != "`":
+            index += 1
+            continue
+        end = index
+        while end < len(line) and line[end] == "`":
+            end += 1
+        runs.append((index, end))
+        index = end
+    spans: list[_Span] = []
+    opener = 0
+    while opener < len(runs):
+        start, inner = runs[opener]
+        closer = next(
+            (
+                later
+                for later in range(opener + 1, len(runs))
+                if runs[later][1] - runs[later][0] == inner - start
+            ),
+            None,
+        )
+        if closer is None:
+            opener += 1
+            continue
+        spans.append((start, inner, *runs[closer]))
+        opener = closer + 1
+    return spans
+
+
+def plain_lead(line: str) -> bool | None:
+    """``None``: the line keeps the example state (blank, indented, a list item); else
+    whether it opens an example (a heading closes one)."""
+    stripped = line.lstrip(" \t")
+    if stripped in ("", "\r"):
+        return None
+    if stripped.startswith("#") and lint._HEADING.match(line):
+        return False
+    indent = len(line) - len(stripped)
+    if indent >= 2 or (indent == 1 and line[0] == "\t"):
+        return None
+    if lint._LIST_ITEM.match(line):
+        return None
+    return bool(lint._EXAMPLE_LEAD.match(line))
+
+
+def plain_example(lines: list[str], index: int) -> bool:
+    while index >= 0:
+        lead = plain_lead(lines[index])
+        if lead is not None:
+            return lead
+        index -= 1
+    return False
+
+
+@dataclass
+class Found:
+    references: list[Reference] = field(default_factory=list)
+    found: int = 0
+    considered: int = 0
+    comments: list[tuple[int, int]] = field(default_factory=list)
+    limit_at: tuple[int, int] = (1, 1)
+
+    def add(self, reference: Reference | None) -> None:
+        if reference is not None:
+            self.found += 1
+            if self.found <= REFERENCES_MAX:
+                self.references.append(reference)
+
+    def link(self, raw: str, number: int, column: int) -> None:
+        if self.found >= REFERENCES_MAX:
+            self.found += 1
+            return
+        target = lint._link_target(raw)
+        if target is not None:
+            self.add(lint._normalise(target, number, column, "link"))
+
+    def code(self, content: str, number: int, column: int) -> None:
+        if self.found >= REFERENCES_MAX:
+            self.found += 1
+            return
+        for placeholder in lint.PLACEHOLDERS:
+            if content.startswith(placeholder + "/"):
+                if lint._PLACED_PATH.fullmatch(content[len(placeholder) + 1 :]):
+                    self.add(lint._normalise(content, number, column, "link"))
+                return
+        if lint._CODE_PATH.fullmatch(content):
+            self.add(lint._normalise(content, number, column, "code"))
+
+
+def plain_line(state: Found, line: str, number: int, in_comment: bool, example: bool) -> bool:
+    """One line's references and comments; whether a comment stays open after it."""
+    start = line.index("-->") + 3 if in_comment else 0
+    spans = [span for span in plain_spans(line) if span[0] >= start]
+    comments: list[tuple[int, int]] = []
+    cursor = start
+    open_comment = False
+    while (found := line.find("<!--", cursor)) >= 0:
+        holder = [span for span in spans if span[0] <= found < span[3]]
+        if holder:
+            cursor = holder[0][3]
+            continue
+        state.comments.append((number, found + 1))
+        close = line.find("-->", found + 4)
+        if close < 0:
+            comments.append((found, len(line)))
+            open_comment = True
+            break
+        comments.append((found, close + 3))
+        cursor = close + 3
+    spans = [span for span in spans if not any(a <= span[0] < b for a, b in comments)]
+    marker = lint._EXAMPLE_MARK.search(line)
+    if not example and "/" in line and state.found <= REFERENCES_MAX:
+        for opened, inner, inner_end, _ in spans:
+            raw = line[inner:inner_end]
+            if "/" in raw and (marker is None or marker.start() > opened):
+                state.considered += 1
+                if state.considered > lint._CONSIDERED_MAX:
+                    state.found = max(state.found, REFERENCES_MAX + 1)
+                    if not state.references:
+                        state.limit_at = (number, inner + 1)
+                    break
+                content = raw.strip()
+                state.code(content, number, inner + raw.index(content) + 1)
+    if "](" in line or "]:" in line:
+        chars = list(line)
+        blank = ([(0, start)] if start else []) + comments + [(s[0], s[3]) for s in spans]
+        for a, b in blank:
+            chars[a:b] = " " * (b - a)
+        blanked = "".join(chars)
+        definition = lint._DEFINITION.match(blanked)
+        if definition and not definition.group(1).startswith("^"):
+            state.link(definition.group(2), number, definition.start(2) + 1)
+        for link in lint._LINK.finditer(blanked, definition.end() if definition else 0):
+            if link.start() and blanked[link.start() - 1 : link.start() + 1] == "\\[":
+                continue
+            if "](" in link.group(1):
+                for inner_link in lint._LINK.finditer(blanked, link.start(1), link.end(1)):
+                    state.link(inner_link.group(2), number, inner_link.start(2) + 1)
+            state.link(link.group(2), number, link.start(2) + 1)
+    return open_comment
+
+
+def plain_scan(markdown: str) -> Found:
+    """Every line in turn: fenced blocks and comments by their closing line."""
+    state = Found()
+    lines = markdown.split("\n")
+    in_comment = False
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        scanned = (
+            "-->" in line
+            if in_comment
+            else "](" in line or "]:" in line or "<!--" in line or ("`" in line and "/" in line)
+        )
+        opened = lint._FENCE.match(line)
+        fence = opened.group(1) if opened else ""
+        if (
+            not in_comment
+            and opened
+            and line.lstrip(" \t")[:3] in ("```", "~~~")
+            and not (fence[0] == "`" and "`" in opened.group(2))
+        ):
+            index += 1
+            while index < len(lines):
+                closer = lint._FENCE.match(lines[index])
+                if (
+                    closer
+                    and closer.group(1)[0] == fence[0]
+                    and len(closer.group(1)) >= len(fence)
+                    and not closer.group(2).strip()
+                ):
+                    break
+                index += 1
+        elif scanned:
+            example = "`" in line and "/" in line and plain_example(lines, index)
+            in_comment = plain_line(state, line, index + 1, in_comment, example)
+        index += 1
+    return state
+
+
+PIECES = (
+    *("`", "``", "```", "````", "~~~", "~~~~", "` a/b `", "``r/s``", "`p/q.py`", "`../x/y`"),
+    *("[a](b/c.md)", "[x](", "](", "]:", "[", "]", "(", ")", "\\", "\\[n](o.md)", "\r"),
+    *("[d]: e/f.md", "[^n]: x/y", "[k]: <l m.md>", "![i](img/a.png)", "[![i](a.png)](b.md)"),
+    *("[t](<s p.md>)", '[u](v.md "t")', "[q](#frag)", "[w](../up.md)", "https://x.y/z"),
+    *("<!--", "-->", "<!-- c -->", "<!---->", "[k]: ", " ", "  ", "\t", "- ", "1. ", "# "),
+    *("a", "text", "x/y", "`<!--`", "`-->`"),
+    *("Example:", "e.g.", "**Example**", "examples:", "__Examples__", "`x`", "`{baseDir}/r`"),
+    *("{baseDir}/run.sh", "`{baseDir}/s.sh`", "`{baseDir}/a/b`"),
+)
+
+
+def documents(seed: int, count: int) -> list[str]:
+    """``count`` small documents of one to ten lines of up to six pieces, the same each run."""
+    rng = random.Random(seed)  # noqa: S311 - test documents, the same each run
+    return [
+        "\n".join(
+            "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 6)))
+            for _ in range(rng.randint(1, 10))
+        )
+        for _ in range(count)
+    ]
+
+
+def _summary(
+    references: list[Reference], comments: list[tuple[int, int]], found: int, considered: int
+) -> tuple[object, ...]:
+    ordered = sorted(references, key=lambda r: (r.line, r.column))
+    return ordered, len(comments), comments[:1], found, considered
+
+
+def _disagreements(markdowns: list[str]) -> list[str]:
+    differ = []
+    for markdown in markdowns:
+        body = lint._scan_body(markdown, 0, 1)
+        first = [body.first_comment] if body.comments else []
+        scanned = _summary(body.references, first * body.comments, body.found, body.considered)
+        plain = plain_scan(markdown)
+        expected = _summary(plain.references, plain.comments, plain.found, plain.considered)
+        if scanned != expected:
+            differ.append(markdown)
+    return differ
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_body_scan_finds_what_a_plain_reading_finds(seed: int) -> None:
+    """References (target, position, kind, normalised path), comments (how many, the first
+    one's place) and the counts behind the caps, on 600 documents per seed."""
+    assert _disagreements(documents(seed, 600)) == []
+
+
+def test_the_body_scan_inside_a_skill_md_is_placed_after_the_frontmatter() -> None:
+    """The same documents as the body of a SKILL.md: every line number moves by the
+    frontmatter's four lines, every column stays."""
+    head = "---\nname: a\ndescription: d\n---\n"
+    for markdown in documents(7, 300):
+        check = check_document((head + markdown).encode("utf-8"), "a")
+        plain = plain_scan(markdown)
+        moved = sorted(
+            (r.target, r.line + 4, r.column, r.kind, r.path, r.climb, r.absolute)
+            for r in plain.references
+        )
+        found = sorted(
+            (r.target, r.line, r.column, r.kind, r.path, r.climb, r.absolute)
+            for r in check.references
+        )
+        assert found == moved, markdown
+        comments = [i for i in check.issues if i.rule == "skill_html_comment"]
+        assert [(i.line, i.column) for i in comments] == [
+            (line + 4, column) for line, column in plain.comments[:1]
+        ], markdown
+
+
+def test_negative_control_a_scan_that_drops_a_code_span_disagrees(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The comparison sees a scan that misses one span per line (the last one)."""
+    spans = lint._code_spans
+
+    def fewer(line: str) -> lint._Spans:
+        found = spans(line)
+        return found.keep(list(range(len(found.opens) - 1)))
+
+    monkeypatch.setattr(lint, "_code_spans", fewer)
+    assert _disagreements(documents(0, 600))
