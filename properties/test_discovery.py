@@ -37,6 +37,7 @@ from a13n_harness.environment import (
     MemorySpecial,
     MemorySymlink,
 )
+from a13n_harness.environment import local as local_module
 from a13n_harness.testing.discovery_strategies import ShuffledCompletionOperator, skill_document
 
 
@@ -656,6 +657,153 @@ class _CountingOperator(LocalFileOperator):
     ) -> Sequence[bytes | FileOperatorError]:
         self.reads += len(paths)
         return await super().read_many(paths, limit)
+
+
+# --- a scan through the local operator: one job on one file thread ---
+
+
+class _HopByHop(LocalFileOperator):
+    """The local operator as any other operator is driven: a subclass, so a scan through it
+    takes one thread hop per listing and per batch of reads instead of running in place."""
+
+
+def _mixed_workspace(base: Path) -> None:
+    """Good packages in two roots, one overridden, and an entry of every kind a checkout
+    scan skips: bad frontmatter, a folder without SKILL.md, a FIFO named SKILL.md, a
+    link leaving the workspace, a link loop, a hidden folder."""
+    for name in ("alpha", "beta", "gamma"):
+        _write(base / f"ws/.agents/skills/{name}/SKILL.md", doc(name, f"Use {name}."))
+    _write(base / "ws/.claude/skills/beta/SKILL.md", doc("beta", "The other beta."))
+    _write(base / "ws/.claude/skills/delta/SKILL.md", doc("delta"))
+    _write(base / "ws/.claude/skills/broken/SKILL.md", b"---\nname: [unclosed\n---\n")
+    (base / "ws/.claude/skills/empty").mkdir(parents=True)
+    (base / "ws/.claude/skills/pipe").mkdir()
+    os.mkfifo(base / "ws/.claude/skills/pipe/SKILL.md")
+    _write(base / "outside/evil/SKILL.md", doc("evil"))
+    os.symlink(str(base / "outside/evil"), base / "ws/.claude/skills/evil")
+    os.symlink("loop-b", base / "ws/.claude/skills/loop-a")
+    os.symlink("loop-a", base / "ws/.claude/skills/loop-b")
+    _write(base / "ws/.claude/skills/.hidden/SKILL.md", doc("hidden"))
+
+
+def _outcome(files: LocalFileOperator, policy: SkillsPolicy) -> object:
+    sources = [source("a", "/.agents/skills"), source("c", "/.claude/skills")]
+    try:
+        return inspect(files, sources, policy)
+    except DefinitionError as error:
+        return (error.code, error.message, error.path)
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [SkillsPolicy(), SkillsPolicy(invalid="skip"), SkillsPolicy.checkout()],
+    ids=["strict", "strict-skip", "checkout"],
+)
+def test_a_scan_in_place_gives_what_a_scan_hop_by_hop_gives(
+    tmp_path: Path, policy: SkillsPolicy
+) -> None:
+    """``SkillManager.inspect`` through a ``LocalFileOperator`` runs as one job on a file
+    thread (``run_in_place``); through a subclass, call by call. Items, diagnostics (in
+    order) and errors are the same on a workspace holding every kind of bad entry."""
+    _mixed_workspace(tmp_path)
+    with LocalFileOperator(tmp_path / "ws") as in_place, _HopByHop(tmp_path / "ws") as hops:
+        expected = _outcome(hops, policy)
+        assert _outcome(in_place, policy) == expected
+    if isinstance(expected, SkillScan):  # the comparison is not between two empty scans
+        assert len(expected.items) >= 4
+        assert len(expected.diagnostics) >= 4
+
+
+def test_a_direct_scan_through_the_local_operator_is_one_thread_hop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two roots of a direct scan, their listings, reads and the final re-read: one job
+    sent to the file threads, where a subclass of the operator sends one per call."""
+    for root in (".agents", ".claude"):
+        for name in ("one", "two", "three"):
+            package = f"{root[1:]}-{name}"
+            _write(tmp_path / f"ws/{root}/skills/{package}/SKILL.md", doc(package))
+    sent: list[object] = []
+    original = local_module._off_the_loop
+
+    async def counting(function: object, *arguments: object, **options: object) -> object:
+        sent.append(function)
+        return await original(function, *arguments, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(local_module, "_off_the_loop", counting)
+    sources = [source("s", "/.agents/skills", "/.claude/skills")]
+    with LocalFileOperator(tmp_path / "ws") as files:
+        assert len(inspect(files, sources).items) == 6
+    assert len(sent) == 1
+    sent.clear()
+    with _HopByHop(tmp_path / "ws") as files:
+        assert len(inspect(files, sources).items) == 6
+    assert len(sent) == 5  # two listings, two batches of reads, one re-read
+
+
+def test_a_cancelled_scan_in_place_makes_no_call_after_the_cancel_and_is_joined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cancelling a scan that runs in place marks its job: the call in flight finishes,
+    the next one fails, and the caller returns only after the thread is done."""
+    for name in ("a", "b", "c"):
+        _write(tmp_path / f"ws/skills/{name}/SKILL.md", doc(name))
+    started = threading.Event()
+    release = threading.Event()
+    calls: list[int] = []
+    finished: list[int] = []
+    original = LocalFileOperator._call
+
+    def call(self: LocalFileOperator, operation: object) -> object:
+        calls.append(1)
+        if len(calls) == 1:
+            started.set()
+            release.wait(30)
+        try:
+            return original(self, operation)  # type: ignore[arg-type]
+        finally:
+            finished.append(1)
+
+    monkeypatch.setattr(LocalFileOperator, "_call", call)
+    manager = SkillManager([source("s", "/skills")])
+
+    async def cancel_while_listing() -> int:
+        task = asyncio.ensure_future(manager.scan(files=files))
+        for _ in range(30_000):  # at most about 30 s: a scan that never lists fails here
+            if started.is_set() or task.done():
+                break
+            await asyncio.sleep(0.001)
+        assert started.is_set(), "the scan never listed its root"
+        task.cancel()
+        for _ in range(3):
+            await asyncio.sleep(0)  # the task takes the cancel: the job is marked
+        release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return len(finished)
+
+    with LocalFileOperator(tmp_path / "ws") as files:
+        assert asyncio.run(cancel_while_listing()) == 1  # joined: the listing had finished
+    assert len(calls) == 1  # nothing was listed or read after the cancel
+
+
+def test_a_rescan_reuses_an_item_only_for_the_same_verdict_source_and_root(tmp_path: Path) -> None:
+    """Discovery hands a rescan the catalog item it built for the same verdict, document,
+    source and root; the same document scanned under another source id, or as the root's
+    own package rather than a child's, or with other bytes, gets its own item."""
+    _write(tmp_path / "ws/skills/one/SKILL.md", doc("one", "First words."))
+    with LocalFileOperator(tmp_path / "ws") as files:
+        first = inspect(files, [source("a", "/skills")]).items
+        assert inspect(files, [source("a", "/skills")]).items[0] is first[0]
+        (other_source,) = inspect(files, [source("b", "/skills")]).items
+        assert (other_source.source_id, other_source.root) == ("b", "/skills")
+        (as_root,) = inspect(files, [source("b", "/skills/one")]).items
+        assert (as_root.source_id, as_root.root) == ("b", "/skills/one")
+        _write(tmp_path / "ws/skills/one/SKILL.md", doc("one", "Other words."))
+        (changed,) = inspect(files, [source("b", "/skills/one")]).items
+        assert changed.description == "Other words."
+    assert first[0].description == "First words."
+    assert first[0].source_id == "a"
 
 
 def test_huge_skill_document_is_read_bounded(tmp_path: Path) -> None:

@@ -76,7 +76,12 @@ from a13n_harness.capabilities.sources import (
     check_materializers,
     check_sources,
 )
-from a13n_harness.capabilities.verdicts import Verdict, check_limits, document_verdict
+from a13n_harness.capabilities.verdicts import (
+    MEMO_ENTRIES,
+    Verdict,
+    check_limits,
+    document_verdict,
+)
 from a13n_harness.context._checks import describe
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
 from a13n_harness.context.frontmatter import FrontmatterLimits, SkillFrontmatter
@@ -148,6 +153,34 @@ class Discovery:
 if TYPE_CHECKING:
     RootAccess = Callable[[str], FileOperator | None]
     """The operator for a root, or ``None`` when the root is unroutable."""
+
+
+# The catalog items of recent scans by SKILL.md path, each with the verdict, source and
+# root it was built from. An item is a function of those four, and the verdict memo hands
+# a rescan of unchanged bytes the very verdict object it gave before (kept alive here, so
+# its identity cannot be reused), so the item built then is returned again: building a
+# frozen dataclass was a sixth of a rescan's own work. As many as the memo holds verdicts.
+_ITEMS: dict[str, tuple[SkillFrontmatter, str, str, SkillCatalogItem]] = {}
+
+
+def _item(front: SkillFrontmatter, document: str, source_id: str, root: str) -> SkillCatalogItem:
+    """``SkillCatalogItem`` of a package: the one built for the same verdict object, path,
+    source and root when a recent scan built it, else a new one (kept for the next)."""
+    kept = _ITEMS.get(document)
+    if kept is not None and kept[0] is front and kept[1] == source_id and kept[2] == root:
+        return kept[3]
+    item = SkillCatalogItem(
+        name=front.name,
+        description=front.description,
+        path=document,
+        source_id=source_id,
+        root=root,
+        description_truncated=front.description_truncated,
+    )
+    if len(_ITEMS) >= MEMO_ENTRIES:
+        _ITEMS.clear()  # rare (more packages than the memo holds): start again, never grow
+    _ITEMS[document] = (front, source_id, root, item)
+    return item
 
 
 def _hard_error(error: DefinitionError, path: str) -> DefinitionError:
@@ -392,15 +425,7 @@ class _Run:
                 source,
                 reason="description_truncated",
             )
-        item = SkillCatalogItem(
-            name=front.name,
-            description=front.description,
-            path=document,
-            source_id=source.source_id,
-            root=root,
-            description_truncated=front.description_truncated,
-        )
-        return DiscoveredSkill(item, outcome, limit)
+        return DiscoveredSkill(_item(front, document, source.source_id, root), outcome, limit)
 
     def resolve(self, source: SkillSource, skills: list[DiscoveredSkill]) -> None:
         for skill in skills:

@@ -33,6 +33,7 @@ from a13n_harness.capabilities.sources import (
 )
 from a13n_harness.context._checks import describe
 from a13n_harness.context.errors import DefinitionError
+from a13n_harness.environment.local import LocalFileOperator, run_in_place
 
 if TYPE_CHECKING:  # loaded by scan_environment, not by a direct scan (the command line's)
     from a13n_harness.capabilities.bound import BoundSkillCatalog
@@ -119,6 +120,14 @@ class SkillManager:
         return self._materializers
 
     async def _direct(self, files: FileOperator) -> Discovery:
+        if type(files) is LocalFileOperator and not self._materializers:
+            # The library's own operator, and no Host code to await: the whole scan is
+            # one job on a file thread (run_in_place), one thread hop instead of one per
+            # listing and batch of reads. The same discovery, the same calls, in order.
+            return await run_in_place(lambda: self._discover_direct(files))
+        return await self._discover_direct(files)
+
+    async def _discover_direct(self, files: FileOperator) -> Discovery:
         def access(_root: str) -> FileOperator:
             return files
 

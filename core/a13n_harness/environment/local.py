@@ -18,7 +18,9 @@ Blocking work runs in one shared pool of :data:`EXECUTOR_THREADS` threads. A
 cancelled call waits for its thread to finish before it re-raises, so no read outlives the task (and
 the file scope) that started it. :meth:`LocalFileOperator.read_many` reads a
 chunk of files in one thread hop, reusing the directory descriptors the paths
-share; that is what keeps a scan near the cost of plain reads.
+share. :func:`run_in_place` goes further for a whole scan: one job on a file
+thread, where every call of the operator is done in place (``SkillManager.scan``
+through a ``LocalFileOperator``); that is what keeps a scan near the cost of plain reads.
 
 :class:`BlockingLocalFileOperator` is the same operator with the thread hop
 left out: every call does its work on the calling thread, so its coroutines
@@ -91,6 +93,11 @@ __all__ = [
 EXECUTOR_THREADS = 8
 _executor: ThreadPoolExecutor | None = None
 _executor_lock = _thread.allocate_lock()
+
+# Set on a file thread for the length of a job of run_in_place: while ``jobs`` holds
+# one, every call of a LocalFileOperator on that thread does its work where it is
+# (the thread is already off the event loop), and a cancelled job's next call fails.
+_in_place = _thread._local()
 
 
 def _shared_executor() -> ThreadPoolExecutor:
@@ -562,23 +569,12 @@ class LocalFileOperator:
             self._release()
 
     async def _run(self, operation: Callable[[_Operations], _T]) -> _T:
-        import asyncio  # noqa: PLC0415 - a blocking scan runs without it (module docstring)
-
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(_shared_executor(), self._call, operation)
-        try:
-            return await asyncio.shield(future)
-        except asyncio.CancelledError:
-            # The thread cannot be interrupted; wait for it so no read
-            # outlives the task (and the file scope) that started it.
-            while not future.done():
-                try:
-                    await asyncio.wait((future,))
-                except asyncio.CancelledError:
-                    continue
-            if not future.cancelled():
-                future.exception()
-            raise
+        job = getattr(_in_place, "job", None)
+        if job is not None:  # inside run_in_place, on its file thread
+            if job.cancelled:
+                raise FileProviderError("the operation was cancelled", path="/")
+            return self._call(operation)
+        return await _off_the_loop(self._call, operation)
 
     async def list_directory(self, path: str) -> Sequence[DirectoryEntry]:
         checked = _check_path(path)
@@ -632,6 +628,73 @@ class LocalFileOperator:
     async def remove(self, path: str) -> None:
         checked = _check_path(path)
         await self._run(lambda walker: walker.remove(checked))
+
+
+async def _off_the_loop(
+    function: Callable[..., _T], *arguments: object, on_cancel: Callable[[], None] | None = None
+) -> _T:
+    """``function(*arguments)`` on the shared file threads, awaited from the event loop.
+
+    A cancelled caller calls ``on_cancel`` (when given), then waits for the thread to
+    finish before it re-raises."""
+    import asyncio  # noqa: PLC0415 - a blocking scan runs without it (module docstring)
+
+    loop = asyncio.get_running_loop()
+    future = loop.run_in_executor(_shared_executor(), function, *arguments)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        if on_cancel is not None:
+            on_cancel()
+        # The thread cannot be interrupted; wait for it so no read
+        # outlives the task (and the file scope) that started it.
+        while not future.done():
+            try:
+                await asyncio.wait((future,))
+            except asyncio.CancelledError:
+                continue
+        if not future.cancelled():
+            future.exception()
+        raise
+
+
+class _Job:
+    """One job of :func:`run_in_place`: whether its caller was cancelled."""
+
+    __slots__ = ("cancelled",)
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+async def run_in_place(operation: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
+    """Run the coroutine ``operation()`` to its end on one shared file thread, with every
+    call of a :class:`LocalFileOperator` (not a subclass's override) done in place there.
+
+    For a whole scan through a ``LocalFileOperator`` (``SkillManager.scan`` and
+    ``inspect`` with one, and no materializers): one thread hop for the scan instead
+    of one per listing and per batch of reads, and the documents handled on the
+    thread that read them. The event loop is never blocked: everything runs on the
+    file thread. Like :func:`run_blocking`, the coroutine must never suspend on
+    anything else (a scan through a ``LocalFileOperator`` does not: its reads run
+    one batch at a time); one that does is refused with :class:`FileProviderError`.
+    A cancelled caller marks the job: the next operator call in it fails, and the
+    caller waits for the thread before it re-raises (as every call does).
+    Internal (the manager's), so not in ``__all__``.
+    """
+    job = _Job()
+
+    def work() -> _T:
+        _in_place.job = job
+        try:
+            return run_blocking(operation())
+        finally:
+            _in_place.job = None
+
+    return await _off_the_loop(work, on_cancel=job.cancel)
 
 
 class BlockingLocalFileOperator(LocalFileOperator):
