@@ -774,3 +774,54 @@ def test_a_field_two_platforms_define_names_both(monkeypatch: pytest.MonkeyPatch
     assert field_findings("model: x")[0][3].startswith(
         "field 'model' is defined by Claude Code and Codex, not by the Agent Skills specification;"
     )
+
+
+def _issues(frontmatter: str) -> list[tuple[str, int, int, str]]:
+    check = check_document(f"---\n{frontmatter}\n---\n".encode(), "a")
+    return [(i.rule, i.line, i.column, i.message) for i in check.issues]
+
+
+def test_the_name_and_description_findings_word_for_word() -> None:
+    assert _issues('name: 5\ndescription: ""') == [
+        ("skill_name_invalid", 2, 7, "name must be a string, not the number 5; quote it"),
+        ("skill_description_invalid", 3, 14, "description is empty"),
+    ]
+    assert _issues('name: "-A--b"\ndescription: 5') == [
+        (
+            "skill_name_invalid",
+            2,
+            7,
+            "name '-A--b' may only hold lowercase a-z, digits 0-9 and hyphens; must not start "
+            "or end with a hyphen; must not contain consecutive hyphens",
+        ),
+        ("skill_name_mismatch", 2, 7, "name '-A--b' differs from its folder 'a'"),
+        (
+            "skill_description_invalid",
+            3,
+            14,
+            "description must be a string, not the number 5; quote it",
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        "   #tag\n",  # indented three: not a heading (no space after #), it continues the list
+        "\r\n",  # a blank line with its carriage return
+    ],
+)
+def test_lines_that_keep_the_example_state(between: str) -> None:
+    assert refs(f"Example:\n{between}- `a/b.md`\n") == []
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        "  # Heading\n",  # an indented heading ends the example
+        "XX\n",  # a paragraph
+        "\x0c\n",  # a form feed is not a blank line's space or tab: a paragraph line
+    ],
+)
+def test_lines_that_end_the_example_state(between: str) -> None:
+    assert refs(f"Example:\n{between}- `a/b.md`\n") == [("a/b.md", 3, 4, "code")]
