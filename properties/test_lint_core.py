@@ -825,3 +825,22 @@ def test_lines_that_keep_the_example_state(between: str) -> None:
 )
 def test_lines_that_end_the_example_state(between: str) -> None:
     assert refs(f"Example:\n{between}- `a/b.md`\n") == [("a/b.md", 3, 4, "code")]
+
+
+def test_check_document_refuses_what_is_not_bytes_or_a_folder_name_with_reason_encoding() -> None:
+    for data in ("---\nname: a\n---\n", None, 5):
+        with pytest.raises(FrontmatterError) as raised:
+            check_document(data, "a")  # type: ignore[arg-type]
+        error = raised.value
+        assert (error.code, error.reason, error.line, error.column) == (
+            "skill_frontmatter_invalid",
+            "encoding",
+            1,
+            1,
+        )
+    for folder in (5, b"a"):
+        with pytest.raises(FrontmatterError) as raised:
+            check_document(HEAD.encode(), folder)  # type: ignore[arg-type]
+        assert (raised.value.code, raised.value.reason) == ("skill_frontmatter_invalid", "encoding")
+    # Negative control: bytes-like data and no folder are accepted.
+    assert check_document(bytearray(HEAD.encode()), None).issues == ()
