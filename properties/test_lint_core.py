@@ -17,6 +17,7 @@ from a13n_harness.context.errors import FrontmatterError
 from a13n_harness.context.lint import (
     BASE64_MIN_CHARS,
     COMPATIBILITY_MAX_CHARS,
+    DOCUMENT_MAX_BYTES,
     PLATFORM_FIELDS,
     PROFILES,
     REFERENCES_MAX,
@@ -844,3 +845,50 @@ def test_check_document_refuses_what_is_not_bytes_or_a_folder_name_with_reason_e
         assert (raised.value.code, raised.value.reason) == ("skill_frontmatter_invalid", "encoding")
     # Negative control: bytes-like data and no folder are accepted.
     assert check_document(bytearray(HEAD.encode()), None).issues == ()
+
+
+def test_structural_refusals_and_surrogate_escapes_are_placed_where_the_parser_saw_them() -> None:
+    """A refusal of the parser is one finding at its own line and column, with no reference;
+    a key that merely looks like an escape (``ud8a``) is a duplicate key, not an escape."""
+    cases = {
+        "ud8a: 1\nud8a: 2": [
+            ("skill_frontmatter_invalid", 5, 1, "duplicate key 'ud8a' (duplicate_key)")
+        ],
+        "metadata: {a: 1, a: 2}": [
+            ("skill_frontmatter_invalid", 4, 18, "duplicate key 'a' (duplicate_key)")
+        ],
+        'license: "\\ud800"': [
+            (
+                "skill_encoding_invalid",
+                4,
+                13,
+                "a YAML escape here yields a lone surrogate, which UTF-8 cannot carry",
+            )
+        ],
+    }
+    for fields, expected in cases.items():
+        check = check_document(f"{HEAD[:-4]}{fields}\n---\n[a](b.md)\n".encode(), "a")
+        assert [(i.rule, i.line, i.column, i.message) for i in check.issues] == expected
+        assert check.references == ()
+
+
+def test_a_document_past_the_byte_limit_is_one_finding_and_not_read() -> None:
+    too_large = HEAD.encode() + b" " * (DOCUMENT_MAX_BYTES - len(HEAD) - 9) + b"[a](b.md)\n"
+    assert len(too_large) == DOCUMENT_MAX_BYTES + 1
+    check = check_document(too_large, "a")
+    assert [(i.rule, i.line, i.column, i.message) for i in check.issues] == [
+        (
+            "skill_document_too_large",
+            1,
+            1,
+            f"SKILL.md has more than {DOCUMENT_MAX_BYTES} bytes and is not checked",
+        )
+    ]
+    assert check.references == ()
+    # Negative control: at the limit exactly it is read.
+    at_limit = check_document(too_large[: len(HEAD)] + too_large[len(HEAD) + 1 :], "a")
+    assert [r.target for r in at_limit.references] == ["b.md"]
+
+
+def test_invalid_utf8_gives_no_reference() -> None:
+    assert check_document(HEAD.encode() + b"[a](b.md) \xff\n", "a").references == ()
