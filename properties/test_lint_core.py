@@ -892,3 +892,10 @@ def test_a_document_past_the_byte_limit_is_one_finding_and_not_read() -> None:
 
 def test_invalid_utf8_gives_no_reference() -> None:
     assert check_document(HEAD.encode() + b"[a](b.md) \xff\n", "a").references == ()
+
+
+def test_a_fence_mark_ending_a_frontmatter_line_does_not_close_it() -> None:
+    text = "---\nname: a\ndescription: x ---\nlicense: 5\n---\n[a](b.md)\n"
+    check = check_document(text.encode(), "a")
+    assert [(i.rule, i.line, i.column) for i in check.issues] == [("skill_license_invalid", 4, 10)]
+    assert [(r.target, r.line, r.column) for r in check.references] == [("b.md", 6, 5)]
