@@ -899,3 +899,10 @@ def test_a_fence_mark_ending_a_frontmatter_line_does_not_close_it() -> None:
     check = check_document(text.encode(), "a")
     assert [(i.rule, i.line, i.column) for i in check.issues] == [("skill_license_invalid", 4, 10)]
     assert [(r.target, r.line, r.column) for r in check.references] == [("b.md", 6, 5)]
+
+
+def test_missing_name_and_description_are_placed_at_the_start_word_for_word() -> None:
+    assert _issues("license: x") == [
+        ("skill_description_missing", 1, 1, "the frontmatter has no description"),
+        ("skill_name_missing", 1, 1, "the frontmatter has no name"),
+    ]
