@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from a13n_harness.context.errors import FrontmatterError
 from a13n_harness.context.lint import (
     BASE64_MIN_CHARS,
+    BODY_MAX_LINES,
     COMPATIBILITY_MAX_CHARS,
     DOCUMENT_MAX_BYTES,
     PLATFORM_FIELDS,
@@ -906,3 +907,13 @@ def test_missing_name_and_description_are_placed_at_the_start_word_for_word() ->
         ("skill_description_missing", 1, 1, "the frontmatter has no description"),
         ("skill_name_missing", 1, 1, "the frontmatter has no name"),
     ]
+
+
+def test_a_body_too_long_is_placed_at_its_first_line_past_the_limit_word_for_word() -> None:
+    body = "x\n" * (BODY_MAX_LINES + 1)
+    assert found(HEAD + body) == [("skill_body_too_long", 5 + BODY_MAX_LINES, 1)]
+    assert messages(HEAD + body, "skill_body_too_long") == [
+        f"the body has {BODY_MAX_LINES + 1} lines; keep SKILL.md under {BODY_MAX_LINES} and move "
+        "detail into referenced files"
+    ]
+    assert found(HEAD + "x\n" * BODY_MAX_LINES) == []
