@@ -845,7 +845,7 @@ def test_check_document_refuses_what_is_not_bytes_or_a_folder_name_with_reason_e
             check_document(HEAD.encode(), folder)  # type: ignore[arg-type]
         assert (raised.value.code, raised.value.reason) == ("skill_frontmatter_invalid", "encoding")
     # Negative control: bytes-like data and no folder are accepted.
-    assert check_document(bytearray(HEAD.encode()), None).issues == ()
+    assert check_document(bytearray(HEAD.encode()), None).issues == ()  # type: ignore[arg-type]
 
 
 def test_structural_refusals_and_surrogate_escapes_are_placed_where_the_parser_saw_them() -> None:
@@ -917,3 +917,17 @@ def test_a_body_too_long_is_placed_at_its_first_line_past_the_limit_word_for_wor
         "detail into referenced files"
     ]
     assert found(HEAD + "x\n" * BODY_MAX_LINES) == []
+
+
+def test_a_comment_opener_inside_a_comment_end_starts_nothing() -> None:
+    check = check_document((HEAD + "<!--<!--> [a](b.md)\n").encode(), "a")
+    assert [(i.rule, i.line, i.column) for i in check.issues] == [("skill_html_comment", 5, 1)]
+    assert [r.target for r in check.references] == ["b.md"]
+
+
+def test_the_reference_limit_finding_word_for_word() -> None:
+    body = "".join(f"[r](r{i}.md)\n" for i in range(REFERENCES_MAX + 1))
+    assert messages(HEAD + body, "skill_reference_limit") == [
+        f"the body names more than {REFERENCES_MAX} file references (or holds more than 4000 "
+        "inline-code spans with a slash); those up to here are checked, the rest are not"
+    ]
