@@ -124,7 +124,7 @@ def test_seed_meets_contract_and_expected_outcome(target: str, seed: str) -> Non
 def test_outcome_of_the_bytes_just_checked_is_that_verdict_computed_once() -> None:
     """The replay asks ``check`` and then ``outcome`` of each seed: one verdict, not two; other
     bytes (equal ones too: a new object), or bytes whose check failed, are judged afresh."""
-    load_target("fuzz_lint")  # puts fuzz/ on the path for _target
+    load_target("fuzz_frontmatter")  # puts fuzz/ on the path (the harness trees have this one)
     from _target import contract  # noqa: PLC0415 - fuzz/ is on the path only from here
 
     judged: list[bytes] = []
