@@ -831,3 +831,21 @@ def test_a_compact_candidate_that_is_not_one_is_refused_with_reason_form(form: o
     assert (raised.value.code, raised.value.reason) == ("catalog_invalid", "form")
     # Negative control: every named candidate is built.
     assert all(compact_candidate(catalog, name) for name in COMPACT_ORDER)
+
+
+@pytest.mark.parametrize(
+    ("description", "cap"),
+    [(5, 10), (None, 3), ("abc", 0), ("abc", -1), ("abc", 1.5), ("abc", "3")],
+)
+def test_cut_description_refuses_what_is_not_a_str_and_a_cap_of_at_least_one(
+    description: object, cap: object
+) -> None:
+    with pytest.raises(DefinitionError) as raised:
+        cut_description(description, cap)  # type: ignore[arg-type]
+    assert (raised.value.code, raised.value.reason) == ("catalog_invalid", "description")
+
+
+def test_a_cap_of_one_leaves_only_the_mark_or_a_single_character() -> None:
+    assert cut_description("ab", 1) == render_module.CUT_MARK
+    assert cut_description("a", 1) == "a"
+    assert cut_description("abc", 2) == "a" + render_module.CUT_MARK
