@@ -849,3 +849,13 @@ def test_a_cap_of_one_leaves_only_the_mark_or_a_single_character() -> None:
     assert cut_description("ab", 1) == render_module.CUT_MARK
     assert cut_description("a", 1) == "a"
     assert cut_description("abc", 2) == "a" + render_module.CUT_MARK
+
+
+def test_a_forged_rendering_missing_its_fields_is_refused() -> None:
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),), 0, ("/r",))
+    rendered = render_catalog(catalog, 1_000)
+    empty = object.__new__(RenderedCatalog)
+    with pytest.raises(DefinitionError) as raised:
+        verify_rendering(catalog, 1_000, empty)
+    assert raised.value.code == "rendering_not_certified"
+    verify_rendering(catalog, 1_000, rendered)  # negative control

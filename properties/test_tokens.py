@@ -891,3 +891,28 @@ def test_compact_lines_of_zero_tokens_fit_a_budget_the_frame_fills() -> None:
     rendered = render_catalog_counted(catalog, exact, XCounter(), "compact")
     assert (rendered.form, rendered.listed, rendered.tokens) == ("names", 3, exact)
     verify_rendering_counted(catalog, exact, rendered, XCounter(), "compact")
+
+
+@pytest.mark.parametrize("counter", SHIPPED)
+def test_a_shipped_counter_refuses_text_without_a_utf8_form(counter: TokenCounter) -> None:
+    for text in ("a\ud800", "\udfff"):
+        with pytest.raises(DefinitionError) as raised:
+            counter.count(text)
+        assert (raised.value.code, raised.value.reason) == ("allowance_invalid", "text")
+    assert counter.count("ab") == 2  # negative control
+
+
+def test_a_forged_counted_rendering_is_refused_as_not_certified() -> None:
+    catalog = SkillCatalog((CatalogEntry("a", "d", "f"),), 0, ("/r",))
+    counter = Utf8ByteCounter()
+    rendered = render_catalog_counted(catalog, 1_000, counter)
+    empty = object.__new__(CountedRendering)  # no field set at all
+    wrong_text = object.__new__(CountedRendering)
+    for name in ("text", "form", "listed", "omitted", "total", "budget_tokens", "tokens"):
+        object.__setattr__(wrong_text, name, getattr(rendered, name))
+    object.__setattr__(wrong_text, "text", 5)
+    for forged in (empty, wrong_text):
+        with pytest.raises(DefinitionError) as raised:
+            verify_rendering_counted(catalog, 1_000, forged, counter)
+        assert raised.value.code == "rendering_not_certified"
+    verify_rendering_counted(catalog, 1_000, rendered, counter)  # negative control
