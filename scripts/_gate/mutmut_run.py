@@ -162,7 +162,8 @@ def rechecked_multiplier(first: float, load: float, cores: int) -> float:
 
 # The driver's instructions, written into the scratch copy by ``run``.
 PLAN = "a13n-mutmut-plan.json"
-# One mutmut command (the full run is under 30 minutes on two cores, docs/mutation.md).
+# One mutmut command (the full run, recheck included, fits inside it on two cores:
+# docs/mutation.md, "The last complete run").
 MUTMUT_DEADLINE = 3600
 
 

@@ -467,5 +467,5 @@ def build_box(plan: Plan) -> Iterator[Step]:
         profile="nightly",
         estimate=2000,
     )
-    # The full run takes under 30 minutes on two cores (docs/mutation.md).
+    # The full run fits inside the hour on two cores (docs/mutation.md, "The last complete run").
     yield mutmut_step(plan, "mutmut", [], plan.build / "mutmut.json", deadline=3600, estimate=1800)
