@@ -6,6 +6,7 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import pytest
 from hypothesis import given
@@ -916,3 +917,25 @@ def test_a_forged_counted_rendering_is_refused_as_not_certified() -> None:
             verify_rendering_counted(catalog, 1_000, forged, counter)
         assert raised.value.code == "rendering_not_certified"
     verify_rendering_counted(catalog, 1_000, rendered, counter)  # negative control
+
+
+class _RaisingDeclaration:
+    """A counter whose declaration is a property that raises (a Host's proxy)."""
+
+    @property
+    def line_additive(self) -> bool:
+        raise RuntimeError("no")
+
+    def count(self, text: str) -> int:
+        return len(text)
+
+
+def test_declares_reads_only_true_and_refuses_a_declaration_that_raises() -> None:
+    from a13n_harness.context.tokens import declares  # noqa: PLC0415
+
+    assert declares(Utf8ByteCounter(), "line_additive") is True
+    assert declares(ModularCounter(), "line_additive") is False
+    assert declares(Utf8ByteCounter(), cast(str, 5)) is False
+    with pytest.raises(DefinitionError) as raised:
+        declares(_RaisingDeclaration(), "line_additive")
+    assert (raised.value.code, raised.value.reason) == ("allowance_invalid", "counter")
