@@ -769,6 +769,19 @@ def _marked(mark: str, line_of: Callable[[int], str]) -> Callable[[int], str]:
     return line
 
 
+def _mark_compact_lines(monkeypatch: pytest.MonkeyPatch, marks: dict[str, str]) -> None:
+    """Make each compact candidate named in ``marks`` start every line with its mark."""
+    builders = _compact_line_builders
+
+    def marked(
+        catalog: SkillCatalog, lines: list[str]
+    ) -> Iterator[tuple[str, Callable[[int], str]]]:
+        for form, line_of in builders(catalog, lines):
+            yield form, _marked(marks.get(form, ""), line_of)
+
+    monkeypatch.setattr(tokens_module, "_compact_line_builders", marked)
+
+
 @dataclass(frozen=True)
 class _UndeclaredQuarterCounter:
     """QuarterLineCounter's counts, declaring nothing: every candidate is counted whole."""
@@ -784,15 +797,7 @@ def test_a_line_line_additive_does_not_join_makes_the_compact_fit_count_its_cand
     that does not (here the names candidate's lines start with a space), that candidate is
     counted whole, and the compact fit is the one a counter declaring nothing gets, at every
     budget."""
-    builders = _compact_line_builders
-
-    def spaced(
-        catalog: SkillCatalog, lines: list[str]
-    ) -> Iterator[tuple[str, Callable[[int], str]]]:
-        for form, line_of in builders(catalog, lines):
-            yield form, _marked(" " if form == "names" else "", line_of)
-
-    monkeypatch.setattr(tokens_module, "_compact_line_builders", spaced)
+    _mark_compact_lines(monkeypatch, {"names": " "})
     catalog = SkillCatalog(
         tuple(CatalogEntry(name, "word " * 90, f"/r/{name}/SKILL.md") for name in "abc"), 2, ("/r",)
     )
@@ -825,15 +830,7 @@ def test_lines_starting_with_a_space_or_a_slash_are_not_summed(
     """A line that starts with whitespace or ``/`` is not joined by ``line_additive``: a
     candidate holding one is counted whole (a sum of its lines would miss the joining
     token), for either character."""
-    builders = _compact_line_builders
-
-    def prefixed(
-        catalog: SkillCatalog, lines: list[str]
-    ) -> Iterator[tuple[str, Callable[[int], str]]]:
-        for form, line_of in builders(catalog, lines):
-            yield form, _marked({"names": " ", "cut-64": "/"}.get(form, ""), line_of)
-
-    monkeypatch.setattr(tokens_module, "_compact_line_builders", prefixed)
+    _mark_compact_lines(monkeypatch, {"names": " ", "cut-64": "/"})
     catalog = SkillCatalog(
         tuple(CatalogEntry(name, "word " * 90, f"/r/{name}/SKILL.md") for name in "abc"), 0, ("/r",)
     )

@@ -94,9 +94,9 @@ EXECUTOR_THREADS = 8
 _executor: ThreadPoolExecutor | None = None
 _executor_lock = _thread.allocate_lock()
 
-# Set on a file thread for the length of a job of run_in_place: while ``jobs`` holds
-# one, every call of a LocalFileOperator on that thread does its work where it is
-# (the thread is already off the event loop), and a cancelled job's next call fails.
+# Set on a file thread for the length of a job of run_in_place: while its ``job`` is set,
+# every call of a LocalFileOperator on that thread does its work where it is (the thread
+# is already off the event loop), and a cancelled job's next call fails.
 _in_place = _thread._local()
 
 
@@ -672,7 +672,7 @@ class _Job:
 
 async def run_in_place(operation: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
     """Run the coroutine ``operation()`` to its end on one shared file thread, with every
-    call of a :class:`LocalFileOperator` (not a subclass's override) done in place there.
+    call of a :class:`LocalFileOperator` made there done in place (``_run`` checks the job).
 
     For a whole scan through a ``LocalFileOperator`` (``SkillManager.scan`` and
     ``inspect`` with one, and no materializers): one thread hop for the scan instead
