@@ -167,6 +167,17 @@ def test_strict_passes_the_option_and_refuses_anything_but_a_boolean(tmp_path: P
     assert bad.outputs == {}
 
 
+def test_a_sarif_path_cannot_forge_another_output(tmp_path: Path) -> None:
+    workspace = tmp_path / "repo"
+    _skill(workspace / "skills", "a", GOOD)
+    for forged in ("out.sarif\nsarif-file=/etc/passwd", "out.sarif\rx=y"):
+        run = Run(tmp_path, workspace, **{"sarif-file": forged})
+        assert run.returncode == 2
+        assert run.argv is None
+        assert run.outputs == {}
+        assert run.stdout == "::error title=a13n-skills::the input sarif-file must be one line\n"
+
+
 @pytest.mark.parametrize(
     "hostile",
     ['$(touch "$RUNNER_TEMP/pwned")', '`touch "$RUNNER_TEMP/pwned"`', '"; touch pwned; "'],
