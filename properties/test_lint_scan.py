@@ -296,3 +296,71 @@ def test_negative_control_a_scan_that_drops_a_code_span_disagrees(
 
     monkeypatch.setattr(lint, "_code_spans", fewer)
     assert _disagreements(documents(0, 600))
+
+
+# ------------------------------------------------------------ counted work
+
+
+class _Work:
+    """Counts the characters the body scan's repeated searches pass over: each call of the
+    event search or of the fence search from ``position`` costs the distance to what it
+    found (or to the end of the text). Linear means the sum stays a small multiple of the
+    text's length however the text is shaped."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.passed = 0
+        event, fence_at = lint._EVENT, lint._fence_at
+        work = self
+
+        class Event:
+            @staticmethod
+            def search(text: str, position: int) -> object:
+                found = event.search(text, position)
+                work.passed += (found.start() if found else len(text)) - position
+                return found
+
+        def counted_fence_at(text: str, position: int, marks: str) -> int:
+            found = fence_at(text, position, marks)
+            work.passed += (len(text) if found < 0 else found) - position
+            return found
+
+        monkeypatch.setattr(lint, "_EVENT", Event())
+        monkeypatch.setattr(lint, "_fence_at", counted_fence_at)
+
+
+# Bodies of many fenced blocks: bare tilde fences, realistic tilde blocks with text
+# between, backtick blocks, the two marks inside each other, and fences among links.
+_FENCED_UNITS = {
+    "bare tilde": "~~~\n~~~\n",
+    "tilde python": "Run it:\n\n~~~python\nprint('hi')\nx = 1\n~~~\n\nThen read the output.\n",
+    "backtick": "Run it:\n\n```python\nprint('hi')\n```\n\n",
+    "tilde around backtick": "~~~\n```\n~~~\n",
+    "backtick around tilde": "```\n~~~\n```\n",
+    "long tilde fences": "~~~~\n~~~\n~~~~\n",
+    "tildes and links": "~~~\n[a](b.md)\n~~~\nsee [c](d.md) and `e/f`\n",
+    "tilde mid-line": "a ~~~ b\n~~~\nx\n~~~\n",
+}
+
+
+@pytest.mark.parametrize("unit", list(_FENCED_UNITS.values()), ids=list(_FENCED_UNITS))
+def test_the_body_scan_passes_over_each_character_a_bounded_number_of_times(
+    unit: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every search the scan repeats is resumed or cached: over 1,000 fenced blocks the
+    searches pass over at most four times the text (a search from each fence to the end
+    would pass over it hundreds of times)."""
+    body = unit * 1_000
+    work = _Work(monkeypatch)
+    lint._scan_body(body, 0, 1)
+    assert work.passed <= 4 * len(body) + 64, (work.passed, len(body))
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_body_scan_work_is_linear_on_generated_documents(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same bound on long documents made of every piece the rules are about."""
+    body = "\n".join(documents(100 + seed, 400))
+    work = _Work(monkeypatch)
+    lint._scan_body(body, 0, 1)
+    assert work.passed <= 4 * len(body) + 64, (work.passed, len(body))

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate, chain
 from typing import Literal
@@ -1581,18 +1581,15 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
     position = 0  # the start of a line
     number = first_line  # its number
     in_comment = False
-    tilde = -1  # the next line starting with a tilde fence (length: none left)
+    event = _Next(lambda at: _event_at(text, at), length)
+    tilde = _Next(lambda at: _fence_at(text, at, "~~~"), length)
     while position < length:
         if in_comment:
             found = text.find("-->", position)
             if found < 0:
                 break
         else:
-            event = _EVENT.search(text, position)
-            if tilde < position:  # passed (or skipped in a fence): find the next one once
-                tilde = _fence_at(text, position, "~~~")
-                tilde = length if tilde < 0 else tilde
-            found = min(event.start() if event is not None else length, tilde)
+            found = min(event.after(position), tilde.after(position))
             if found >= length:
                 break
         line_start = text.rfind("\n", position, found) + 1 or position
@@ -1622,6 +1619,37 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
             in_comment = body.open_comment
         number += 1
     return body
+
+
+class _Next:
+    """The next place a search finds at or after a position, searched again only once the
+    scan has passed it.
+
+    The scan asks after every line it looks at; searching from each of them to the end
+    of the text would pass over the text once per fence (quadratic on a body of many
+    fences). ``find(position)`` is the first place at or after ``position`` (-1: none);
+    the answer stays right for every later position up to it, so each character is
+    passed over once per search, whatever the scan skips in between.
+    """
+
+    __slots__ = ("_at", "_find", "_none")
+
+    def __init__(self, find: Callable[[int], int], none: int) -> None:
+        self._find = find
+        self._none = none  # what "nothing left" reads as: the text's length
+        self._at = -1
+
+    def after(self, position: int) -> int:
+        if self._at < position:
+            found = self._find(position)
+            self._at = self._none if found < 0 else found
+        return self._at
+
+
+def _event_at(text: str, position: int) -> int:
+    """Where the next event (:data:`_EVENT`) from ``position`` starts, or -1."""
+    found = _EVENT.search(text, position)
+    return -1 if found is None else found.start()
 
 
 def _after_fence(text: str, position: int, number: int, fence: str) -> tuple[int, int]:
