@@ -15,6 +15,7 @@ are checked at their exact bounds here.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 
 import pytest
@@ -172,14 +173,73 @@ def plain_line(state: Found, line: str, number: int, in_comment: bool, example: 
     return open_comment
 
 
+_PLAIN_ITEM = re.compile(r"([-*+]|[0-9]{1,9}[.)])( *)(.*)")
+_PLAIN_BREAK = re.compile(r"(?:(?:- *){3,}|(?:\* *){3,}|(?:_ *){3,})")
+
+
+def plain_starts_block(text: str) -> bool:
+    """A list item, an ATX heading, a fence, a thematic break or a block quote."""
+    return bool(
+        (
+            _PLAIN_ITEM.fullmatch(text)
+            and (text[1:2] in ("", " ") or re.match(r"[0-9]+[.)]( |$)", text))
+        )
+        or re.match(r"#{1,6}( |$)", text)
+        or text.startswith(("```", "~~~", ">"))
+        or _PLAIN_BREAK.fullmatch(text)
+    )
+
+
+@dataclass
+class Blocks:
+    """Indented code read line by line, tabs expanded to stops of four first."""
+
+    items: list[int] = field(default_factory=list)
+    paragraph: bool = False
+
+    def code(self, line: str, fence: bool = False) -> bool:
+        wide = line.removesuffix("\r").expandtabs(4)
+        text = wide.lstrip(" ")
+        if not text:
+            self.paragraph = False
+            return False
+        column = len(wide) - len(text)
+        starts = fence or plain_starts_block(text)
+        while self.items and column < self.items[-1] and (starts or not self.paragraph):
+            self.items.pop()
+        if column - (self.items[-1] if self.items else 0) >= 4:
+            return not self.paragraph
+        item = _PLAIN_ITEM.fullmatch(text)
+        if not fence and item and not _PLAIN_BREAK.fullmatch(text):
+            marker, spaces, rest = item.groups()
+            if spaces == "" and rest:  # `-x`, `1.x`: text, not an item
+                self.paragraph = True
+                return False
+            if not rest or len(spaces) > 4:
+                self.items.append(column + len(marker) + 1)
+                self.paragraph = False
+                return bool(rest)
+            self.items.append(column + len(marker) + len(spaces))
+            self.paragraph = True
+            return False
+        setext = self.paragraph and re.fullmatch(r"=+ *", text)
+        self.paragraph = not (starts or setext)
+        return False
+
+
 def plain_scan(markdown: str) -> Found:
-    """Every line in turn: fenced blocks and comments by their closing line."""
+    """Every line in turn: indented code skipped, fenced blocks and comments by their
+    closing line."""
     state = Found()
     lines = markdown.split("\n")
+    blocks = Blocks()
     in_comment = False
     index = 0
     while index < len(lines):
         line = lines[index]
+        if blocks.code(line) and not in_comment:
+            index += 1
+            continue
         scanned = (
             "-->" in line
             if in_comment
@@ -193,6 +253,7 @@ def plain_scan(markdown: str) -> Found:
             and line.lstrip(" \t")[:3] in ("```", "~~~")
             and not (fence[0] == "`" and "`" in opened.group(2))
         ):
+            blocks.paragraph = False
             index += 1
             while index < len(lines):
                 closer = lint._FENCE.match(lines[index])
@@ -220,6 +281,7 @@ PIECES = (
     *("a", "text", "x/y", "`<!--`", "`-->`"),
     *("Example:", "e.g.", "**Example**", "examples:", "__Examples__", "`x`", "`{baseDir}/r`"),
     *("{baseDir}/run.sh", "`{baseDir}/s.sh`", "`{baseDir}/a/b`"),
+    *("    ", "      ", "\t", "\n\n    ", "\n- ", "\n1. ", "\n  ", "\n# h\n"),
 )
 
 
