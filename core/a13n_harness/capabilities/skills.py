@@ -34,7 +34,7 @@ from typing import Any, TypeVar, overload
 from a13n_harness.capabilities.bindings import RunBindings, _selection
 from a13n_harness.capabilities.bound import BoundSkillCatalog
 from a13n_harness.capabilities.manager import SkillManager
-from a13n_harness.context._checks import is_kind, type_name
+from a13n_harness.context._checks import is_kind, plain_str, type_name
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.render import RenderedCatalog, render_catalog, verify_rendering
@@ -195,7 +195,8 @@ class PreparedSkills:
         stale for every later fence. ``kind`` (``"model"``, ``"tool"`` or ``"files"``) only
         names the boundary.
         """
-        if kind not in BOUNDARY_KINDS:
+        kind = plain_str(kind)  # type: ignore[assignment]  # a Host's subclass: its characters
+        if type(kind) is not str or kind not in BOUNDARY_KINDS:
             raise DefinitionError(
                 "catalog_invalid",
                 f"boundary kind must be one of {', '.join(BOUNDARY_KINDS)}",
