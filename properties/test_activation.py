@@ -488,7 +488,7 @@ def test_the_repeat_note() -> None:
 
 
 def test_bad_arguments_are_definition_errors() -> None:
-    for build in (
+    builds: list[Callable[[], object]] = [
         lambda: ActivationSource("Bad", "/w", b""),
         lambda: ActivationSource("a", "w", b""),
         lambda: ActivationSource("a", "/w", "text"),  # type: ignore[arg-type]
@@ -499,7 +499,8 @@ def test_bad_arguments_are_definition_errors() -> None:
         lambda: ActivationSource("a", "/w", b"", ["a"]),  # type: ignore[arg-type]
         lambda: ActivationSource("a", "/w", b"", (), 1),  # type: ignore[arg-type]
         lambda: ActivationSource("a", "/w", b"", (), True, None),  # type: ignore[arg-type]
-    ):
+    ]
+    for build in builds:
         with pytest.raises(DefinitionError) as caught:
             build()
         assert (caught.value.code, caught.value.reason) == ("catalog_invalid", "activation")
@@ -508,7 +509,7 @@ def test_bad_arguments_are_definition_errors() -> None:
             render_activation(EXAMPLE, budget)  # type: ignore[arg-type]
         assert caught.value.code == "allowance_invalid"
     with pytest.raises(DefinitionError) as caught:
-        render_activation(EXAMPLE, 10, "cl100k_base")  # type: ignore[arg-type]
+        render_activation(EXAMPLE, 10, "cl100k_base")
     assert caught.value.code == "allowance_invalid"
     with pytest.raises(DefinitionError) as caught:
         render_activation(replace(EXAMPLE, document=b"---\nname: x\n"), 10)
