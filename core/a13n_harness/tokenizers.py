@@ -47,7 +47,7 @@ A name is a path when it is an ``os.PathLike``, holds a ``/`` or ends in
 The file is read as the vocabularies are (no FIFO waited on, a regular file of
 at most :data:`MAX_TOKENIZER_JSON_BYTES`, read up to that bound); a link is
 followed only to a file inside the link's own folder. Its declarations are
-established against the loaded tokenizer, never assumed (:func:`establish`):
+established against the loaded tokenizer, never assumed (:func:`_establish`):
 ``byte_bounded`` only where the byte-level BPE proof applies and the loaded
 vocabulary passes its check (a byte-level vocabulary that fails it is
 refused), ``line_additive`` only when the tokenizer's counts pass the line
@@ -88,7 +88,6 @@ __all__ = [
     "HuggingFaceCounter",
     "TiktokenCounter",
     "byte_level_alphabet",
-    "establish",
     "hf_token_counter",
     "token_counter",
 ]
@@ -392,14 +391,6 @@ class Establishment:
     byte_bound: str | None
     line_joint: tuple[str, str] | None
 
-    @property
-    def byte_bounded(self) -> bool:
-        return self.byte_bound is None
-
-    @property
-    def line_additive(self) -> bool:
-        return self.line_joint is None
-
 
 @dataclass(frozen=True, slots=True)
 class HuggingFaceCounter:
@@ -408,7 +399,7 @@ class HuggingFaceCounter:
     ``encode(text, add_special_tokens=False)`` with the tokenizer's special
     tokens read as ordinary text (``encode_special_tokens``), as tiktoken's
     ``encode_ordinary``; truncation and padding are off. The declarations are
-    those :func:`establish` found for this tokenizer.
+    those :func:`_establish` found for this tokenizer.
     """
 
     name: str
@@ -542,7 +533,7 @@ def _check_byte_level_vocabulary(tokenizer: tokenizers.Tokenizer, path: str) -> 
             )
 
 
-def establish(
+def _establish(
     config: dict[str, object], tokenizer: tokenizers.Tokenizer, path: str = "tokenizer.json"
 ) -> Establishment:
     """The declarations ``tokenizer`` (loaded from ``config``) has, found, never assumed.
@@ -621,7 +612,7 @@ def hf_token_counter(path: str | os.PathLike[str]) -> HuggingFaceCounter:
 
     The file is read bounded (:data:`MAX_TOKENIZER_JSON_BYTES`), never a FIFO, a device or
     a folder, a link only to a file inside its own folder; its declarations are
-    :func:`establish`'s. A file parsed once is kept by its SHA-256 for the process.
+    :func:`_establish`'s. A file parsed once is kept by its SHA-256 for the process.
     """
     try:
         shown = os.fspath(path)
@@ -635,10 +626,12 @@ def hf_token_counter(path: str | os.PathLike[str]) -> HuggingFaceCounter:
         loaded = _hf_loaded.get(digest)
     if loaded is None:
         config, tokenizer = _parse_tokenizer(data, shown)
-        loaded = (tokenizer, establish(config, tokenizer, shown))
+        loaded = (tokenizer, _establish(config, tokenizer, shown))
         with _hf_lock:
             if len(_hf_loaded) >= _MAX_LOADED_FILES:
                 _hf_loaded.clear()
             _hf_loaded[digest] = loaded
     tokenizer, found = loaded
-    return HuggingFaceCounter(shown, tokenizer, found, found.byte_bounded, found.line_additive)
+    return HuggingFaceCounter(
+        shown, tokenizer, found, found.byte_bound is None, found.line_joint is None
+    )
