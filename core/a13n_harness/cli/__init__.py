@@ -33,7 +33,8 @@ Roots are found and typed as ``cli._workspace`` says (one discovery for ``catalo
 (``no_skills_found``, naming where it looked) and in ``--json``.
 
 ``--tokenizer NAME`` (``cl100k_base`` or ``o200k_base``; needs the ``tokens``
-extra) spends the allowance as that tokenizer's tokens instead of UTF-8 bytes
+extra; or ``--tokenizer PATH``, a Hugging Face ``tokenizer.json``, extra ``hf``)
+spends the allowance as that tokenizer's tokens instead of UTF-8 bytes
 (``render_catalog_counted``, certified by ``verify_rendering_counted``) and
 adds ``tokens=`` to the summary: the tokenizer's count of the printed block.
 It excludes ``--budget-bytes``; ``--budget-tokens N`` (which needs it) gives the
@@ -412,7 +413,9 @@ def _add_tokenizer(parser: argparse.ArgumentParser) -> None:
         "--tokenizer",
         metavar="NAME",
         help="count the budget in this tokenizer's tokens instead of UTF-8 bytes: cl100k_base "
-        "or o200k_base (needs the tokens extra: pip install 'a13n-harness-skills[tokens]')",
+        "or o200k_base (needs the tokens extra: pip install 'a13n-harness-skills[tokens]'), or "
+        "the path of an open model's Hugging Face tokenizer.json, with a / or ending in .json "
+        "(needs the hf extra: pip install 'a13n-harness-skills[hf]')",
     )
 
 
