@@ -131,7 +131,8 @@ def test_a_link_leaving_the_repository_reads_nothing_and_tells_nothing(
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "real.toml").write_text(
-        f'[lint]\nprofile = "{OUTSIDE_VALUE}"\n[tool.a13n-skills.lint]\nprofile = "{OUTSIDE_VALUE}"\n'
+        f'[lint]\nprofile = "{OUTSIDE_VALUE}"\n'
+        f'[tool.a13n-skills.lint]\nprofile = "{OUTSIDE_VALUE}"\n'
     )
     answers = []
     for target in ("real.toml", "missing.toml"):
