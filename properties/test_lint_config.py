@@ -298,8 +298,8 @@ def _growth(make: Callable[[int], Callable[[], object]], size: int) -> float:
     return _cpu(make(4 * size)) / _cpu(make(size))
 
 
-def _ignores(patterns: int, paths: int) -> Callable[[], object]:
-    def work() -> object:
+def _ignores(patterns: int, paths: int) -> Callable[[], list[bool]]:
+    def work() -> list[bool]:
         config = LintConfig(
             base="/repo",
             per_path_ignores=tuple(
