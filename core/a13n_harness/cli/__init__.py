@@ -6,7 +6,8 @@
                         --context-tokens N --reserve-tokens N] [--tokenizer NAME]
                         [--invalid skip|error] [--json]
     a13n-skills lint [PATH]... [--root ROOT]... [--format text|json|sarif|github]
-        [--profile agentskills|claude-code|codex] [--config FILE | --no-config]
+        [--sarif-output FILE] [--profile agentskills|claude-code|codex]
+        [--config FILE | --no-config]
     a13n-skills env [DIR] [--json] [--git-timeout SECONDS]
     a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]... [--nested]
                          [--invalid skip|error] [--git-timeout SECONDS] [--tokenizer NAME]
@@ -395,6 +396,10 @@ def _run_lint(args: argparse.Namespace) -> int:
         use_config=not args.no_config,
     )
     write_out(format_findings(result, args.format, __version__))
+    if args.sarif_output is not None:
+        from a13n_harness.cli._sarif import write_sarif
+
+        write_sarif(result, args.sarif_output, __version__)
     return 1 if result.failed else 0
 
 
@@ -535,6 +540,12 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("paths", nargs="*", metavar="PATH")
     _add_roots(lint, nested=False)
     lint.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    lint.add_argument(
+        "--sarif-output",
+        metavar="FILE",
+        help="also write the run's SARIF 2.1.0 log to FILE, whatever --format prints (one run "
+        "gives a CI job its annotations and its code-scanning upload)",
+    )
     lint.add_argument(
         "--profile",
         choices=("agentskills", "claude-code", "codex"),
