@@ -41,7 +41,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -66,9 +66,10 @@ from a13n_harness.capabilities import (
     SkillManager,
     SkillsCapability,
     SkillsPolicy,
+    verify_activation,
 )
 from a13n_harness.context.errors import DefinitionError
-from a13n_harness.environment import Environment, LocalDirectoryProvider
+from a13n_harness.environment import Environment, FilePermissionDenied, LocalDirectoryProvider
 
 if TYPE_CHECKING:
     from a13n_harness.context.tokens import TokenCounter
@@ -178,11 +179,9 @@ class Scan:
 
 
 def _activatable(prepared: PreparedSkills) -> tuple[str, ...]:
-    """The names the model may activate: the enum of ``activate_skill``."""
-    activatable: Callable[..., tuple[str, ...]] | None = getattr(prepared, "activatable", None)
-    if activatable is None:  # activation not in this build: every selected skill
-        return tuple(path.name for path in prepared.skill_paths)
-    return activatable(by="model")
+    """The names the model may activate (``disable-model-invocation`` skills are the user's):
+    the enum of both tools."""
+    return prepared.activatable(by="model")
 
 
 def _code_text(error: DefinitionError) -> str:
@@ -238,8 +237,7 @@ async def _walk(files: FileOperator, directory: str, parts: Sequence[str]) -> st
         if kind is None:
             raise DefinitionError("path_not_found", f"{shown!r}: no such file in the skill")
         if kind == "symlink":
-            raise DefinitionError(
-                "skill_permission_denied",
+            raise FilePermissionDenied(
                 f"{shown!r} is a symbolic link; a skill's resources are its own files",
                 reason="link_escapes",
             )
@@ -423,7 +421,6 @@ class SkillsServer:
         self._seen(ctx)
         scan = await self.refresh()
         names = list(_activatable(scan.prepared)) if scan.prepared is not None else []
-        every = [path.name for path in scan.prepared.skill_paths] if scan.prepared else []
         return types.ListToolsResult(
             tools=[
                 types.Tool(
@@ -447,7 +444,7 @@ class SkillsServer:
                     input_schema={
                         "type": "object",
                         "properties": {
-                            "name": {"type": "string", "enum": every},
+                            "name": {"type": "string", "enum": names},
                             "path": {"type": "string", "maxLength": MAX_PATH_CHARACTERS},
                         },
                         "required": ["name", "path"],
@@ -479,15 +476,14 @@ class SkillsServer:
             raise DefinitionError(
                 "skill_selection_unknown", "name must be one of the activatable skills' names"
             )
-        activate: Callable[..., Any] | None = getattr(prepared, "activate", None)
-        if activate is None:
-            raise DefinitionError("skill_selection_unknown", "activation is not in this build")
-        activation = await activate(name, by="model")
+        activation = await prepared.activate(name, by="model")
+        verify_activation(prepared, name, activation)  # certified before it is served
         await self._require_unchanged(scan)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=activation.text)],
             structured_content={
                 "name": activation.name,
+                "form": activation.form,
                 "truncated": activation.truncated,
                 "resources_omitted": activation.resources_omitted,
             },
@@ -497,7 +493,7 @@ class SkillsServer:
         scan = await self.refresh()
         prepared = scan.require()
         skill = next((p for p in prepared.skill_paths if p.name == name), None)
-        if skill is None:
+        if skill is None or skill.name not in _activatable(prepared):
             raise DefinitionError(
                 "skill_selection_unknown", "name must be one of the catalog's skills' names"
             )
