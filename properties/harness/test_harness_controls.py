@@ -153,7 +153,7 @@ def test_control_step_selecting_nothing_fails_the_gate(tree: Scratch, only: str)
     result = tree.gate("--only", only)
     assert result.returncode == 1, result.stdout
     assert result.stdout.strip().splitlines()[-1] == "0 passed, 1 failed"
-    (step,) = tree.report()["steps"]
+    (step,) = tree.report(only=True)["steps"]
     assert (step["status"], step["count"]) == ("failed", 0)
 
 
@@ -168,20 +168,33 @@ BARE_PATH = {"PATH": os.defpath}
 
 
 def test_control_planted_lint_error_fails_the_gate_with_its_evidence(tree: Scratch) -> None:
-    """The failing step prints which errors, keeps its whole log, a JUnit case and the rerun."""
+    """The failing step prints which errors, keeps its whole log, a JUnit case and the rerun;
+    run with ``--only``, it keeps them in ``build/only/`` and leaves the last whole run's
+    report, JUnit file and logs as they were."""
     plant_lint_error(tree)
+    whole = {"verify-report.json": '{"mode": "quick"}\n', "junit.xml": "<testsuites/>\n"}
+    whole["logs/ruff-check.log"] = "the whole run's log\n"
+    for name, text in whole.items():
+        tree.build(name).parent.mkdir(parents=True, exist_ok=True)
+        tree.build(name).write_text(text, encoding="utf-8")
     result = tree.gate("--only", "ruff check", env=BARE_PATH)
     assert result.returncode == 1, result.stdout
     assert "properties/planted.py:1:8: F401" in result.stdout
     assert "rerun: PYTHONPATH=core python -m ruff check --no-cache" in result.stdout
-    assert "F401" in tree.build("logs/ruff-check.log").read_text(encoding="utf-8")
-    junit = tree.build("junit.xml").read_text(encoding="utf-8")
+    log = tree.build("logs/ruff-check.log", only=True)
+    assert "F401" in log.read_text(encoding="utf-8")
+    junit = tree.build("junit.xml", only=True).read_text(encoding="utf-8")
     assert '<testcase classname="verify" name="ruff check"' in junit
     assert "<failure" in junit
     assert "F401" in junit
-    (step,) = tree.report()["steps"]
+    report = tree.report(only=True)
+    (step,) = report["steps"]
     assert (step["name"], step["status"]) == ("ruff check", "failed")
     assert "seconds" in step
+    assert report["only"] == ["ruff check"]
+    for name, text in whole.items():  # the whole run's evidence, untouched
+        assert tree.build(name).read_text(encoding="utf-8") == text, name
+    assert "report: build/only/verify-report.json" in result.stdout
 
 
 def test_control_planted_lint_error_ends_the_gate_before_the_checks_start(
@@ -227,7 +240,7 @@ def test_control_keep_going_runs_the_checks_after_a_static_failure(tree: Scratch
 def _gate_steps(tree: Scratch, *arguments: str) -> list[dict[str, Any]]:
     result = tree.gate(*arguments, env=BARE_PATH)
     assert result.returncode == 1, result.stdout
-    steps = tree.report()["steps"]
+    steps = tree.report(only="--only" in arguments)["steps"]
     assert isinstance(steps, list)
     return steps
 
@@ -272,7 +285,7 @@ def test_control_planted_fuzz_crash_fails_the_gate_and_keeps_the_input(tree: Scr
         f"replay: python fuzz/fuzz_planted.py build/fuzz-artifacts/fuzz_planted/{crashes[0].name}"
         in (result.stdout)
     )
-    assert "planted crash" in (root / "build" / "logs" / "fuzz-fuzz-planted.log").read_text()
+    assert "planted crash" in tree.build("logs/fuzz-fuzz-planted.log", only=True).read_text()
     assert not list((root / "corpus" / "fuzz_planted").glob("*[0-9a-f]" * 40))  # corpus untouched
 
 
