@@ -33,7 +33,7 @@ if str(REPO / "scripts") not in sys.path:
     sys.path.append(str(REPO / "scripts"))  # the gate's package, _gate
 
 from _gate.gate import STATIC, slug
-from _gate.steps import Plan, build_steps
+from _gate.steps import Plan, build_steps, confirmed
 
 SWALLOWING_TARGET = '''"""Any bytes are accepted (a broken target: it hides every crash)."""
 from a13n_harness.context.errors import DefinitionError
@@ -363,3 +363,36 @@ def test_control_crashing_packaged_target_fails_the_local_clusterfuzzlite_run(
     assert len(problems) == 1
     assert "crash-0123" in problems[0]
     assert "replay: python fuzz/fuzz_x.py artifacts/fuzz_x/crash-0123" in problems[0]
+
+
+PLANTED_LOOP = PLANTED_CRASH.replace(
+    """    if data.startswith(b"boom"):
+        raise ValueError("planted crash")""",
+    """    while data.startswith(b"loop"):
+        pass""",
+)
+
+
+def test_control_a_timeout_input_is_a_finding_only_when_its_replay_overruns_in_cpu(
+    tree: Scratch,
+) -> None:
+    """libFuzzer's per-input timeout is wall time: an input a busy machine held past it is
+    replayed alone under a CPU budget. One that ends in time is renamed ``slow-machine-...``
+    and fails nothing; one that spends the budget (a real hang) stays a finding."""
+    root = tree.root
+    (root / "fuzz" / "fuzz_planted.py").write_text(PLANTED_LOOP)
+    assert "while data.startswith" in PLANTED_LOOP
+    artifacts = root / "build" / "fuzz-artifacts" / "fuzz_planted"
+    artifacts.mkdir(parents=True)
+    slow = artifacts / "timeout-0123"
+    slow.write_bytes(b"fine")
+    hang = artifacts / "timeout-4567"
+    hang.write_bytes(b"loop")
+    crash = artifacts / "crash-89ab"
+    crash.write_bytes(b"fine")
+    assert not confirmed(root, "fuzz_planted", slow, cpu_seconds=2)
+    assert not slow.exists()
+    assert (artifacts / "slow-machine-timeout-0123").read_bytes() == b"fine"
+    assert confirmed(root, "fuzz_planted", hang, cpu_seconds=2)
+    assert hang.exists()
+    assert confirmed(root, "fuzz_planted", crash, cpu_seconds=2)  # not a timeout: as found
