@@ -11,7 +11,7 @@ if str(REPO / "scripts") not in sys.path:
     sys.path.append(str(REPO / "scripts"))
 
 # scripts/ is on the path only from the lines above (E402 below).
-from verification_table import (  # noqa: E402
+from verification_table import (
     TABLE,
     crosshair_results,
     parse_table,
