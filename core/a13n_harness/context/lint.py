@@ -45,7 +45,12 @@ from typing import Literal
 
 import yaml
 
-from a13n_harness.context._checks import has_lone_surrogate, is_bytes_like
+from a13n_harness.context._checks import (
+    has_lone_surrogate,
+    is_bytes_like,
+    plain_bytes,
+    plain_str,
+)
 from a13n_harness.context.encoder import ESCAPED_RANGES, joins_emoji, printable_escaped
 from a13n_harness.context.errors import FRONTMATTER_REASONS, FrontmatterError
 from a13n_harness.context.frontmatter import NAME_MAX_CHARS, FrontmatterLimits, parse_skill_document
@@ -1069,6 +1074,8 @@ def check_document(
     is refused with ``skill_frontmatter_invalid`` (reason ``encoding``), as
     :func:`parse_skill_document` refuses it.
     """
+    # A Host's subclass is taken as its plain value: its own methods never decide.
+    data, folder, profile = plain_bytes(data), plain_str(folder), plain_str(profile)  # type: ignore[assignment]
     if not is_bytes_like(data):
         raise FrontmatterError(
             "encoding", f"a SKILL.md must be bytes, got {type(data).__name__}", line=1, column=1
