@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from a13n_harness.context.errors import DefinitionError
+from a13n_harness.environment.operator import plain_fields
 
 if TYPE_CHECKING:  # annotations only
     from a13n_harness.capabilities.items import SkillDiagnostic
@@ -33,6 +34,9 @@ class BoundSkillCatalogItem:
     mount_id: str
     observed_generation: int
 
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
+
 
 @dataclass(frozen=True, slots=True)
 class BoundSkillCatalog:
@@ -41,6 +45,9 @@ class BoundSkillCatalog:
     items: tuple[BoundSkillCatalogItem, ...]
     diagnostics: tuple[SkillDiagnostic, ...]
     roots: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
 
     def item(self, name: str) -> BoundSkillCatalogItem | None:
         """The item called ``name``, if any."""
