@@ -1029,3 +1029,31 @@ def test_negative_control_a_policy_that_asks_the_value_fails_the_surface_propert
     make, kwargs = _surface_calls(surface_root)[name]
     with pytest.raises(AssertionError, match="ran the Host"):
         check_surface_call(make, kwargs, name)
+
+
+class _NotTextEqualsAll:
+    """Not a str at all, but equal to anything, by its own word."""
+
+    def __eq__(self, other: object) -> bool:
+        CALLS.append("__eq__")
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda v: SkillsPolicy(conflict=v),
+        lambda v: SkillsPolicy(invalid=v),
+        lambda v: SkillsPolicy(mode=v),
+        lambda v: SkillsPolicy.checkout(invalid=v),
+    ],
+    ids=["conflict", "invalid", "mode", "checkout_invalid"],
+)
+def test_a_policy_value_that_is_no_str_is_refused_without_asking_it(build: Any) -> None:
+    """``"precedence" == value`` asks the value itself when it is not a ``str``."""
+    value, calls = no_host_code(lambda: build(_NotTextEqualsAll()))
+    assert calls == []
+    assert isinstance(value, DefinitionError), value
+    assert (value.code, value.reason) == ("catalog_invalid", "policy")
