@@ -56,7 +56,12 @@ from a13n_harness.context.tokens import (
     render_catalog_counted,
     verify_rendering_counted,
 )
-from a13n_harness.environment import EnvironmentPath, LocalDirectoryProvider, LocalFileOperator
+from a13n_harness.environment import (
+    EnvironmentPath,
+    LocalDirectoryProvider,
+    LocalFileOperator,
+    MemoryFileOperator,
+)
 from a13n_harness.testing.controls import control_settings, property_fails
 from a13n_harness.testing.discovery_strategies import skill_document
 from a13n_harness.testing.host_operators import LyingBytes, LyingList, LyingTuple
@@ -717,6 +722,19 @@ def _surface_values(root: Path) -> dict[str, object]:
         "names": frozenset({"alpha"}),
         "limits": FrontmatterLimits(),
         "environment": Environment(),
+        "context_tokens": 200_000,
+        "response_reserve_tokens": 16_000,
+        "by": "model",
+        "prepared": hostile_arguments.instances(root)[
+            "a13n_harness.capabilities.skills.PreparedSkills"
+        ](),
+        "files": MemoryFileOperator({"a": b"x"}),
+        "budget": 1_000,
+        "body": "Use <b>this</b> & that.",
+        "resources": (),
+        "resources_omitted": 0,
+        "truncated": False,
+        "activation": None,
     }
 
 
@@ -739,6 +757,9 @@ _SURFACE_OVERRIDES: dict[str, dict[str, object]] = {
     "cut_description": {"description": "Does alpha at length.", "cap": 10},
     "join_path": {"directory": "/a", "name": "b"},
     "decisive_prefix": {"limit": 10},
+    "SkillActivation": {"directory": "/s/alpha", "text": "x", "form": "full"},
+    "check_repeat": {"directory": "/s/alpha"},
+    "list_resources": {"directory": "/"},
 }
 
 # Not called with a Host's values, each with the reason (never skipped silently).
@@ -758,6 +779,13 @@ _SURFACE_UNREACHED = {
     "test_host_operators",
     "a13n_harness.tokenizers.TiktokenCounter": "built by token_counter(name) on tiktoken's "
     "encoding (an optional extra)",
+    "a13n_harness.tokenizers.HuggingFaceCounter": "built by token_counter(name) on a "
+    "tokenizers object (an optional extra)",
+    "a13n_harness.tokenizers.Establishment": "built by the tokenizer loader",
+    "a13n_harness.context.activation.render_activation": "takes an ActivationSource: its "
+    "constructor is called here with a Host's values",
+    "a13n_harness.context.activation.reference_activation": "likewise",
+    "a13n_harness.context.activation.check_activation": "likewise",
 }
 
 
@@ -931,9 +959,9 @@ def check_surface_call(make: Any, kwargs: dict[str, object], name: str) -> None:
             assert isinstance(got, DefinitionError), mismatch
 
 
-# Open escapes the property found in the pure core (``a13n_harness.context``, which other
-# engineers own), when it landed: each still runs and is reported as xfail with what it
-# shows, never skipped. A fix removes its line.
+# Open escapes the property found in modules other engineers own (the pure core,
+# ``a13n_harness.context``, and the activation feature), when it landed: each still runs
+# and is reported as xfail with what it shows, never skipped. A fix removes its line.
 _CORE = "a13n_harness.context."
 _RECORD = "a record keeps a Host's str subclass (no plain copy at construction)"
 _INT_RECORD = "a record keeps a Host's int subclass or a forged record"
@@ -967,6 +995,18 @@ KNOWN_HOST_ESCAPES: dict[str, str] = {
     _CORE + "tokens.declares": "a str subclass declaration answers False, the plain one True",
     _CORE + "tokens.render_catalog_counted": "a str subclass fit is refused",
     _CORE + "tokens.verify_rendering_counted": "a str subclass fit is refused",
+    # The activation feature (capabilities/activation.py, context/activation.py), merged
+    # while this property landed.
+    "a13n_harness.capabilities.activation.activate": "a str subclass `by` is refused",
+    "a13n_harness.capabilities.skills.PreparedSkills.activatable": "a str subclass `by` is "
+    "refused (activation's _check_by)",
+    "a13n_harness.capabilities.skills.PreparedSkills.activate": "a str subclass `by` is refused",
+    _CORE + "activation.ActivationSource": "a str subclass's __len__ runs",
+    _CORE + "activation.SkillActivation": _RECORD,
+    _CORE + "activation.decode_body": "a str subclass is refused, the plain one taken",
+    _CORE + "activation.encode_body": "a str subclass is refused, the plain one taken",
+    _CORE + "activation.repeat_activation": "a str subclass's __len__ runs",
+    _CORE + "activation.repeat_note": "a str subclass's __len__ runs",
 }
 
 

@@ -24,6 +24,7 @@ from a13n_harness.cli._github import escape_data, escape_property
 from a13n_harness.cli._lint import Finding, LintResult, format_findings, run_lint
 from a13n_harness.cli._output import Progress, one_line
 from a13n_harness.cli._sarif import FINGERPRINT, sarif_document
+from a13n_harness.context.lint import RULES
 from cli_run import run_cli
 
 GOOD = "---\nname: {name}\ndescription: Fill PDF forms.\n---\n# Body\n"
@@ -297,11 +298,15 @@ def test_profile_flag_end_to_end(tmp_path: Path) -> None:
 
 REPO = Path(__file__).resolve().parent.parent
 _PINNED = re.compile(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}  # v\d+(\.\d+)*")
+# This repository's own action: its checkout (`uses: ./`) or its release tag (docs/ci.md).
+_OWN_ACTION = re.compile(r"\./|a13n-harness/skills@v\d+\.\d+\.\d+")
 # The current major version of each action the workflows and docs/ci.md use (issue 19).
 _MAJORS = {
     "actions/checkout": 7,
     "actions/setup-python": 7,
     "actions/upload-artifact": 7,
+    "actions/download-artifact": 8,
+    "pypa/gh-action-pypi-publish": 1,
     "github/codeql-action/upload-sarif": 4,
     "google/clusterfuzzlite/actions/build_fuzzers": 1,
     "google/clusterfuzzlite/actions/run_fuzzers": 1,
@@ -325,6 +330,8 @@ def _workflows() -> list[tuple[str, str]]:
 def _problems(name: str, text: str) -> list[str]:
     problems = []
     for line in re.findall(r"uses: *(.+)", text):
+        if _OWN_ACTION.fullmatch(line.strip()):
+            continue
         if not _PINNED.fullmatch(line.strip()):
             problems.append(f"{name}: not pinned by commit with its version: {line}")
             continue
@@ -352,7 +359,7 @@ def _problems(name: str, text: str) -> list[str]:
 
 def test_workflows_pin_current_actions_with_least_permissions_and_timeouts() -> None:
     workflows = _workflows()
-    assert len(workflows) >= 5  # four workflows and the docs' example
+    assert len(workflows) >= 6  # five workflows and the docs' example
     assert [p for name, text in workflows for p in _problems(name, text)] == []
 
 
@@ -362,10 +369,14 @@ def test_workflow_checks_negative_control() -> None:
         "      - uses: actions/checkout@v4\n"
         "      - uses: github/codeql-action/upload-sarif@v3\n"
         "      - uses: google/clusterfuzzlite/actions/run_fuzzers@v1\n"
+        "      - uses: ./\n"
+        "      - uses: a13n-harness/skills@main\n"
         "        with:\n          output-sarif: true\n"
     )
     problems = _problems("bad", bad)
-    assert len(problems) == 7, problems  # 3 unpinned, permissions, timeout, fork, upload rights
+    # 4 unpinned (this repository's action too, at a branch), permissions, timeout, fork,
+    # upload rights; `uses: ./` is this checkout's action.
+    assert len(problems) == 8, problems
 
 
 def test_the_install_and_pre_commit_snippets_name_the_same_tag() -> None:
@@ -376,3 +387,60 @@ def test_the_install_and_pre_commit_snippets_name_the_same_tag() -> None:
     from a13n_harness import __version__  # noqa: PLC0415
 
     assert tags == {f"v{__version__}"}
+
+
+_FILE_RULES = sorted(rule for rule, spec in RULES.items() if not spec.tool_level)[:3]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a/SKILL.md", "b/SKILL.md", "c/notes.md"]),
+            st.sampled_from(_FILE_RULES),
+            st.sampled_from(["broken link", "other"]),
+            st.integers(1, 9),
+        ),
+        max_size=12,
+    )
+)
+def test_sarif_rank_counts_identical_findings_of_one_file_and_rule_only(
+    drawn: list[tuple[str, str, str, int]],
+) -> None:
+    """A finding's fingerprint depends on its rule, file, message and its rank among the
+    identical findings of that file only: the findings of other files, other rules or other
+    messages, before or after it, change nothing (a rank counted across files would move
+    every later file's fingerprints when one file gains a finding)."""
+    findings = tuple(
+        Finding(path, line, 1, rule, RULES[rule].severity, message)
+        for path, rule, message, line in drawn
+    )
+    root = "/work"
+
+    def prints(chosen: tuple[Finding, ...]) -> list[str]:
+        return _prints(sarif_document(LintResult(chosen, 1, root), "0"))
+
+    everything = prints(findings)
+    for group in {(f.path, f.rule, f.message) for f in findings}:
+        alone = tuple(f for f in findings if (f.path, f.rule, f.message) == group)
+        kept = [
+            p
+            for f, p in zip(findings, everything, strict=True)
+            if (f.path, f.rule, f.message) == group
+        ]
+        assert kept == prints(alone)
+
+
+def test_sarif_fingerprints_of_a_file_stay_when_another_file_gains_a_finding() -> None:
+    """The example of the rank property: two identical findings in ``b``, then ``a`` gains
+    the same finding; ``b``'s fingerprints do not move."""
+    rule = _FILE_RULES[0]
+
+    def finding(path: str, line: int) -> Finding:
+        return Finding(path, line, 1, rule, RULES[rule].severity, "broken link")
+
+    before = (finding("b/SKILL.md", 3), finding("b/SKILL.md", 7))
+    after = (finding("a/SKILL.md", 2), *before)
+    first = _prints(sarif_document(LintResult(before, 1, "/work"), "0"))
+    second = _prints(sarif_document(LintResult(after, 1, "/work"), "0"))
+    assert len(set(first)) == 2
+    assert second[1:] == first

@@ -1,4 +1,4 @@
-"""The merge gate: every check the harness has, each with a deadline, kept evidence and a count.
+"""The merge gate: every check the harness has, each with a CPU budget, kept evidence and a count.
 
 ``python scripts/verify.py`` (quick, the CI default) runs lint and types
 (ruff, ruff format, mypy strict, import-linter, the GitHub workflow schema),
@@ -14,12 +14,17 @@ runs the properties and the corpus replay against the built wheel installed into
 environment (``scripts/wheel_env.py``, a step between the static steps and the checks), as
 users get it; ``--target source`` (the local default) against the tree's ``core/``.
 
-Each step runs in a subprocess with a deadline; it passes only when it exits 0
-*and* did a non-zero amount of work (tests, files, runs, conditions). A
-missing tool is a failed step that names it, never a skip; every tool is run
-through the interpreter the gate runs under (``python -m ruff``, or the console
-script in its bin folder), never found on PATH. Steps run two at a time
-(``--jobs``).
+Each step runs in a subprocess with a budget of CPU seconds for its whole
+process tree (``_gate/process.py``): a busy machine slows a step down but never
+fails it; the one wall-clock limit is a backstop for a step that makes no
+progress at all (its tree's CPU time grows by under one second in five
+minutes). A step passes only when it exits 0 *and* did a non-zero amount of
+work (tests, files, runs, conditions). A missing tool is a failed step that
+names it, never a skip; every tool is run through the interpreter the gate runs
+under (``python -m ruff``, or the console script in its bin folder), never
+found on PATH. Steps run two at a time (``--jobs``); the properties are one
+pytest-xdist run over ``--jobs`` workers (work stealing), the corpus replay a
+step of its own.
 
 Fail fast: the static steps (ruff check, ruff format, the workflow schema,
 import-linter, mypy) run first, the quickest first; once one fails nothing more
@@ -42,7 +47,8 @@ line (per-step wall and CPU seconds, the load average) to
 ``build/verify-history.jsonl``; ends with the line ``N passed, N failed``
 (``, N not run`` when the static steps ended the gate) and exits non-zero when
 any step failed. ``--only NAME`` (repeatable) runs just
-the steps whose name contains NAME and fails when that selects none.
+the steps whose name contains NAME and fails when that selects none; its report,
+JUnit file and logs go to ``build/only/``, so the last whole run's are kept.
 
 The steps are registered in ``scripts/_gate/steps.py``; the runner, the JUnit reader and
 the report writers are in ``scripts/_gate/`` too.
@@ -120,18 +126,33 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--jobs must be at least 1")
     root: Path = args.root.resolve()
     build = root / "build"
-    logs = build / "logs"
+    # An --only run keeps the last whole run's report, JUnit file and logs: its own go beside.
+    reports = build / "only" if args.only else build
+    plan = Plan(
+        root,
+        build,
+        args.full,
+        args.fuzz_seconds,
+        args.changed_since,
+        args.target,
+        args.jobs,
+        reports,
+    )
+    logs = plan.logs
     logs.mkdir(parents=True, exist_ok=True)
-    report_path: Path = args.report or build / "verify-report.json"
+    report_path: Path = args.report or reports / "verify-report.json"
     started = time.monotonic()
-    plan = Plan(root, build, args.full, args.fuzz_seconds, args.changed_since, args.target)
     steps = build_steps(plan)
     if args.only:
         chosen = [step for step in steps if any(part in step.name for part in args.only)]
         if any(not step.source_tree for step in chosen):  # they need the wheel environment
             chosen = [s for s in steps if s.stage == PREPARE and s not in chosen] + chosen
         steps = chosen
-    for stale in (build / "mutants.json", build / "mutmut.json", build / "mutmut-changed.json"):
+    for stale in (
+        reports / "mutants.json",
+        reports / "mutmut.json",
+        reports / "mutmut-changed.json",
+    ):
         stale.unlink(missing_ok=True)
     results = run_steps(steps, root, logs, args.jobs, args.keep_going)
     if not results:
@@ -147,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     skipped = sum(result.status == "not run" for result in results)
     failed = len(results) - passed - skipped
     report = {
-        "mode": "full" if args.full else "quick",
+        "mode": ("full" if args.full else "quick") + (" --only" if args.only else ""),
+        "only": args.only,
         "target": args.target,
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         "seconds": seconds,
@@ -167,12 +189,12 @@ def main(argv: list[str] | None = None) -> int:
             }
             for r in results
         ],
-        "mutants": read_json(build / "mutants.json"),
+        "mutants": read_json(reports / "mutants.json"),
         "fuzz": {"targets": len(fuzz), "per_target": fuzz},
         "corpus": {"files": corpus_files(root)},
         "crosshair": {"conditions": crosshair},
-        "mutmut": read_json(build / "mutmut.json"),
-        "mutmut_changed": read_json(build / "mutmut-changed.json"),
+        "mutmut": read_json(reports / "mutmut.json"),
+        "mutmut_changed": read_json(reports / "mutmut-changed.json"),
         "passed": passed,
         "failed": failed,
         "not_run": skipped,
@@ -190,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     with (build / "verify-history.jsonl").open("a", encoding="utf-8") as trend:
         trend.write(json.dumps(history) + "\n")
-    write_gate_junit(results, build / "junit.xml", seconds)
+    junit = reports / "junit.xml"
+    write_gate_junit(results, junit, seconds)
     print(
         table(
             ("step", "status", "seconds", "cpu s", "count", "note"),
@@ -206,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
             print(failure_report(result))
     if skipped:
         print(f"{skipped} steps not run: an earlier step failed (--keep-going runs every step)")
-    print(f"report: {relative(str(report_path), root)}  junit: build/junit.xml  total {seconds}s")
+    shown = [relative(str(path), root) for path in (report_path, junit)]
+    print(f"report: {shown[0]}  junit: {shown[1]}  total {seconds}s")
     print(f"{passed} passed, {failed} failed" + (f", {skipped} not run" if skipped else ""))
     return 1 if failed or skipped else 0
 

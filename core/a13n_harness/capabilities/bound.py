@@ -33,6 +33,7 @@ class BoundSkillCatalogItem:
     document: EnvironmentPath
     mount_id: str
     observed_generation: int
+    disable_model_invocation: bool = False  # user-only: not in the model's catalog (§10)
 
     def __post_init__(self) -> None:
         plain_fields(self)  # a Host's subclasses as their plain values

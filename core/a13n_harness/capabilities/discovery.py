@@ -177,6 +177,7 @@ def _item(front: SkillFrontmatter, document: str, source_id: str, root: str) -> 
         source_id=source_id,
         root=root,
         description_truncated=front.description_truncated,
+        disable_model_invocation=front.disable_model_invocation,
     )
     if len(_ITEMS) >= MEMO_ENTRIES:
         _ITEMS.clear()  # rare (more packages than the memo holds): start again, never grow

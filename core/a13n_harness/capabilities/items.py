@@ -102,6 +102,9 @@ class SkillCatalogItem:
     source_id: str
     root: str
     description_truncated: bool = False
+    # ``disable-model-invocation`` in its frontmatter: not in the model's catalog, activated
+    # by the user only (docs/contract.md §10).
+    disable_model_invocation: bool = False
 
     def __post_init__(self) -> None:
         plain_fields(self)  # a Host's subclasses as their plain values

@@ -6,13 +6,16 @@
                         --context-tokens N --reserve-tokens N] [--tokenizer NAME]
                         [--invalid skip|error] [--json]
     a13n-skills lint [PATH]... [--root ROOT]... [--format text|json|sarif|github]
-        [--profile agentskills|claude-code|codex] [--config FILE | --no-config]
+        [--sarif-output FILE] [--profile agentskills|claude-code|codex]
+        [--config FILE | --no-config]
     a13n-skills env [DIR] [--json] [--git-timeout SECONDS]
     a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]... [--nested]
                          [--invalid skip|error] [--git-timeout SECONDS] [--tokenizer NAME]
     a13n-skills render-manifest FILE [--budget-bytes N | --context-tokens N --reserve-tokens N
                                 | --budget-tokens N] [--tokenizer NAME] [--fit prefix|compact]
                                 [--environment]
+    a13n-skills mcp [WORKSPACE] [--context-tokens N --reserve-tokens N | --budget-tokens N]
+                    [--tokenizer NAME|PATH] [--fit prefix|compact]
 
 Exit codes: 0 ok; 1 findings (``lint``), a ``DefinitionError`` or an
 operating-system error, reported as one line ``a13n-skills: <code>: <message>``
@@ -32,7 +35,8 @@ Roots are found and typed as ``cli._workspace`` says (one discovery for ``catalo
 (``no_skills_found``, naming where it looked) and in ``--json``.
 
 ``--tokenizer NAME`` (``cl100k_base`` or ``o200k_base``; needs the ``tokens``
-extra) spends the allowance as that tokenizer's tokens instead of UTF-8 bytes
+extra; or ``--tokenizer PATH``, a Hugging Face ``tokenizer.json``, extra ``hf``)
+spends the allowance as that tokenizer's tokens instead of UTF-8 bytes
 (``render_catalog_counted``, certified by ``verify_rendering_counted``) and
 adds ``tokens=`` to the summary: the tokenizer's count of the printed block.
 It excludes ``--budget-bytes``; ``--budget-tokens N`` (which needs it) gives the
@@ -348,6 +352,37 @@ def _run_manifest(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_mcp(args: argparse.Namespace) -> int:
+    from a13n_harness.cli._workspace import check_workspace
+
+    if args.budget_tokens is not None:
+        if args.tokenizer is None:
+            raise _UsageError("--budget-tokens needs --tokenizer (a budget in whose tokens?)")
+        if args.context_tokens is not None or args.reserve_tokens is not None:
+            raise _UsageError("--budget-tokens excludes --context-tokens and --reserve-tokens")
+    try:
+        from a13n_harness.cli import _mcp
+    except ImportError as error:  # the extra is missing: say which
+        raise _UsageError(
+            "the mcp command needs the mcp extra: pip install 'a13n-harness-skills[mcp]'"
+        ) from error
+    counter = None
+    if args.tokenizer is not None:
+        from a13n_harness.tokenizers import token_counter
+
+        counter = token_counter(args.tokenizer)
+    state = _mcp.SkillsServer(
+        check_workspace(args.workspace),
+        context_tokens=args.context_tokens,
+        response_reserve_tokens=args.reserve_tokens,
+        token_counter=counter,
+        budget_tokens=args.budget_tokens,
+        fit=args.fit,
+    )
+    _mcp.run(state)
+    return 0
+
+
 def _run_lint(args: argparse.Namespace) -> int:
     from a13n_harness.cli._lint import format_findings, run_lint
     from a13n_harness.cli._output import Progress, write_out
@@ -361,6 +396,10 @@ def _run_lint(args: argparse.Namespace) -> int:
         use_config=not args.no_config,
     )
     write_out(format_findings(result, args.format, __version__))
+    if args.sarif_output is not None:
+        from a13n_harness.cli._sarif import write_sarif
+
+        write_sarif(result, args.sarif_output, __version__)
     return 1 if result.failed else 0
 
 
@@ -407,7 +446,9 @@ def _add_tokenizer(parser: argparse.ArgumentParser) -> None:
         "--tokenizer",
         metavar="NAME",
         help="count the budget in this tokenizer's tokens instead of UTF-8 bytes: cl100k_base "
-        "or o200k_base (needs the tokens extra: pip install 'a13n-harness-skills[tokens]')",
+        "or o200k_base (needs the tokens extra: pip install 'a13n-harness-skills[tokens]'), or "
+        "the path of an open model's Hugging Face tokenizer.json, with a / or ending in .json "
+        "(needs the hf extra: pip install 'a13n-harness-skills[hf]')",
     )
 
 
@@ -500,6 +541,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_roots(lint, nested=False)
     lint.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     lint.add_argument(
+        "--sarif-output",
+        metavar="FILE",
+        help="also write the run's SARIF 2.1.0 log to FILE, whatever --format prints (one run "
+        "gives a CI job its annotations and its code-scanning upload)",
+    )
+    lint.add_argument(
         "--profile",
         choices=("agentskills", "claude-code", "codex"),
         help="the fields allowed beyond the specification's (default: the configuration's, "
@@ -560,6 +607,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--environment", action="store_true", help="print the environment block first"
     )
     render.set_defaults(run=_run_render_manifest)
+
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve the workspace's skills over the Model Context Protocol (stdio)",
+        description="Serve WORKSPACE's certified skill catalog (a resource and a prompt) and the "
+        "tools activate_skill and read_skill_resource over stdio; a change of the checkout is "
+        "rescanned and announced. Needs the mcp extra: pip install 'a13n-harness-skills[mcp]'.",
+    )
+    mcp.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE")
+    window = mcp.add_argument_group("budget", "the catalog's window, as for catalog")
+    window.add_argument("--context-tokens", type=_count, metavar="N")
+    window.add_argument("--reserve-tokens", type=_count, metavar="N")
+    window.add_argument("--budget-tokens", type=_count, metavar="N")
+    mcp.add_argument("--fit", choices=("prefix", "compact"), default="prefix")
+    _add_tokenizer(mcp)
+    mcp.set_defaults(run=_run_mcp)
     return parser
 
 
