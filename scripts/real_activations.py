@@ -6,10 +6,11 @@ Every folder holding a ``SKILL.md`` (outside ``.git``) is a package; its parent 
 For each root, a run is prepared over the repository mounted as ``/workspace`` (checkout
 policy: a bad entry is skipped, as the command line does) and every skill of it is activated
 with ``by="user"`` (user-only skills too) at the default window, then certified with
-``verify_activation``; a second activation must be the note. Prints, per repository: skills
-activated, skills refused (with the code), cut activations, the largest activation (bytes)
-and the listings that hit the 100-resource cap; and overall the largest activation. Exit 1
-when an activation fails to verify or raises anything but a coded refusal.
+``verify_activation``; a second activation must be the note. Prints, per repository:
+skills activated, skills refused (with the code), the forms (full or cut), the largest
+activation (UTF-8 bytes, or ``--tokenizer``'s tokens, the run then budgeting in them) and
+the listings that hit the 100-resource cap; and overall the largest activation. An
+activation that fails to verify ends the script with its ``DefinitionError``.
 """
 
 from __future__ import annotations
