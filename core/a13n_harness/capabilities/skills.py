@@ -37,7 +37,7 @@ from typing import Any, TypeVar, overload
 from a13n_harness.capabilities.bindings import RunBindings, _selection
 from a13n_harness.capabilities.bound import BoundSkillCatalog
 from a13n_harness.capabilities.manager import SkillManager
-from a13n_harness.context._checks import describe, is_count, is_kind, type_name
+from a13n_harness.context._checks import describe, is_count, is_kind, plain_str, type_name
 from a13n_harness.context.activation import (
     ActivationSource,
     SkillActivation,
@@ -231,7 +231,8 @@ class PreparedSkills:
         stale for every later fence. ``kind`` (``"model"``, ``"tool"`` or ``"files"``) only
         names the boundary.
         """
-        if kind not in BOUNDARY_KINDS:
+        kind = plain_str(kind)  # type: ignore[assignment]  # a Host's subclass: its characters
+        if type(kind) is not str or kind not in BOUNDARY_KINDS:
             raise DefinitionError(
                 "catalog_invalid",
                 f"boundary kind must be one of {', '.join(BOUNDARY_KINDS)}",

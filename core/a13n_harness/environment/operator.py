@@ -47,5 +47,31 @@ def is_batch_reader(files: object) -> TypeGuard[BatchReader]:
 
     ``BatchReader`` is a runtime-checkable protocol, whose check is that every
     member is there and that its method is not ``None``.
+
+    A Host's ``read_concurrency`` property that raises something other than
+    ``AttributeError`` still declares the member: the answer is then about ``read_many``
+    alone, and the pool reports the failing property as the reader's failure.
     """
-    return hasattr(files, "read_concurrency") and getattr(files, "read_many", None) is not None
+    try:
+        declared = hasattr(files, "read_concurrency")
+    except Exception:  # declared, but failing: read_all reports that as the reader's failure
+        declared = True
+    if not declared:
+        return False
+    try:
+        return getattr(files, "read_many", None) is not None
+    except Exception:
+        return False
+
+
+def plain_sequence(value: object) -> list[object] | None:
+    """A Host's ``list`` or ``tuple`` (a subclass read by the base type, so its own
+    ``__iter__``, ``__len__`` and ``__getitem__`` never run) as a plain ``list``; ``None``
+    for anything else. Kinds are asked of the type, never of the object's ``__class__``."""
+    kind = type(value)
+    if issubclass(kind, list):
+        items: list[object] = list.__getitem__(value, slice(None))  # type: ignore[call-overload]
+        return items
+    if issubclass(kind, tuple):
+        return list(tuple.__getitem__(value, slice(None)))  # type: ignore[call-overload]
+    return None
