@@ -363,6 +363,24 @@ def test_the_2026_protocol_hears_of_a_change_through_listen(tmp_path: Path) -> N
     _run(scenario)
 
 
+def test_a_workspace_that_goes_away_is_coded_errors_not_a_crash(tmp_path: Path) -> None:
+    workspace = _workspace(tmp_path / "ws")
+
+    async def scenario() -> None:
+        async with _session(workspace) as session:
+            assert await session.enum() == ["deploy", "review"]
+            workspace.rename(tmp_path / "gone")
+            result = await session.tool("read_skill_resource", name="deploy", path="SKILL.md")
+            assert result.is_error
+            assert _code(result) in ("skill_selection_unknown", "skill_catalog_stale")
+            assert await session.enum() == []
+            (tmp_path / "gone").rename(workspace)  # back: served again
+            read = await session.tool("read_skill_resource", name="deploy", path="SKILL.md")
+            assert not read.is_error, read.content
+
+    _run(scenario)
+
+
 async def _stale_path_never_served(workspace: Path, *, stale: bool) -> None:
     """The checks of the stale-path tests, against the real server or the stale one.
 
