@@ -147,7 +147,7 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
         ),
         "skill_root_unsupported": frozenset({"link_loop"}),
         "skill_root_overflow": frozenset({"workspace_walk", "resources"}),
-        "skill_permission_denied": frozenset({"link_escapes"}),
+        "skill_permission_denied": frozenset({"link_escapes", "outside_skill"}),
         "skill_provider_failed": frozenset(),
         "skill_catalog_overflow": frozenset(),
         "skill_name_conflict": frozenset(),
