@@ -29,12 +29,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from a13n_harness import Environment, RunBindings
-from a13n_harness.capabilities import FileSkillSource, SkillManager, SkillsCapability
+from a13n_harness.capabilities import (
+    BoundSkillCatalog,
+    FileSkillSource,
+    PreparedSkills,
+    SkillManager,
+    SkillsCapability,
+    SkillsPolicy,
+)
 from a13n_harness.context import encoder
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.encoder import decode_value, encode_value
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.facts import EnvironmentFacts, GitStatus, civil_date, render_environment
+from a13n_harness.context.lint import check_document
 from a13n_harness.context.manifest import ContextManifest, decode_manifest, encode_manifest
 from a13n_harness.context.render import RenderedCatalog, render_catalog, verify_rendering
 from a13n_harness.context.tokens import (
@@ -43,7 +51,7 @@ from a13n_harness.context.tokens import (
     render_catalog_counted,
     verify_rendering_counted,
 )
-from a13n_harness.environment import LocalDirectoryProvider
+from a13n_harness.environment import LocalDirectoryProvider, LocalFileOperator
 from a13n_harness.testing.controls import control_settings, property_fails
 from a13n_harness.testing.discovery_strategies import skill_document
 from a13n_harness.testing.hostile import (
@@ -482,3 +490,121 @@ def test_a_lying_root_reaches_the_pointer_line_encoded(tmp_path: Path) -> None:
     assert calls == []
     assert isinstance(text, str), text
     assert "(list /workspace/.agents/skills/ to see all)" in text
+
+
+# ------------------------------------- str subclasses at the newer entry points
+
+
+class _EqualsAll(str):
+    """A ``str`` whose only lie is equality (and membership tests built on it)."""
+
+    def __eq__(self, other: object) -> bool:
+        CALLS.append("__eq__")
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        CALLS.append("__ne__")
+        return False
+
+    def __hash__(self) -> int:
+        CALLS.append("__hash__")
+        return 0
+
+    def __contains__(self, key: object) -> bool:
+        CALLS.append("__contains__")
+        return False
+
+
+@pytest.mark.parametrize("kind", [LyingStr, _EqualsAll])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda s: SkillsPolicy(conflict=s),
+        lambda s: SkillsPolicy(invalid=s),
+        lambda s: SkillsPolicy(mode=s),
+        lambda s: SkillsPolicy.checkout(conflict=s),
+        lambda s: SkillsPolicy.checkout(invalid=s),
+    ],
+    ids=["conflict", "invalid", "mode", "checkout_conflict", "checkout_invalid"],
+)
+def test_a_policy_value_is_judged_by_its_characters(kind: type[str], build: Any) -> None:
+    """``SkillsPolicy(conflict=...)`` and ``SkillsPolicy.checkout(invalid=...)`` accepted
+    ``"bogus"`` through a subclass whose equality lies; a valid value is kept plain."""
+    value, calls = no_host_code(lambda: build(kind("bogus")))
+    assert calls == []
+    assert isinstance(value, DefinitionError), value
+    assert (value.code, value.reason) == ("catalog_invalid", "policy")
+    for good in ("precedence", "error", "skip", "strict", "checkout"):
+        plain, _ = no_host_code(lambda: build(good))  # noqa: B023 - called at once
+        value, calls = no_host_code(lambda: build(kind(good)))  # noqa: B023
+        assert calls == []
+        if isinstance(plain, DefinitionError):
+            assert isinstance(value, DefinitionError)
+            assert value.code == plain.code
+        else:
+            assert value == plain
+            assert all(
+                type(getattr(value, name)) is str for name in ("conflict", "invalid", "mode")
+            )
+
+
+@pytest.mark.parametrize("kind", [LyingStr, _EqualsAll])
+def test_an_operator_root_holding_nul_is_skill_root_invalid(tmp_path: Path, kind: type) -> None:
+    """A root holding NUL whose ``__contains__`` hid it raised ``ValueError`` from
+    ``os.open``; a good root given as a subclass serves its plain path."""
+    bad = kind(f"{tmp_path}\x00x")
+    for build in (
+        lambda: LocalDirectoryProvider(bad),
+        lambda: LocalFileOperator(bad),
+        lambda: LocalDirectoryProvider(tmp_path).retarget(bad),
+    ):
+        value, calls = no_host_code(build)
+        assert calls == []
+        assert isinstance(value, DefinitionError), value
+        assert (value.code, value.reason) == ("skill_root_invalid", "host_root")
+    provider, calls = no_host_code(lambda: LocalDirectoryProvider(kind(str(tmp_path))))
+    assert calls == []
+    assert isinstance(provider, LocalDirectoryProvider)
+    assert type(provider.path) is str
+    assert provider.path == str(tmp_path)
+
+
+@pytest.mark.parametrize("kind", [LyingStr, _EqualsAll])
+def test_check_document_compares_the_folder_by_its_characters(kind: type) -> None:
+    """``check_document(doc, folder)`` lost ``skill_name_mismatch`` when the folder was a
+    subclass whose equality lies."""
+    document = skill_document("alpha", "Use alpha.")
+    plain = check_document(document, "beta")
+    assert "skill_name_mismatch" in {issue.rule for issue in plain.issues}
+    value, calls = no_host_code(lambda: check_document(document, kind("beta")))
+    assert calls == []
+    assert value == plain
+    value, calls = no_host_code(lambda: check_document(document, "alpha", kind("no-such-profile")))
+    assert calls == []
+    assert value == check_document(document, "alpha", "no-such-profile")
+
+
+@pytest.mark.parametrize("kind", [LyingStr, _EqualsAll])
+def test_a_boundary_of_an_unknown_kind_is_never_entered(kind: type) -> None:
+    """``prepared.boundary(...)`` was entered for an unknown kind whose equality lies."""
+    prepared = PreparedSkills(
+        "", (), BoundSkillCatalog((), (), ()), render_catalog(_catalog("d", "f", "r"), 0)
+    )
+    entered = []
+
+    def enter(kind_value: object) -> None:
+        with prepared.boundary(kind_value):  # type: ignore[arg-type]
+            entered.append(kind_value)
+
+    value, calls = no_host_code(lambda: enter(kind("nope")))
+    assert calls == []
+    assert isinstance(value, DefinitionError), value
+    assert (value.code, value.reason) == ("catalog_invalid", "prepared")
+    assert entered == []
+    plain, _ = no_host_code(lambda: enter("tool"))
+    value, calls = no_host_code(lambda: enter(kind("tool")))
+    assert calls == []
+    assert isinstance(plain, DefinitionError)  # no environment to check: the same answer
+    assert isinstance(value, DefinitionError), value
+    assert (value.code, value.reason) == (plain.code, plain.reason)
+    assert entered == []

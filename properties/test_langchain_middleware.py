@@ -25,6 +25,7 @@ from langchain.agents.middleware import AgentMiddleware  # noqa: E402
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage  # noqa: E402
 from langchain_core.outputs import ChatResult  # noqa: E402
+from pydantic import ValidationError  # noqa: E402
 
 from a13n_harness import Environment, RunBindings  # noqa: E402
 from a13n_harness.capabilities import (  # noqa: E402
@@ -32,10 +33,15 @@ from a13n_harness.capabilities import (  # noqa: E402
     SkillManager,
     SkillsCapability,
     SkillsPolicy,
+    verify_activation,
 )
 from a13n_harness.context.errors import DefinitionError  # noqa: E402
 from a13n_harness.environment import LocalDirectoryProvider  # noqa: E402
-from a13n_harness.integrations.langchain import SkillsMiddleware, skill_file_tool  # noqa: E402
+from a13n_harness.integrations.langchain import (  # noqa: E402
+    SkillsMiddleware,
+    skill_activation_tool,
+    skill_file_tool,
+)
 from a13n_harness.testing.discovery_strategies import skill_document  # noqa: E402
 
 SKILL = "/workspace/.agents/skills/alpha/SKILL.md"
@@ -282,4 +288,165 @@ def test_the_middleware_needs_prepared_skills() -> None:
     assert (caught.value.code, caught.value.reason) == ("catalog_invalid", "prepared")
     with pytest.raises(DefinitionError) as caught:
         skill_file_tool(None)  # type: ignore[arg-type]
+    assert (caught.value.code, caught.value.reason) == ("catalog_invalid", "prepared")
+
+
+# --- both kinds of call, both ways of running the agent ------------------------------------------
+
+
+def _route_change_between_async_invocations(run: _Run) -> tuple[str | None, int]:
+    """``ainvoke``: the async model call (``awrap_model_call``) is fenced too."""
+    model = fake_model(AIMessage(content="first"), AIMessage(content="second"))
+    agent = _agent(model, run)
+    asyncio.run(agent.ainvoke({"messages": [("user", "One.")]}))
+    run.provider.retarget(run.provider.path)
+    code = None
+    try:
+        asyncio.run(agent.ainvoke({"messages": [("user", "Two.")]}))
+    except DefinitionError as error:
+        code = error.code
+    return code, len(model.calls)
+
+
+def test_a_route_change_fails_the_next_async_model_call(run: _Run) -> None:
+    assert _route_change_between_async_invocations(run) == ("skill_catalog_stale", 1)
+
+
+def test_negative_control_an_unfenced_async_model_call_is_made(
+    run: _Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def unfenced(self: SkillsMiddleware, request: Any, handler: Any) -> Any:
+        return await handler(self._with_block(request))
+
+    monkeypatch.setattr(SkillsMiddleware, "awrap_model_call", unfenced)
+    assert _route_change_between_async_invocations(run) == (None, 2)
+
+
+def _route_change_before_a_sync_tool(run: _Run) -> tuple[str | None, list[str]]:
+    """``invoke``: the sync tool call (``wrap_tool_call``) never runs once the route moved."""
+    ran: list[str] = []
+
+    def touch(note: str) -> str:
+        """Touch the workspace."""
+        ran.append(note)
+        return "touched"
+
+    turn = AIMessage(
+        content="",
+        tool_calls=[{"name": "touch", "args": {"note": "x"}, "id": "call-1", "type": "tool_call"}],
+    )
+    model = fake_model(turn, AIMessage(content="done"))
+    assert run.prepared is not None
+    agent: Any = create_agent(
+        model,
+        tools=[touch],
+        middleware=[SkillsMiddleware(run.prepared), _RetargetAfterTheModel(run.provider)],
+    )
+    code = None
+    try:
+        agent.invoke({"messages": [("user", "Go.")]})
+    except DefinitionError as error:
+        code = error.code
+    return code, ran
+
+
+def test_a_route_change_before_a_sync_tool_call_stops_the_tool(run: _Run) -> None:
+    assert _route_change_before_a_sync_tool(run) == ("skill_catalog_stale", [])
+
+
+def test_negative_control_an_unfenced_sync_tool_call_runs(
+    run: _Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unfenced(self: SkillsMiddleware, request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    monkeypatch.setattr(SkillsMiddleware, "wrap_tool_call", unfenced)
+    code, ran = _route_change_before_a_sync_tool(run)
+    assert ran == ["x"]  # the tool ran; the next model call is what stops the agent
+    assert code == "skill_catalog_stale"
+
+
+# --- the activate_skill tool ---------------------------------------------------------------------
+
+
+def _activate_turn(name: str, call_id: str = "call-1") -> AIMessage:
+    return AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "activate_skill", "args": {"name": name}, "id": call_id, "type": "tool_call"}
+        ],
+    )
+
+
+@pytest.fixture
+def with_user_only(workspace: Path) -> Path:
+    user_only = (
+        b"---\nname: deploy\ndescription: Deploy.\ndisable-model-invocation: true\n---\nGo.\n"
+    )
+    _write(workspace / ".agents/skills/deploy/SKILL.md", user_only)
+    _write(workspace / ".agents/skills/alpha/scripts/check.py", b"print()\n")
+    return workspace
+
+
+def test_activate_skill_offers_an_enum_of_the_model_s_skills(
+    with_user_only: Path, run: _Run
+) -> None:
+    assert run.prepared is not None
+    middleware = SkillsMiddleware(run.prepared)
+    (tool,) = middleware.tools
+    assert tool.name == "activate_skill"
+    schema = tool.tool_call_schema.model_json_schema()  # type: ignore[union-attr]
+    assert schema["properties"]["name"]["enum"] == ["alpha", "hostile"]  # no deploy, no bomb
+    assert schema["required"] == ["name"]
+    assert SkillsMiddleware(run.prepared, activation=False).tools == []
+    assert [t.name for t in SkillsMiddleware(run.prepared, tools=True).tools] == [
+        "activate_skill",
+        "read_file",
+    ]
+
+
+def test_activate_skill_returns_the_certified_activation(with_user_only: Path, run: _Run) -> None:
+    model = fake_model(
+        _activate_turn("alpha"), _activate_turn("alpha", "call-2"), AIMessage(content="done")
+    )
+    result = _agent(model, run).invoke({"messages": [("user", "Review.")]})
+    first, second = [m for m in result["messages"] if m.type == "tool"]
+    assert run.prepared is not None
+    assert first.content.startswith('<skill_content name="alpha">\n')
+    assert "<file>scripts/check.py</file>" in first.content
+    assert first.artifact.text == first.content
+    verify_activation(run.prepared, "alpha", first.artifact)
+    assert second.artifact.form == "repeat"  # deduplicated per run
+    verify_activation(run.prepared, "alpha", second.artifact)
+
+
+def test_activate_skill_refuses_a_user_only_skill(with_user_only: Path, run: _Run) -> None:
+    assert run.prepared is not None
+    (tool,) = SkillsMiddleware(run.prepared).tools
+    with pytest.raises(ValidationError) as caught:  # the enum refuses it before the call
+        tool.invoke({"name": "deploy"})
+    assert "'alpha' or 'hostile'" in str(caught.value)
+    assert run.prepared.activatable(by="user") == ("alpha", "deploy", "hostile")
+
+
+def test_activate_skill_is_fenced(with_user_only: Path, run: _Run) -> None:
+    assert run.prepared is not None
+    (tool,) = SkillsMiddleware(run.prepared).tools
+    run.provider.retarget(run.provider.path)
+    with pytest.raises(DefinitionError) as caught:
+        asyncio.run(tool.ainvoke({"name": "alpha"}))
+    assert caught.value.code == "skill_catalog_stale"
+
+
+def test_no_activatable_skill_no_tool(workspace: Path) -> None:
+    async def prepare() -> PreparedSkills:
+        async with Environment({"workspace": LocalDirectoryProvider(workspace)}) as environment:
+            bindings = RunBindings.embedded(environment=environment, skill_selection=frozenset())
+            manager = SkillManager.default(policy=SkillsPolicy(invalid="skip"))
+            return await SkillsCapability(manager).prepare(bindings)
+
+    prepared = asyncio.run(prepare())
+    assert SkillsMiddleware(prepared).tools == []
+    with pytest.raises(DefinitionError) as caught:
+        skill_activation_tool(prepared)
     assert (caught.value.code, caught.value.reason) == ("catalog_invalid", "prepared")

@@ -25,6 +25,7 @@ from a13n_harness.cli import main
 from a13n_harness.cli._lint import LINT_ROOTS, Finding, LintResult, format_findings, lint
 from a13n_harness.cli._output import Progress
 from a13n_harness.cli._sarif import sarif_document
+from a13n_harness.context import lint as lint_module
 from a13n_harness.context.frontmatter import is_valid_name
 from a13n_harness.context.lint import (
     BODY_MAX_LINES,
@@ -133,6 +134,44 @@ def test_lint_name_rule_is_the_catalog_name_rule(name: str) -> None:
     if "skill_frontmatter_invalid" in found or "skill_encoding_invalid" in found:
         return  # a control character or lone surrogate JSON escape YAML refuses
     assert ("skill_name_invalid" not in found) == is_valid_name(name)
+
+
+def assert_one_name_finding(name: str, folder: str) -> None:
+    """A name is invalid (the folder named in the message when it differs), or valid and
+    different from its folder, or right: never two findings for one defect."""
+    document = "---\nname: " + json.dumps(name) + "\ndescription: d\n---\n"
+    found = [rule for rule in rules_of(document, folder) if rule.startswith("skill_name_")]
+    if not is_valid_name(name):
+        assert found in (["skill_name_invalid"], []), found  # []: YAML refused the value
+    elif name != folder:
+        assert found == ["skill_name_mismatch"]
+    else:
+        assert found == []
+
+
+@given(
+    st.one_of(skill_names(), st.text(min_size=0, max_size=70)),
+    st.one_of(skill_names(), st.text(min_size=1, max_size=70)),
+)
+def test_a_name_defect_is_one_finding(name: str, folder: str) -> None:
+    """Findings that mean one defect are one finding."""
+    assert_one_name_finding(name, folder)
+
+
+def test_negative_control_a_mismatch_reported_beside_an_invalid_name_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The property above sees a checker that reports the mismatch of an invalid name too."""
+    name_check = lint_module._Checker.name
+
+    def doubled(self: Any, node: Any, folder: str | None) -> None:
+        name_check(self, node, folder)
+        if folder is not None and getattr(node, "value", folder) != folder:
+            self.add("skill_name_mismatch", node.index, "differs")
+
+    monkeypatch.setattr(lint_module._Checker, "name", doubled)
+    with pytest.raises(AssertionError):
+        assert_one_name_finding("PDF", "pdf")
 
 
 def test_name_must_match_its_folder() -> None:
@@ -284,10 +323,7 @@ def test_broken_frontmatter_is_one_error_with_its_reason() -> None:
 
 def test_a_bom_and_crlf_keep_positions() -> None:
     text = "\ufeff---\r\nname: B\r\ndescription: d\r\n---\r\n"
-    assert issues(text.encode(), "b") == [
-        ("skill_name_invalid", 2, 7),
-        ("skill_name_mismatch", 2, 7),
-    ]
+    assert issues(text.encode(), "b") == [("skill_name_invalid", 2, 7)]
 
 
 def test_body_over_500_lines_is_a_warning_at_line_501_of_the_body() -> None:

@@ -297,11 +297,15 @@ def test_profile_flag_end_to_end(tmp_path: Path) -> None:
 
 REPO = Path(__file__).resolve().parent.parent
 _PINNED = re.compile(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}  # v\d+(\.\d+)*")
+# This repository's own action: its checkout (`uses: ./`) or its release tag (docs/ci.md).
+_OWN_ACTION = re.compile(r"\./|a13n-harness/skills@v\d+\.\d+\.\d+")
 # The current major version of each action the workflows and docs/ci.md use (issue 19).
 _MAJORS = {
     "actions/checkout": 7,
     "actions/setup-python": 7,
     "actions/upload-artifact": 7,
+    "actions/download-artifact": 8,
+    "pypa/gh-action-pypi-publish": 1,
     "github/codeql-action/upload-sarif": 4,
     "google/clusterfuzzlite/actions/build_fuzzers": 1,
     "google/clusterfuzzlite/actions/run_fuzzers": 1,
@@ -325,6 +329,8 @@ def _workflows() -> list[tuple[str, str]]:
 def _problems(name: str, text: str) -> list[str]:
     problems = []
     for line in re.findall(r"uses: *(.+)", text):
+        if _OWN_ACTION.fullmatch(line.strip()):
+            continue
         if not _PINNED.fullmatch(line.strip()):
             problems.append(f"{name}: not pinned by commit with its version: {line}")
             continue
@@ -352,7 +358,7 @@ def _problems(name: str, text: str) -> list[str]:
 
 def test_workflows_pin_current_actions_with_least_permissions_and_timeouts() -> None:
     workflows = _workflows()
-    assert len(workflows) >= 5  # four workflows and the docs' example
+    assert len(workflows) >= 6  # five workflows and the docs' example
     assert [p for name, text in workflows for p in _problems(name, text)] == []
 
 
@@ -362,10 +368,14 @@ def test_workflow_checks_negative_control() -> None:
         "      - uses: actions/checkout@v4\n"
         "      - uses: github/codeql-action/upload-sarif@v3\n"
         "      - uses: google/clusterfuzzlite/actions/run_fuzzers@v1\n"
+        "      - uses: ./\n"
+        "      - uses: a13n-harness/skills@main\n"
         "        with:\n          output-sarif: true\n"
     )
     problems = _problems("bad", bad)
-    assert len(problems) == 7, problems  # 3 unpinned, permissions, timeout, fork, upload rights
+    # 4 unpinned (this repository's action too, at a branch), permissions, timeout, fork,
+    # upload rights; `uses: ./` is this checkout's action.
+    assert len(problems) == 8, problems
 
 
 def test_the_install_and_pre_commit_snippets_name_the_same_tag() -> None:

@@ -794,9 +794,9 @@ def test_the_name_and_description_findings_word_for_word() -> None:
             2,
             7,
             "name '-A--b' may only hold lowercase a-z, digits 0-9 and hyphens; must not start "
-            "or end with a hyphen; must not contain consecutive hyphens",
+            "or end with a hyphen; must not contain consecutive hyphens; differs from its "
+            "folder 'a'",
         ),
-        ("skill_name_mismatch", 2, 7, "name '-A--b' differs from its folder 'a'"),
         (
             "skill_description_invalid",
             3,
@@ -874,7 +874,7 @@ def test_structural_refusals_and_surrogate_escapes_are_placed_where_the_parser_s
 
 
 def test_a_document_past_the_byte_limit_is_one_finding_and_not_read() -> None:
-    too_large = HEAD.encode() + b" " * (DOCUMENT_MAX_BYTES - len(HEAD) - 9) + b"[a](b.md)\n"
+    too_large = HEAD.encode() + b" " * (DOCUMENT_MAX_BYTES - len(HEAD) - 10) + b"\n[a](b.md)\n"
     assert len(too_large) == DOCUMENT_MAX_BYTES + 1
     check = check_document(too_large, "a")
     assert [(i.rule, i.line, i.column, i.message) for i in check.issues] == [
@@ -931,3 +931,130 @@ def test_the_reference_limit_finding_word_for_word() -> None:
         f"the body names more than {REFERENCES_MAX} file references (or holds more than 4000 "
         "inline-code spans with a slash); those up to here are checked, the rest are not"
     ]
+
+
+# ----------------------------------------------------- one defect, one finding
+
+
+@pytest.mark.parametrize(
+    ("name", "folder"),
+    [
+        ("Agent Development", "agent-development"),
+        ("PDF", "pdf"),
+        ("-pdf", "pdf"),
+        ("pdf--forms", "pdf-forms"),
+        ("a" * 65, "a" * 64),
+        ("café", "cafe"),
+        ("Agent Development", "Agent Development"),
+    ],
+)
+def test_an_invalid_name_is_one_finding_whatever_its_folder(name: str, folder: str) -> None:
+    """A name that breaks the naming rule cannot equal a valid folder name either: the one
+    defect is reported once, as ``skill_name_invalid``, and its message names the folder
+    when they differ."""
+    document = f"---\nname: {name}\ndescription: d\n---\n".encode()
+    check = check_document(document, folder)
+    assert [(i.rule, i.line, i.column) for i in check.issues] == [("skill_name_invalid", 2, 7)]
+    if name != folder:
+        assert check.issues[0].message.endswith(f"; differs from its folder {folder!r}")
+
+
+def test_a_valid_name_that_differs_from_its_folder_is_a_mismatch_alone() -> None:
+    check = check_document(b"---\nname: pdf\ndescription: d\n---\n", "PDF Tools")
+    assert [(i.rule, i.message) for i in check.issues] == [
+        ("skill_name_mismatch", "name 'pdf' differs from its folder 'PDF Tools'")
+    ]
+
+
+# ------------------------------------------------------- indented code blocks
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Text.\n\n    See [the guide](guide.md).\n",  # four spaces after a blank line
+        "    See [the guide](guide.md).\n",  # at the start of the body
+        "Text.\n\n\tSee [the guide](guide.md).\n",  # a tab is four columns
+        "Text.\n\n  \tSee [the guide](guide.md).\n",  # two spaces and a tab: four columns
+        "# Heading\n    See [the guide](guide.md).\n",  # a heading is no paragraph
+        "    code\n\n    See [the guide](guide.md).\n",  # a block goes on past blank lines
+        "- item\n\n      See [the guide](guide.md).\n",  # four past the item's content
+        "1. item\n\n       See [the guide](guide.md).\n",
+        "-     See [the guide](guide.md).\n",  # an item that starts with code
+        "Text.\n\n    [guide]: guide.md\n",  # a definition
+        "Text.\n\n    Run `scripts/run.py`.\n",  # a path in inline code
+        "```\nx\n```\n    See [the guide](guide.md).\n",  # a fenced block is no paragraph
+    ],
+)
+def test_links_in_indented_code_are_not_references(body: str) -> None:
+    """CommonMark's indented code block (four columns past the container, not continuing a
+    paragraph) is code, like a fenced block: what it holds is not a reference."""
+    assert refs(body) == []
+    assert check_document((HEAD + body).encode(), "a").references == ()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Text\n    See [the guide](guide.md).\n",  # continues the paragraph (no blank line)
+        "- item\n\n    See [the guide](guide.md).\n",  # the item's second paragraph
+        "1. item\n\n    See [the guide](guide.md).\n",
+        "- a\n  - b\n\n      See [the guide](guide.md).\n",  # the nested item's paragraph
+        "   See [the guide](guide.md).\n",  # three spaces are not enough
+        "- item\n    - See [the guide](guide.md).\n",  # a nested item
+        "* Step:\n\n      ```\n      x\n      ```\n\n    See [the guide](guide.md).\n",
+    ],
+)
+def test_indented_lines_that_are_not_code_keep_their_references(body: str) -> None:
+    assert [r[0] for r in refs(body)] == ["guide.md"]
+
+
+def test_a_fence_or_a_comment_inside_indented_code_opens_nothing() -> None:
+    """``    ```\u0060`` in an indented code block is code, not a fence that would swallow the
+    rest of the body; ``    <!--`` is code, not a comment."""
+    assert [r[0] for r in refs("Text.\n\n    ```\n\nSee [b](b.md).\n")] == ["b.md"]
+    assert [r[0] for r in refs("Text.\n\n    ~~~\n\nSee [b](b.md).\n")] == ["b.md"]
+    body = "Text.\n\n    <!-- shown as code -->\n"
+    assert "skill_html_comment" not in [i[0] for i in found(HEAD + body)]
+
+
+# ------------------------------------------------------ file URLs and local paths
+
+
+@pytest.mark.parametrize(
+    "destination",
+    [
+        "file:///Users/me/notes.md",
+        "file://localhost/etc/passwd",
+        "FILE:///etc/passwd",
+        "file:/etc/passwd",
+        "file:notes.md",
+        "<file:///Users/me/my notes.md>",
+        "file:///C:/Users/me/notes.md",
+        "file://server/share/notes.md",
+        "file:%2Fetc%2Fpasswd",
+    ],
+)
+def test_a_file_url_is_an_absolute_reference(destination: str) -> None:
+    """A ``file:`` URL names a file on the reader's machine: an absolute path, which the
+    CLI reports as ``skill_reference_escapes``, never a URL to skip."""
+    for body in (f"See [notes]({destination}).\n", f"[notes]: {destination}\n"):
+        found_refs = find_references(body)
+        assert len(found_refs) == 1, body
+        assert found_refs[0].absolute, found_refs[0]
+        assert found_refs[0].climb == 0
+
+
+@pytest.mark.parametrize(
+    "destination", ["/etc/passwd", "~/.ssh/id_rsa", "C:/Users/me/x.md", "C:\\x.md", "\\\\srv\\x"]
+)
+def test_absolute_local_paths_are_absolute_references(destination: str) -> None:
+    (found_ref,) = find_references(f"See [x]({destination}).\n")
+    assert found_ref.absolute
+
+
+@pytest.mark.parametrize(
+    "destination", ["https://example.com/a.md", "mailto:a@b.c", "//cdn.example/x.js", "#part"]
+)
+def test_urls_of_other_schemes_stay_skipped(destination: str) -> None:
+    assert find_references(f"See [x]({destination}).\n") == ()

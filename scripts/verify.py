@@ -120,18 +120,33 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--jobs must be at least 1")
     root: Path = args.root.resolve()
     build = root / "build"
-    logs = build / "logs"
+    # An --only run keeps the last whole run's report, JUnit file and logs: its own go beside.
+    reports = build / "only" if args.only else build
+    plan = Plan(
+        root,
+        build,
+        args.full,
+        args.fuzz_seconds,
+        args.changed_since,
+        args.target,
+        args.jobs,
+        reports,
+    )
+    logs = plan.logs
     logs.mkdir(parents=True, exist_ok=True)
-    report_path: Path = args.report or build / "verify-report.json"
+    report_path: Path = args.report or reports / "verify-report.json"
     started = time.monotonic()
-    plan = Plan(root, build, args.full, args.fuzz_seconds, args.changed_since, args.target)
     steps = build_steps(plan)
     if args.only:
         chosen = [step for step in steps if any(part in step.name for part in args.only)]
         if any(not step.source_tree for step in chosen):  # they need the wheel environment
             chosen = [s for s in steps if s.stage == PREPARE and s not in chosen] + chosen
         steps = chosen
-    for stale in (build / "mutants.json", build / "mutmut.json", build / "mutmut-changed.json"):
+    for stale in (
+        reports / "mutants.json",
+        reports / "mutmut.json",
+        reports / "mutmut-changed.json",
+    ):
         stale.unlink(missing_ok=True)
     results = run_steps(steps, root, logs, args.jobs, args.keep_going)
     if not results:
@@ -147,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     skipped = sum(result.status == "not run" for result in results)
     failed = len(results) - passed - skipped
     report = {
-        "mode": "full" if args.full else "quick",
+        "mode": ("full" if args.full else "quick") + (" --only" if args.only else ""),
+        "only": args.only,
         "target": args.target,
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         "seconds": seconds,
@@ -167,12 +183,12 @@ def main(argv: list[str] | None = None) -> int:
             }
             for r in results
         ],
-        "mutants": read_json(build / "mutants.json"),
+        "mutants": read_json(reports / "mutants.json"),
         "fuzz": {"targets": len(fuzz), "per_target": fuzz},
         "corpus": {"files": corpus_files(root)},
         "crosshair": {"conditions": crosshair},
-        "mutmut": read_json(build / "mutmut.json"),
-        "mutmut_changed": read_json(build / "mutmut-changed.json"),
+        "mutmut": read_json(reports / "mutmut.json"),
+        "mutmut_changed": read_json(reports / "mutmut-changed.json"),
         "passed": passed,
         "failed": failed,
         "not_run": skipped,
@@ -190,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     with (build / "verify-history.jsonl").open("a", encoding="utf-8") as trend:
         trend.write(json.dumps(history) + "\n")
-    write_gate_junit(results, build / "junit.xml", seconds)
+    junit = reports / "junit.xml"
+    write_gate_junit(results, junit, seconds)
     print(
         table(
             ("step", "status", "seconds", "cpu s", "count", "note"),
@@ -206,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
             print(failure_report(result))
     if skipped:
         print(f"{skipped} steps not run: an earlier step failed (--keep-going runs every step)")
-    print(f"report: {relative(str(report_path), root)}  junit: build/junit.xml  total {seconds}s")
+    shown = [relative(str(path), root) for path in (report_path, junit)]
+    print(f"report: {shown[0]}  junit: {shown[1]}  total {seconds}s")
     print(f"{passed} passed, {failed} failed" + (f", {skipped} not run" if skipped else ""))
     return 1 if failed or skipped else 0
 

@@ -2,8 +2,9 @@
 
 Each ``mutants/NNN_<slug>.toml`` names a source file, a ``find`` snippet that
 must occur exactly once, its defective ``replace``, the pytest ``selection``
-expected to kill it, the defect ``class``, a one-line ``why`` and a
-``deadline`` in seconds (docs/harness-conventions.md).
+expected to kill it (the tests that can see the defect: only they run), the
+defect ``class``, a one-line ``why`` and the ``cpu_seconds`` its run may use
+(``deadline`` in older files, read the same way; docs/harness-conventions.md).
 
 1. An anchor that does not occur exactly once in the tree is "rotten".
 2. Each mutant runs in a scratch copy of the tree (``core/``, ``properties/``,
@@ -14,8 +15,10 @@ expected to kill it, the defect ``class``, a one-line ``why`` and a
    a parent that has pytest and Hypothesis imported (``_gate.warm``),
    ``--workers`` at a time. Only exit code 1 (tests failed) is a kill; 0 is a
    survivor; 5 (nothing collected) is an empty selection; 2-4 (interrupted,
-   internal, usage or collection error) and a passed deadline are errors,
-   never kills.
+   internal, usage or collection error) and a run stopped by the runner are
+   errors, never kills. A run is stopped when its process tree has used its
+   CPU seconds, or made no progress (under one CPU second) for
+   ``--stall-seconds`` of wall time: never for the machine's load.
 3. Every kill is confirmed on the clean tree: the tests that failed on the
    mutants (JUnit) run once more, unpatched, and must pass; a kill by a test
    that fails on the clean tree too is reported as an empty selection.
@@ -46,13 +49,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("-k", dest="pattern", default="", help="mutant id regex")
     parser.add_argument("--logs", type=Path, help="keep the pytest log of each defect not killed")
+    parser.add_argument(
+        "--stall-seconds",
+        type=float,
+        default=defects.STALL_SECONDS,
+        help="stop a run whose tests use no CPU for this long (default %(default)s)",
+    )
     args = parser.parse_args(argv)
     root: Path = args.root.resolve()
     started = time.monotonic()
     mutants, broken = defects.load(args.mutants or root / "mutants", args.pattern)
     phases: dict[str, float] = {}
     outcomes = sorted(
-        broken + defects.verify(root, mutants, args.workers, phases, args.logs),
+        broken
+        + defects.verify(root, mutants, args.workers, phases, args.logs, stall=args.stall_seconds),
         key=lambda outcome: outcome.ident,
     )
     totals = defects.summary(outcomes, phases, round(time.monotonic() - started, 1))

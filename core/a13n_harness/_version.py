@@ -9,4 +9,4 @@ costs several times a bare interpreter start (it pulls in ``email``, ``zipfile``
 and ``pathlib``), which the start-up bound of ``scripts/bench.py`` does not allow.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

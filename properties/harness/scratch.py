@@ -13,12 +13,46 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "scripts"
+if str(SCRIPTS) not in sys.path:
+    sys.path.append(str(SCRIPTS))  # the gate's package, _gate
+
+from _gate import process  # noqa: E402 - found through the path set just above
+
+# The CPU seconds a harness script run by a test may use (its whole process tree): the
+# largest, a gate over a scratch tree, takes about 20. Never wall time: a busy machine
+# slows these runs down, and a test must not fail for it.
+SCRIPT_CPU = 300
+
+
+def bounded(
+    command: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    cpu_seconds: float = SCRIPT_CPU,
+) -> subprocess.CompletedProcess[str]:
+    """``command`` run to its end under a CPU budget (``_gate.process``), its output and its
+    error stream kept apart; a run the budget or the progress backstop stopped fails the
+    calling test with what it printed."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errors:
+        finished = process.run(
+            command, limits=process.Limits(cpu_seconds), cwd=cwd, env=env, stderr=errors
+        )
+        errors.seek(0)
+        stderr = errors.read()
+    assert not finished.stopped, f"{command} stopped ({finished.stopped}):\n{finished.output}"
+    assert not finished.error, finished.error
+    return subprocess.CompletedProcess(list(command), finished.exit_code, finished.output, stderr)
+
+
 # The seed of the minimal tree's one healthy target.
 SEED = b"---\nname: a\ndescription: d\n---\n"
 # What fuzz_frontmatter.py needs beside it: plumbing, seed reader, docs, options, dictionary.
@@ -39,9 +73,10 @@ class Scratch:
     root: Path
 
     def run(
-        self, *command: str, env: dict[str, str] | None = None, timeout: float = 120
+        self, *command: str, env: dict[str, str] | None = None, cpu_seconds: float = SCRIPT_CPU
     ) -> subprocess.CompletedProcess[str]:
-        """``python *command`` in the tree, its ``core/`` first on the path."""
+        """``python *command`` in the tree, its ``core/`` first on the path, under a CPU
+        budget (``bounded``)."""
         environment = dict(os.environ)
         environment.pop("PYTEST_ADDOPTS", None)  # the outer run's options are not the tree's
         environment.pop("CI", None)  # a gate over the tree tests its core/, not a wheel
@@ -49,14 +84,8 @@ class Scratch:
         environment["A13N_HARNESS_ROOT"] = str(self.root)
         environment["HYPOTHESIS_PROFILE"] = "ci"
         environment.update(env or {})
-        return subprocess.run(
-            [sys.executable, *command],
-            cwd=self.root,
-            env=environment,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
+        return bounded(
+            [sys.executable, *command], cwd=self.root, env=environment, cpu_seconds=cpu_seconds
         )
 
     def pytest(self, *arguments: str) -> subprocess.CompletedProcess[str]:
@@ -76,11 +105,11 @@ class Scratch:
         return self.run(str(SCRIPTS / "verify.py"), "--root", str(self.root), *arguments, env=env)
 
     def verify_mutants(
-        self, *arguments: str, env: dict[str, str] | None = None, timeout: float = 120
+        self, *arguments: str, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
         """``scripts/verify_mutants.py`` (the repository's) over the tree."""
         script = str(SCRIPTS / "verify_mutants.py")
-        return self.run(script, "--root", str(self.root), *arguments, env=env, timeout=timeout)
+        return self.run(script, "--root", str(self.root), *arguments, env=env)
 
     def mutant(
         self,
@@ -88,7 +117,7 @@ class Scratch:
         replace: str,
         selection: list[str],
         *,
-        deadline: int = 60,
+        cpu_seconds: int = 60,
         name: str = "900_control",
     ) -> None:
         """A mutant file of the encoder in the tree's ``mutants/``."""
@@ -99,7 +128,7 @@ class Scratch:
             f"replace = {json.dumps(replace)}\n"
             f"selection = {json.dumps(selection)}\n"
             'class = "control"\nwhy = "negative control"\n'
-            f"deadline = {deadline}\n",
+            f"cpu_seconds = {cpu_seconds}\n",
             encoding="utf-8",
         )
 

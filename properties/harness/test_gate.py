@@ -1,7 +1,9 @@
 """The gate package's own pieces (scripts/_gate): each test can fail.
 
-- The runner's deadline ends the whole process group, not just the process it started: a
-  runner that killed only its child would leave the grandchild asleep and fail the test.
+- The runner's limits are CPU time of the whole process tree and a backstop for a tree that
+  makes no progress: a run slowed down by the machine is never stopped, a run that spends its
+  CPU budget or sleeps with no progress is, and the stop ends the whole process group (a
+  runner that killed only its child would leave the grandchild asleep and fail the test).
 - The JUnit reader counts what a real pytest run wrote and names each failed test by its
   node id (the confirmation of kills in the defect verifier reruns exactly those ids).
 - The defect verifier confirms each kill on the clean tree: a "kill" by a test that fails
@@ -11,14 +13,13 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from harness.scratch import REPO, Scratch
+from harness.scratch import REPO, Scratch, bounded
 
 if str(REPO / "scripts") not in sys.path:
     sys.path.append(str(REPO / "scripts"))  # the gate's package, _gate
@@ -43,26 +44,110 @@ def _alive(pid: int) -> bool:
     return "\nState:\tZ" not in status  # a zombie has ended, only its parent has not looked
 
 
-def test_runner_deadline_kills_the_whole_process_group(tmp_path: Path) -> None:
+def _ended(pid: int) -> bool:
+    for _ in range(300):  # the kill is sent; give the kernel (a busy one too) time to end it
+        if not _alive(pid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_runner_stops_a_tree_that_makes_no_progress_and_its_whole_process_group(
+    tmp_path: Path,
+) -> None:
     pid_file = tmp_path / "grandchild.pid"
-    finished = process.run([sys.executable, "-c", SLEEPER, str(pid_file)], deadline=2, cwd=tmp_path)
-    assert finished.timed_out  # ended by the deadline, not by the sleepers' 60 s
+    finished = process.run(
+        [sys.executable, "-c", SLEEPER, str(pid_file)],
+        limits=process.Limits(cpu_seconds=60, stall_seconds=3),
+        cwd=tmp_path,
+    )
+    assert finished.stopped == "stall"  # ended by the backstop, not by the sleepers' 60 s
+    assert finished.timed_out
     assert not finished.passed
     assert "started" in finished.output
-    grandchild = int(pid_file.read_text(encoding="utf-8"))
-    for _ in range(300):  # the kill is sent; give the kernel (a busy one too) time to end it
-        if not _alive(grandchild):
-            break
-        time.sleep(0.1)
-    assert not _alive(grandchild), "the grandchild outlived the deadline"
+    assert _ended(int(pid_file.read_text(encoding="utf-8"))), "the grandchild outlived the stop"
+
+
+SPINNER = """
+import subprocess, sys
+child = subprocess.Popen(
+    [sys.executable, "-c", "while True: pass"], start_new_session=True
+)
+open(sys.argv[1], "w").write(str(child.pid))
+child.wait()
+"""
+
+
+def test_runner_counts_the_cpu_of_a_grandchild_in_a_session_of_its_own(tmp_path: Path) -> None:
+    """The budget is the whole tree's: a grandchild that left the process group (a test's
+    subprocess started in a session of its own) is counted and ended."""
+    pid_file = tmp_path / "spinner.pid"
+    # Output to a file: a spinner left running would hold a pipe open, and the run with it.
+    with (tmp_path / "spinner.log").open("w", encoding="utf-8") as log:
+        finished = process.run(
+            [sys.executable, "-c", SPINNER, str(pid_file)],
+            limits=process.Limits(cpu_seconds=2, stall_seconds=20),
+            cwd=tmp_path,
+            log=log,
+        )
+    spinner = int(pid_file.read_text(encoding="utf-8"))
+    outlived = not _ended(spinner)
+    if outlived:  # its own session: the stop reaches it through the tree, or not at all
+        os.kill(spinner, 9)
+    assert finished.stopped == "cpu"  # a runner blind to the spinner sees a stall instead
+    assert not outlived, "a grandchild in a session of its own outlived the stop"
+
+
+def test_runner_lets_a_slow_run_within_its_cpu_budget_finish(tmp_path: Path) -> None:
+    """A run that waits (a busy machine, a child it bounds) longer than its CPU budget in wall
+    seconds, while it keeps progressing, finishes: wall time is no limit."""
+    slow = "import time\nfor _ in range(4):\n    time.sleep(1)\nprint('done')"
+    finished = process.run(
+        [sys.executable, "-c", slow], limits=process.Limits(cpu_seconds=1, stall_seconds=30)
+    )
+    assert (finished.stopped, finished.exit_code, finished.output) == ("", 0, "done\n")
+    assert finished.seconds > finished.cpu_seconds + 3
+
+
+def test_the_budget_never_stops_a_step_slowed_by_load_and_stops_a_spent_or_stalled_one() -> None:
+    """``Watch`` on a recorded run: at load 20 on two cores a step gets a tenth of a core, so
+    its 60 CPU seconds take ten minutes of wall time, in 1-second samples. A wall deadline of
+    300 s (the limit that failed a healthy CrossHair step) would stop it; the budget does not.
+    Negative controls: the same step over its budget, and one that stopped progressing."""
+    limits = process.Limits(cpu_seconds=90, stall_seconds=300)
+    loaded = process.Watch(limits)
+    start = loaded.started
+    verdicts = {loaded.sample(second * 0.1, start + second) for second in range(1, 601)}
+    assert verdicts == {""}
+    assert loaded.cpu == pytest.approx(60.0)  # in 600 s of wall time, twice such a deadline
+    spent = process.Watch(limits)
+    assert [spent.sample(cpu, spent.started + cpu) for cpu in (50, 90, 91)] == ["", "", "cpu"]
+    stalled = process.Watch(limits)
+    assert stalled.sample(5.0, stalled.started + 10) == ""
+    assert stalled.sample(5.5, stalled.started + 200) == ""
+    assert stalled.sample(5.9, stalled.started + 311) == "stall"  # < 1 CPU s in 301 s
+
+
+def test_crosshair_budgets_each_condition_in_cpu_seconds() -> None:
+    """The CrossHair step's per-condition budget is CPU time: CrossHair measures
+    --per_condition_timeout with time.process_time, and the step's own budget is CPU too."""
+    import crosshair.core  # noqa: PLC0415 - an optional tool, read only here
+
+    from _gate.steps import CONDITION_CPU, Plan, build_steps  # noqa: PLC0415
+
+    assert vars(crosshair.core)["process_time"] is time.process_time
+    (step,) = [s for s in build_steps(Plan(REPO, REPO / "build")) if s.name == "crosshair"]
+    assert f"--per_condition_timeout={CONDITION_CPU}" in step.command
+    assert step.cpu_seconds >= 3 * CONDITION_CPU
 
 
 def test_runner_reports_exit_code_output_and_a_missing_program(tmp_path: Path) -> None:
     finished = process.run(
-        [sys.executable, "-c", "import sys; print('out'); sys.exit(3)"], deadline=60
+        [sys.executable, "-c", "import sys; print('out'); sys.exit(3)"],
+        limits=process.Limits(60),
     )
     assert (finished.exit_code, finished.timed_out, finished.output) == (3, False, "out\n")
-    missing = process.run([str(tmp_path / "no-such-program")], deadline=60)
+    missing = process.run([str(tmp_path / "no-such-program")], limits=process.Limits(60))
     assert missing.exit_code == process.NOT_STARTED
     assert missing.error
 
@@ -124,21 +209,27 @@ def test_exit_codes_are_named_as_pytest_names_them() -> None:
     assert exit_meaning(-9) == "killed by signal 9"
 
 
-def test_the_property_parts_hold_every_test_module_once() -> None:
-    """The gate's property steps run every test module under ``properties/`` (the
-    harness's own, in ``properties/harness/``, too) exactly once; the corpus replay is its
-    own step."""
-    from _gate.steps import property_parts  # noqa: PLC0415 - scripts/ is on the path above
+def test_the_properties_run_once_spread_by_xdist_and_the_corpus_replay_apart() -> None:
+    """One properties step runs the whole ``properties/`` folder (the harness's own tests in
+    ``properties/harness/`` too) but the corpus replay, which is its own step, with
+    pytest-xdist's work stealing on as many workers as the cores it is given."""
+    from _gate.steps import Plan, build_steps  # noqa: PLC0415 - scripts/ is on the path above
 
-    parts = property_parts(REPO)
-    listed = [module for part in parts for module in part]
-    expected = {
-        path.relative_to(REPO).as_posix()
-        for path in (REPO / "properties").rglob("test_*.py")
-        if path.name != "test_corpus.py"
-    }
-    assert sorted(listed) == sorted(expected)
-    assert "properties/harness/test_mutmut_rules.py" in listed
+    steps = build_steps(Plan(REPO, REPO / "build", jobs=2))
+    (properties,) = [s for s in steps if s.name.startswith("properties")]
+    command = properties.command
+    assert command[command.index("-n") + 1] == str(min(2, os.cpu_count() or 1))
+    assert command[command.index("--dist") + 1] == "worksteal"
+    assert "properties" in command
+    assert [part for part in command if part.startswith("--ignore")] == [
+        "--ignore=properties/test_corpus.py"
+    ]
+    assert properties.cores == min(2, os.cpu_count() or 1)
+    (replay,) = [s for s in steps if s.name == "corpus replay"]
+    assert "properties/test_corpus.py" in replay.command
+    one = build_steps(Plan(REPO, REPO / "build", jobs=1))
+    (alone,) = [s for s in one if s.name.startswith("properties")]
+    assert "-n" not in alone.command  # one worker: plain pytest, no xdist start-up
 
 
 HANGING_TEST = '''"""Hangs, with a subprocess of its own, whatever the code does."""
@@ -157,33 +248,32 @@ def test_hangs() -> None:
 '''
 
 
-def test_verifier_deadline_ends_a_hanging_run_and_its_subprocesses(
-    bare: Scratch, tmp_path: Path
-) -> None:
-    """A defect whose tests hang is a timeout (never a kill), found at its deadline, and the
-    forked run's own subprocesses end with it."""
+def test_verifier_stops_a_hanging_run_and_its_subprocesses(bare: Scratch, tmp_path: Path) -> None:
+    """A defect whose tests hang is a timeout (never a kill), found when its run makes no
+    progress, and the forked run's own subprocesses end with it."""
     (bare.root / "properties" / "test_hang.py").write_text(HANGING_TEST, encoding="utf-8")
     bare.mutant(
         "def is_escaped(",
         "# control\ndef is_escaped(",
         ["properties/test_hang.py", "-k", "hangs"],
-        # Long enough for the forked run to reach the test body on a busy machine (it writes
-        # the pid file there): 3 s ended a run at load 4-5 before it had, 10 s one at load 12.
-        deadline=30,
+        cpu_seconds=30,
         name="900_hang",
     )
     pid_file = tmp_path / "hang.pid"
-    # Without the deadline the run sleeps 120 s and the 100 s timeout fails the test.
-    result = bare.verify_mutants(env={"HANG_PID_FILE": str(pid_file)}, timeout=100)
+    # Without the backstop the run sleeps 120 s; with it, 5 s without a CPU second stop it.
+    started = time.monotonic()
+    result = bare.verify_mutants("--stall-seconds", "5", env={"HANG_PID_FILE": str(pid_file)})
+    assert time.monotonic() - started < 110, result.stdout
     assert result.returncode == 1, result.stdout
     assert "timeout" in result.stdout
+    assert "no progress" in result.stdout
     assert "0 killed" in result.stdout
     child = int(pid_file.read_text(encoding="utf-8"))
     for _ in range(300):
         if not _alive(child):
             break
         time.sleep(0.1)
-    assert not _alive(child), "the hanging test's subprocess outlived the deadline"
+    assert not _alive(child), "the hanging test's subprocess outlived the stop"
 
 
 PREFIX_TEST = '''"""Passes when this run compiles into the prefix set after start-up."""
@@ -215,9 +305,7 @@ def test_forked_runs_keep_their_bytecode_in_the_verifiers_prefix(bare: Scratch) 
     tree's ``__pycache__``, which the next run deletes."""
     (bare.root / "properties" / "test_prefix.py").write_text(PREFIX_TEST, encoding="utf-8")
     prefix = bare.root.parent / "pycache"
-    result = bare.run(
-        "-c", PREFIX_RUN, str(REPO / "scripts"), str(bare.root), str(prefix), timeout=120
-    )
+    result = bare.run("-c", PREFIX_RUN, str(REPO / "scripts"), str(bare.root), str(prefix))
     log = (bare.root / "run.log").read_text(encoding="utf-8")
     assert result.stdout.strip() == "0", result.stdout + result.stderr + log
     assert list(prefix.rglob("test_prefix*.pyc")), "nothing compiled into the prefix"
@@ -248,13 +336,9 @@ def test_the_mutation_gate_checks_mutmuts_version_before_anything(tmp_path: Path
     info = tmp_path / "mutmut-9.0.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mutmut\nVersion: 9.0.0\n")
-    result = subprocess.run(
+    result = bounded(
         [sys.executable, str(REPO / "scripts" / "mutmut.py"), "--help"],
         env={**os.environ, "PYTHONPATH": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
     )
     assert result.returncode == 1, result.stdout
     assert "mutmut 9.0.0 is not the tested 3.8.x" in result.stderr

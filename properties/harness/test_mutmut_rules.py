@@ -33,6 +33,7 @@ from _gate.mutmut_run import (  # noqa: E402
     rechecked_multiplier,
 )
 from _gate.mutmut_select import changed_functions  # noqa: E402
+from harness.scratch import bounded  # noqa: E402
 
 
 def _mutated_module(scratch: Path, *functions: tuple[str, str]) -> None:
@@ -335,14 +336,7 @@ def _budgeted(folder: Path, test: str) -> tuple[int, float]:
         _BUDGETED.format(scripts=str(REPO / "scripts")), encoding="utf-8"
     )
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    finished = subprocess.run(
-        [sys.executable, "test_budgeted.py", test],
-        cwd=folder,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        timeout=120,
-        check=False,
-    )
+    finished = bounded([sys.executable, "test_budgeted.py", test], cwd=folder, cpu_seconds=120)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     return finished.returncode, cpu
@@ -356,7 +350,7 @@ def test_a_test_past_its_cpu_budget_ends_the_worker_as_a_timeout(tmp_path: Path)
     assert cpu_budget(None, 2.0) is None  # a test the stats did not time has no budget
     status, cpu = _budgeted(tmp_path, "test_endless")
     assert status == TEST_OVER_BUDGET == 36  # mutmut's "timeout": a kill, rechecked
-    assert cpu < 30  # stopped by the budget, not by the subprocess timeout
+    assert cpu < 30  # stopped by the test's budget, not by the run's own 120 CPU s
     # Negative control: a test inside its budget passes, and the worker exits 0.
     assert _budgeted(tmp_path, "test_quick")[0] == 0
 

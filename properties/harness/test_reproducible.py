@@ -8,7 +8,6 @@ the same tools.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -16,7 +15,7 @@ from pathlib import Path
 import yaml
 from packaging.requirements import Requirement
 
-from harness.scratch import REPO
+from harness.scratch import REPO, bounded
 
 if str(REPO / "scripts") not in sys.path:
     sys.path.append(str(REPO / "scripts"))
@@ -70,13 +69,7 @@ def test_the_contributor_hooks_run_ruff_and_mypy_of_the_pinned_environment() -> 
     """``.pre-commit-config.yaml`` is valid for pre-commit and runs ruff (check and format)
     and mypy through the active interpreter, the versions the gate runs."""
     path = REPO / ".pre-commit-config.yaml"
-    result = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "validate-config", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = bounded([sys.executable, "-m", "pre_commit", "validate-config", str(path)])
     assert result.returncode == 0, result.stdout + result.stderr
     config = yaml.safe_load(path.read_text(encoding="utf-8"))
     hooks = {hook["id"]: hook for repo in config["repos"] for hook in repo["hooks"]}

@@ -2,10 +2,14 @@
 
 Each ``mutants/NNN_<slug>.toml`` names a source file, a ``find`` snippet that must occur
 exactly once, its defective ``replace``, the pytest ``selection`` expected to kill it, the
-defect ``class``, a one-line ``why`` and a ``deadline`` in seconds
-(docs/harness-conventions.md). ``load`` reads them, ``verify`` runs them (each in a scratch
-copy of the tree, forked from a warm parent by ``_gate.warm``) and confirms every kill on
-the clean tree, ``summary`` and ``report`` say what happened.
+defect ``class``, a one-line ``why`` and the ``cpu_seconds`` its run may use (older files
+spell it ``deadline``: read the same way, as CPU seconds, docs/harness-conventions.md).
+``load`` reads them, ``verify`` runs them (each in a scratch copy of the tree, forked from a
+warm parent by ``_gate.warm``) and confirms every kill on the clean tree, ``summary`` and
+``report`` say what happened.
+
+Each defect runs only its ``selection``: the tests that can see it, named by whoever wrote
+it (a node id or a ``-k`` expression inside its module), never the whole suite.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from _gate import warm
 from _gate.pytest_results import Exit, exit_meaning
 from _gate.report import table
 
-COPIED = ("core", "properties", "fuzz", "corpus", "pyproject.toml")
+# action.yml and scripts/: the action's tests run its steps and import scripts/lint_actions.py.
+COPIED = ("core", "properties", "fuzz", "corpus", "pyproject.toml", "action.yml", "scripts")
 REQUIRED = {
     "file": str,
     "find": str,
@@ -32,8 +37,10 @@ REQUIRED = {
     "selection": list,
     "class": str,
     "why": str,
-    "deadline": int,
 }
+# The CPU seconds a defect's run may use (its process tree: pytest and what its tests start);
+# ``deadline`` is the older name of the same field, read the same way.
+BUDGET_KEYS = ("cpu_seconds", "deadline")
 # A mutated file's modification time: one second apart per mutant and long before any real
 # edit, so bytecode cached for the clean file or another mutant never matches it.
 MUTANT_EPOCH = 1_000_000_000
@@ -50,13 +57,13 @@ class Mutant:
     selection: tuple[str, ...]
     defect_class: str
     why: str
-    deadline: int
+    cpu_seconds: int
 
 
 @dataclass
 class Outcome:
     ident: str
-    status: str  # killed, survived, rotten, empty, error, timeout
+    status: str  # killed, survived, rotten, empty, error, timeout (its budget spent, or stalled)
     seconds: float
     note: str
     defect_class: str = ""
@@ -70,7 +77,13 @@ def load_mutant(path: Path) -> Mutant:
     for key, kind in REQUIRED.items():
         if not isinstance(data.get(key), kind) or isinstance(data.get(key), bool):
             raise ValueError(f"{path.name}: '{key}' must be a {kind.__name__}")
-    unknown = set(data) - set(REQUIRED)
+    budgets = [key for key in BUDGET_KEYS if key in data]
+    if len(budgets) != 1:
+        raise ValueError(f"{path.name}: give one of {' or '.join(BUDGET_KEYS)} (CPU seconds)")
+    budget = data[budgets[0]]
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget < 1:
+        raise ValueError(f"{path.name}: '{budgets[0]}' must be a positive int (CPU seconds)")
+    unknown = set(data) - set(REQUIRED) - set(BUDGET_KEYS)
     if unknown:
         raise ValueError(f"{path.name}: unknown keys {sorted(unknown)}")
     selection = tuple(str(part) for part in data["selection"])
@@ -88,7 +101,7 @@ def load_mutant(path: Path) -> Mutant:
         selection,
         data["class"],
         data["why"],
-        data["deadline"],
+        budget,
     )
 
 
@@ -119,7 +132,15 @@ def anchor_problem(root: Path, mutant: Mutant) -> str:
     return "" if occurrences == 1 else f"anchor occurs {occurrences} times"
 
 
-def mutant_job(root: Path, scratch: Path, mutant: Mutant, index: int) -> warm.Job:
+# A defect's run that uses under process.STALL_CPU CPU seconds in this many wall seconds is hung
+# (a blocking read the defect let through): its tests' own waits are seconds, and at load 20
+# on two cores a run still gets about 12 CPU seconds in two minutes.
+STALL_SECONDS = 120.0
+
+
+def mutant_job(
+    root: Path, scratch: Path, mutant: Mutant, index: int, stall: float = STALL_SECONDS
+) -> warm.Job:
     """The pytest run of ``mutant``: a scratch copy of the tree with its patch on disk."""
 
     def prepare(slot: int) -> Path:
@@ -137,12 +158,15 @@ def mutant_job(root: Path, scratch: Path, mutant: Mutant, index: int) -> warm.Jo
         ("-p", "no:cacheprovider", "-q", "-x", *mutant.selection),
         prepare,
         scratch / "logs" / f"{mutant.ident}.log",
-        mutant.deadline,
+        mutant.cpu_seconds,
+        stall_seconds=stall,
     )
 
 
-def clean_jobs(root: Path, scratch: Path, tests: dict[str, float], workers: int) -> list[warm.Job]:
-    """Runs of ``tests`` (node id -> deadline) on the clean tree, about one per worker."""
+def clean_jobs(
+    root: Path, scratch: Path, tests: dict[str, float], workers: int, stall: float = STALL_SECONDS
+) -> list[warm.Job]:
+    """Runs of ``tests`` (node id -> CPU seconds) on the clean tree, about one per worker."""
     groups: list[list[str]] = [[] for _ in range(max(1, min(workers, len(tests))))]
     for index, test in enumerate(sorted(tests)):
         groups[index % len(groups)].append(test)
@@ -159,6 +183,7 @@ def clean_jobs(root: Path, scratch: Path, tests: dict[str, float], workers: int)
             prepare,
             scratch / "logs" / f"clean-{number}.log",
             sum(tests[test] for test in group),
+            stall_seconds=stall,
         )
         for number, group in enumerate(groups)
         if group
@@ -187,7 +212,7 @@ def judge(mutant: Mutant, done: warm.Done) -> Outcome:
     if done.problem:
         return outcome("error", done.problem)
     if done.timed_out:
-        return outcome("timeout", f"deadline {mutant.deadline}s passed")
+        return outcome("timeout", done.job.limits.describe(done.stopped))
     if done.exit_code == Exit.TESTS_FAILED and done.junit.failed:
         return outcome("killed", killed_by=done.junit.failed)
     if done.exit_code == Exit.OK:
@@ -203,9 +228,13 @@ def verify(
     workers: int,
     phases: dict[str, float],
     keep: Path | None = None,
+    *,
+    stall: float = STALL_SECONDS,
 ) -> list[Outcome]:
     """Run every applicable mutant, then confirm each kill on the clean tree; ``phases`` gets
-    the wall seconds of each phase, ``keep`` the pytest logs of every defect not killed."""
+    the wall seconds of each phase (and the confirmation's CPU seconds), ``keep`` the pytest
+    logs of every defect not killed; a run whose tree makes no progress for ``stall`` wall
+    seconds is stopped (``process.Limits``)."""
     started = time.monotonic()
     if keep is not None:
         shutil.rmtree(keep, ignore_errors=True)  # logs of an earlier run are not this run's
@@ -230,18 +259,22 @@ def verify(
         # root named from outside would be another slot's, rebuilt while this one runs).
         os.environ.pop("A13N_HARNESS_ROOT", None)
         by_ident = {mutant.ident: mutant for mutant in runnable}
-        # The longest deadlines first, so no slow mutant starts last and runs alone.
-        order = sorted(runnable, key=lambda mutant: (-mutant.deadline, mutant.ident))
-        jobs = [mutant_job(root, scratch, mutant, index) for index, mutant in enumerate(order)]
+        # The largest budgets first, so no slow mutant starts last and runs alone.
+        order = sorted(runnable, key=lambda mutant: (-mutant.cpu_seconds, mutant.ident))
+        jobs = [
+            mutant_job(root, scratch, mutant, index, stall) for index, mutant in enumerate(order)
+        ]
         phases["start"] = round(time.monotonic() - started, 1)
         first = [judge(by_ident[done.job.key], done) for done in warm.run_jobs(jobs, workers)]
         phases["mutants"] = round(time.monotonic() - started - phases["start"], 1)
         killers: dict[str, float] = {}
         for outcome in first:
             for test in outcome.killed_by:
-                killers[test] = killers.get(test, 0.0) + by_ident[outcome.ident].deadline
+                killers[test] = killers.get(test, 0.0) + by_ident[outcome.ident].cpu_seconds
         clean_failures: set[str] = set()
-        for done in warm.run_jobs(clean_jobs(root, scratch, killers, workers), workers):
+        confirmation_cpu = 0.0
+        for done in warm.run_jobs(clean_jobs(root, scratch, killers, workers, stall), workers):
+            confirmation_cpu += done.cpu_seconds
             if done.exit_code != Exit.OK or done.junit.ran == 0:
                 failed = set(done.junit.failed) or set(done.job.arguments)
                 clean_failures |= failed & set(killers)
@@ -249,6 +282,7 @@ def verify(
             time.monotonic() - started - phases["start"] - phases["mutants"], 1
         )
         phases["confirmed_tests"] = len(killers)
+        phases["confirmation_cpu"] = round(confirmation_cpu, 1)
         for outcome in first:
             unconfirmed = sorted(clean_failures & set(outcome.killed_by))
             if unconfirmed:
@@ -289,6 +323,10 @@ def summary(outcomes: list[Outcome], phases: dict[str, float], seconds: float) -
         "empty": by_status.get("empty", []),
         "errors": by_status.get("error", []) + by_status.get("timeout", []),
         "seconds": seconds,
+        # The defects' runs and the confirmation's (the parent's own is a second or two).
+        "cpu_seconds": round(
+            sum(o.cpu_seconds for o in outcomes) + phases.get("confirmation_cpu", 0.0), 1
+        ),
         "phases": phases,
         "mutants": [
             {

@@ -1,4 +1,4 @@
-"""The merge gate's machinery: a step, how one runs (log, deadline, count), how steps share
+"""The merge gate's machinery: a step, how one runs (log, CPU budget, count), how steps share
 the cores, and what a failure prints."""
 
 from __future__ import annotations
@@ -41,11 +41,13 @@ class Outcome:
 
 @dataclass
 class Step:
-    """One gate step: a command, its deadline, and how to count the work it did."""
+    """One gate step: a command, the CPU seconds its process tree may use (``process``: a
+    step is never stopped for the machine's load, only for spending its budget or for making
+    no progress at all), and how to count the work it did."""
 
     name: str
     command: list[str]
-    deadline: float
+    cpu_seconds: float
     count: Callable[[Outcome], int]
     # "module:<name>" importable by this Python, or an executable in this Python's bin
     # folder (found through the interpreter the gate runs under, never through PATH).
@@ -158,8 +160,8 @@ def _read_tail(path: Path, lines: int) -> list[str]:
 
 
 def run_step(step: Step, root: Path, logs: Path) -> Result:
-    """Run one step with its output in its log; fail it on a missing tool, a deadline, a
-    non-zero exit, zero work or a problem its check reports."""
+    """Run one step with its output in its log; fail it on a missing tool, a spent CPU budget,
+    no progress, a non-zero exit, zero work or a problem its check reports."""
     log = logs / f"{slug(step.name)}.log"
     rerun = rerun_command(step, root)
     shown_log = relative(str(log), root)
@@ -176,7 +178,7 @@ def run_step(step: Step, root: Path, logs: Path) -> Result:
             step.prepare()
         finished = process.run(
             step.command,
-            deadline=step.deadline,
+            limits=process.Limits(step.cpu_seconds),
             cwd=root,
             env={
                 **_environment(step.env, root, step.source_tree),
@@ -186,7 +188,10 @@ def run_step(step: Step, root: Path, logs: Path) -> Result:
         )
         if finished.error:
             sink.write(f"could not start: {finished.error}\n")
-        sink.write(f"\n# exit {finished.exit_code} after {finished.seconds:.1f}s\n")
+        sink.write(
+            f"\n# exit {finished.exit_code} after {finished.seconds:.1f}s "
+            f"({finished.cpu_seconds:.1f} CPU s)\n"
+        )
     if finished.error:
         return Result(step.name, "failed", 0.0, 0, finished.error, {}, shown_log, rerun=rerun)
     output = log.read_text(encoding="utf-8", errors="replace")
@@ -211,8 +216,8 @@ def run_step(step: Step, root: Path, logs: Path) -> Result:
             problems,
         )
 
-    if finished.timed_out:
-        return result("failed", f"deadline {step.deadline:.0f}s passed")
+    if finished.stopped:
+        return result("failed", process.Limits(step.cpu_seconds).describe(finished.stopped))
     if problems:
         return result(
             "failed", f"exit {finished.exit_code}, {len(problems)} new: {problems[0][:200]}"

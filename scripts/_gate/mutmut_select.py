@@ -36,8 +36,8 @@ def changed_functions(before: str | None, after: str) -> list[str]:
 
 
 def _git(*arguments: str) -> process.Finished:
-    # A local git query; a minute is far beyond any (a hung one must not hold the gate).
-    return process.run(["git", *arguments], deadline=60, cwd=REPO, stderr=False)
+    # A local git query: a CPU minute is far beyond any (a hung one must not hold the gate).
+    return process.run(["git", *arguments], limits=process.Limits(60), cwd=REPO, stderr=False)
 
 
 def _git_show(ref: str, path: str) -> str | None:

@@ -1,4 +1,21 @@
-"""One subprocess runner: a deadline, a process group killed whole at it, output kept."""
+"""One subprocess runner: a CPU budget for the whole process tree, a process group killed whole
+when it is spent, a backstop for a tree that makes no progress, output kept.
+
+No limit here is wall time. A run is stopped for one of two reasons:
+
+- ``cpu``: its process tree (the process, everything in its session, everything descended
+  from either, and the children each of them has waited for) used more CPU seconds than its
+  budget. CPU time is the work done, whatever the machine's load: a step that needs 60 CPU
+  seconds needs them at load 0 and at load 20, so its budget means the same on both.
+- ``stall``: the tree made no progress, i.e. its CPU time grew by less than ``STALL_CPU``
+  seconds over ``stall_seconds`` of wall time (a read that never returns, a child waiting on a
+  lock nobody releases). This is the only wall-clock limit, and a healthy run never meets it:
+  at load 20 on two cores a CPU-bound run still gets about a tenth of a core, 30 CPU seconds
+  per 300-second window, thirty times ``STALL_CPU``.
+
+The tree's CPU time is read from ``/proc`` (Linux). Where there is no ``/proc`` the wall time
+stands in for it: the budget then ends a run no later than its CPU would have.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +25,38 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 # Exit code reported for a process that could not be started (the shell's "not found").
 NOT_STARTED = 127
+# The progress backstop: a tree whose CPU time grows by less than STALL_CPU seconds in
+# STALL_SECONDS of wall time is hung. Five minutes is longer than any healthy pause (a test's
+# own wait for a child it bounds is seconds), one CPU second is a hundredth of a busy core's
+# share at load 20 on two cores over that window.
+STALL_SECONDS = 300.0
+STALL_CPU = 1.0
+# How often a run's CPU time is read (one pass over /proc, a few milliseconds).
+SAMPLE_SECONDS = 1.0
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_PROC = Path("/proc")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a run may spend: ``cpu_seconds`` of its process tree, and ``stall_seconds`` of
+    wall time in which its CPU time does not advance by ``STALL_CPU``."""
+
+    cpu_seconds: float
+    stall_seconds: float = STALL_SECONDS
+
+    def describe(self, stopped: str) -> str:
+        """Why a run stopped for ``stopped`` (``cpu`` or ``stall``), in a note's words."""
+        if stopped == "cpu":
+            return f"CPU budget {self.cpu_seconds:.0f}s spent"
+        return f"no progress: under {STALL_CPU:.0f} CPU s in {self.stall_seconds:.0f}s"
 
 
 @dataclass(frozen=True)
@@ -24,27 +66,139 @@ class Finished:
     exit_code: int
     seconds: float
     cpu_seconds: float
-    timed_out: bool
+    stopped: str  # "" (it ended by itself), "cpu" or "stall": why the runner killed it
     output: str  # stdout and stderr interleaved ("" when they went to a log file)
     error: str = ""  # why the process could not start
 
     @property
+    def timed_out(self) -> bool:
+        """Stopped by the runner (its CPU budget or the progress backstop)."""
+        return bool(self.stopped)
+
+    @property
     def passed(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out
+        return self.exit_code == 0 and not self.stopped
+
+
+def _read_stats() -> dict[int, tuple[int, int, float]] | None:
+    """Every process's parent, session and CPU seconds (its own and its waited-for
+    children's), from ``/proc``; None where there is no ``/proc``."""
+    if not (_PROC / "self" / "stat").is_file():
+        return None
+    stats: dict[int, tuple[int, int, float]] = {}
+    for entry in os.scandir(_PROC):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"{entry.path}/stat", "rb") as handle:
+                text = handle.read()
+        except OSError:  # ended since the listing
+            continue
+        # The command name (field 2) may hold spaces and parentheses: fields follow the last ")".
+        fields = text[text.rindex(b")") + 2 :].split()
+        # fields[1] ppid, fields[3] session, fields[11:15] utime stime cutime cstime (ticks)
+        ticks = sum(int(value) for value in fields[11:15])
+        stats[int(entry.name)] = (int(fields[1]), int(fields[3]), ticks / _TICKS)
+    return stats
+
+
+def _owners(
+    stats: Mapping[int, tuple[int, int, float]], leaders: Collection[int]
+) -> dict[int, int | None]:
+    """The leader whose tree each process is in (None: no leader's): the leader's session and
+    every process descended from one in it (a test's child that started a session of its own
+    included)."""
+    owner: dict[int, int | None] = {}
+
+    def find(pid: int) -> int | None:
+        chain = []
+        found: int | None = None
+        while pid in stats and pid not in owner:
+            chain.append(pid)
+            parent, session, _ = stats[pid]
+            if session in leaders:
+                found = session
+                break
+            if pid in leaders:
+                found = pid
+                break
+            pid = parent
+        else:
+            found = owner.get(pid)
+        for member in chain:
+            owner[member] = found
+        return found
+
+    for pid in stats:
+        find(pid)
+    return owner
+
+
+def tree_cpu(leaders: Collection[int]) -> dict[int, float] | None:
+    """CPU seconds used so far by each leader's tree (``_owners``), with the children each of
+    its processes has waited for. None where there is no ``/proc``."""
+    stats = _read_stats()
+    if stats is None:
+        return None
+    totals = dict.fromkeys(leaders, 0.0)
+    for pid, leader in _owners(stats, leaders).items():
+        if leader is not None:
+            totals[leader] += stats[pid][2]
+    return totals
+
+
+def stop_tree(leader: int) -> None:
+    """Kill the leader's process group and every process of its tree outside it (a child that
+    started a session of its own), every other member before the leader: once the leader is gone,
+    its orphans no longer trace back to it."""
+    stats = _read_stats() or {}
+    members = [pid for pid, owner in _owners(stats, [leader]).items() if owner == leader]
+    for pid in sorted(members, reverse=True):
+        if pid != leader:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(leader, signal.SIGKILL)
+
+
+class Watch:
+    """The budget of one running tree: ``sample`` is given its CPU seconds (or None, then the
+    wall time stands in) and answers why to stop it ("" to let it run)."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.started = time.monotonic()
+        self.cpu = 0.0  # the most seen: a child reaped outside the tree takes its time along
+        self.progress_at = self.started
+        self.progress_cpu = 0.0
+
+    def sample(self, cpu: float | None, now: float | None = None) -> str:
+        now = time.monotonic() if now is None else now
+        if cpu is None:
+            cpu = now - self.started
+        self.cpu = max(self.cpu, cpu)
+        if self.cpu > self.limits.cpu_seconds:
+            return "cpu"
+        if self.cpu - self.progress_cpu >= STALL_CPU:
+            self.progress_at, self.progress_cpu = now, self.cpu
+        elif now - self.progress_at > self.limits.stall_seconds:
+            return "stall"
+        return ""
 
 
 def run(
     command: Sequence[str],
     *,
-    deadline: float,
+    limits: Limits,
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     log: IO[str] | None = None,
-    stderr: bool = True,
+    stderr: bool | IO[str] = True,
 ) -> Finished:
-    """Run ``command`` in its own session; at ``deadline`` seconds its whole process group is
-    killed. Output goes to ``log`` when given (and is then not returned), else it is returned;
-    ``stderr=False`` discards the error stream instead of interleaving it."""
+    """Run ``command`` in its own session; when its tree has spent ``limits`` (CPU, or no
+    progress) its whole process group is killed. Output goes to ``log`` when given (and is then
+    not returned), else it is returned; ``stderr=False`` discards the error stream instead of
+    interleaving it, a file keeps it there apart."""
     started = time.monotonic()
     sink: IO[str] | int = log if log is not None else subprocess.PIPE
     try:
@@ -53,29 +207,42 @@ def run(
             cwd=cwd,
             env=None if env is None else dict(env),
             stdout=sink,
-            stderr=subprocess.STDOUT if stderr else subprocess.DEVNULL,
+            stderr=(
+                subprocess.STDOUT
+                if stderr is True
+                else subprocess.DEVNULL
+                if stderr is False
+                else stderr
+            ),
             stdin=subprocess.DEVNULL,
             text=True,
             errors="replace",
-            start_new_session=True,  # its own process group, so the deadline ends it whole
+            start_new_session=True,  # its own process group, so a stop ends it whole
         )
     except OSError as error:
-        return Finished(NOT_STARTED, 0.0, 0.0, False, "", str(error))
-    expired = threading.Event()
+        return Finished(NOT_STARTED, 0.0, 0.0, "", "", str(error))
+    done = threading.Event()
+    stopped: list[str] = []
 
-    def expire() -> None:
-        expired.set()
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
+    def watch() -> None:
+        budget = Watch(limits)
+        while not done.wait(SAMPLE_SECONDS):
+            totals = tree_cpu([process.pid])
+            reason = budget.sample(None if totals is None else totals[process.pid])
+            if reason:
+                stopped.append(reason)
+                stop_tree(process.pid)
+                return
 
-    timer = threading.Timer(deadline, expire)
-    timer.start()
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     try:
         # Read the pipe before waiting: a full pipe would block the child forever.
         output = process.stdout.read() if process.stdout is not None else ""
         _, status, usage = os.wait4(process.pid, 0)
     finally:
-        timer.cancel()
+        done.set()
+        watcher.join()
     # A grandchild that outlived the leader (and held the pipe) is gone with the group.
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
@@ -86,6 +253,6 @@ def run(
         process.returncode,
         time.monotonic() - started,
         usage.ru_utime + usage.ru_stime,
-        expired.is_set(),
+        stopped[0] if stopped else "",
         output or "",
     )

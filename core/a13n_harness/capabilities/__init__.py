@@ -26,6 +26,14 @@ from a13n_harness.capabilities.sources import (
 )
 
 if TYPE_CHECKING:  # loaded on first use, see below
+    from a13n_harness.capabilities.activation import (
+        ACTIVATED_BY,
+        MAX_ACTIVATION_READ,
+        MAX_RESOURCE_DEPTH,
+        MAX_RESOURCE_ENTRIES,
+        SkillActivation,
+        verify_activation,
+    )
     from a13n_harness.capabilities.bindings import RunBindings
     from a13n_harness.capabilities.bound import BoundSkillCatalog, BoundSkillCatalogItem
     from a13n_harness.capabilities.skills import (
@@ -37,13 +45,17 @@ if TYPE_CHECKING:  # loaded on first use, see below
     )
 
 __all__ = [
+    "ACTIVATED_BY",
     "BOUNDARY_KINDS",
     "CHECKOUT_MAX_ENTRIES",
     "DEFAULT_WORKSPACE_ROOT",
     "DIAGNOSTIC_CODES",
     "FENCE_SLACK",
+    "MAX_ACTIVATION_READ",
     "MAX_ENTRIES_PER_ROOT",
     "MAX_READ_WORKERS",
+    "MAX_RESOURCE_DEPTH",
+    "MAX_RESOURCE_ENTRIES",
     "MAX_SKILLS",
     "SKILL_FILE",
     "SKIP_REASONS",
@@ -53,6 +65,7 @@ __all__ = [
     "ObservedFiles",
     "PreparedSkills",
     "RunBindings",
+    "SkillActivation",
     "SkillCatalogItem",
     "SkillDiagnostic",
     "SkillManager",
@@ -63,6 +76,7 @@ __all__ = [
     "SkillsCapability",
     "SkillsPolicy",
     "read_limit",
+    "verify_activation",
 ]
 
 # A scan (the command line's) needs the modules imported above, not the bound catalog, the
@@ -74,5 +88,6 @@ __getattr__, __dir__ = lazy_attributes(
         "a13n_harness.capabilities.bound",
         "a13n_harness.capabilities.bindings",
         "a13n_harness.capabilities.skills",
+        "a13n_harness.capabilities.activation",
     ),
 )

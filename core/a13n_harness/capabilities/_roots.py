@@ -22,9 +22,10 @@ from collections.abc import Sequence
 from operator import attrgetter
 
 from a13n_harness.capabilities.items import SkillDiagnostic
-from a13n_harness.context._checks import describe, has_lone_surrogate
+from a13n_harness.context._checks import describe, has_lone_surrogate, is_kind, plain_str
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import ENTRY_KINDS, DirectoryEntry, join_path
+from a13n_harness.environment.errors import contained_error
 
 __all__ = ["SKILL_FILE", "Candidate", "checked_listing", "classify"]
 
@@ -46,43 +47,64 @@ class Candidate:
 
 
 def provider_failed(message: str, path: str, cause: BaseException | None = None) -> DefinitionError:
-    detail = f"{message}: {cause}" if cause is not None else message
+    """``skill_provider_failed`` at ``path``; ``cause`` (a Host's exception) is described
+    by :func:`~a13n_harness.environment.errors.contained_error`, never by its own text."""
+    detail = f"{message}: {contained_error(cause).message}" if cause is not None else message
     return DefinitionError("skill_provider_failed", detail, path=path)
 
 
 _by_name = attrgetter("name")  # what a listing is sorted by, in C (once per entry of a root)
+_ENTRY_NAME = DirectoryEntry.__dict__["name"]  # the slots, read by the base type
+_ENTRY_KIND = DirectoryEntry.__dict__["kind"]
+
+
+def _plain_entry(entry: object, root: str) -> DirectoryEntry:
+    """A Host's entry as a plain :class:`DirectoryEntry`: a subclass's fields are read from
+    the slots (never through its properties), ``str``-subclass fields become plain ``str``."""
+    if is_kind(entry, DirectoryEntry):
+        name = plain_str(_ENTRY_NAME.__get__(entry))
+        kind = plain_str(_ENTRY_KIND.__get__(entry))
+        if type(name) is str and type(kind) is str:
+            return DirectoryEntry(name, kind)  # type: ignore[arg-type]  # checked by the caller
+    raise provider_failed(f"not a directory entry: {describe(entry)}", root)
 
 
 def checked_listing(listing: object, root: str, limit: int) -> list[DirectoryEntry]:
-    """``listing`` sorted by name, if it is a sequence of at most ``limit`` distinct
+    """``listing`` sorted by name, if it is a list or tuple of at most ``limit`` distinct
     :class:`DirectoryEntry` values with names a file system produces.
 
-    More than ``limit`` entries is ``skill_root_overflow`` (never a silent cut);
-    anything impossible is ``skill_provider_failed`` (the operator fails as a whole).
+    What a Host's operator returned is taken as its exact built-in value: a ``list`` or
+    ``tuple`` subclass is read by the base type (its ``__iter__`` and ``__len__`` never
+    run), each entry becomes a plain :class:`DirectoryEntry` of plain ``str`` fields
+    (:func:`_plain_entry`). More than ``limit`` entries is ``skill_root_overflow``
+    (never a silent cut); anything impossible is ``skill_provider_failed`` (the
+    operator fails as a whole).
     """
-    if isinstance(listing, str | bytes) or not isinstance(listing, Sequence):
-        raise provider_failed("the listing is not a sequence of entries", root)
-    if len(listing) > limit:
+    if is_kind(listing, list):
+        entries: list[DirectoryEntry] = list.__getitem__(listing, slice(None))
+    elif is_kind(listing, tuple):
+        entries = list(tuple.__getitem__(listing, slice(None)))
+    else:
+        raise provider_failed("the listing is not a list or tuple of entries", root)
+    if len(entries) > limit:
         raise DefinitionError(
             "skill_root_overflow",
-            f"{len(listing)} entries listed, more than max_entries_per_root={limit}",
+            f"{len(entries)} entries listed, more than max_entries_per_root={limit}",
             path=root,
         )
     seen: set[str] = set()
-    for entry in listing:
-        if not isinstance(entry, DirectoryEntry) or entry.kind not in ENTRY_KINDS:
+    for index, entry in enumerate(entries):
+        if not (
+            type(entry) is DirectoryEntry and type(entry.name) is str and type(entry.kind) is str
+        ):
+            entry = entries[index] = _plain_entry(entry, root)
+        if entry.kind not in ENTRY_KINDS:
             raise provider_failed(f"not a directory entry: {describe(entry)}", root)
         name = entry.name
-        if (
-            not isinstance(name, str)
-            or name in ("", ".", "..")
-            or "/" in name
-            or "\x00" in name
-            or name in seen
-        ):
+        if name in ("", ".", "..") or "/" in name or "\x00" in name or name in seen:
             raise provider_failed(f"impossible or repeated entry name {describe(name)}", root)
         seen.add(name)
-    return sorted(listing, key=_by_name)
+    return sorted(entries, key=_by_name)
 
 
 def classify(

@@ -32,6 +32,7 @@ class BoundSkillCatalogItem:
     document: EnvironmentPath
     mount_id: str
     observed_generation: int
+    disable_model_invocation: bool = False  # user-only: not in the model's catalog (§10)
 
 
 @dataclass(frozen=True, slots=True)

@@ -82,7 +82,7 @@ from a13n_harness.capabilities.verdicts import (
     check_limits,
     document_verdict,
 )
-from a13n_harness.context._checks import describe
+from a13n_harness.context._checks import describe, is_kind
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
 from a13n_harness.context.frontmatter import FrontmatterLimits, SkillFrontmatter
 from a13n_harness.environment import (
@@ -93,6 +93,7 @@ from a13n_harness.environment import (
     FileUnsupported,
     NotADirectory,
 )
+from a13n_harness.environment.errors import contained_error
 
 if TYPE_CHECKING:
     from a13n_harness.capabilities.sources import SkillMaterializer, SkillSource
@@ -176,6 +177,7 @@ def _item(front: SkillFrontmatter, document: str, source_id: str, root: str) -> 
         source_id=source_id,
         root=root,
         description_truncated=front.description_truncated,
+        disable_model_invocation=front.disable_model_invocation,
     )
     if len(_ITEMS) >= MEMO_ENTRIES:
         _ITEMS.clear()  # rare (more packages than the memo holds): start again, never grow
@@ -238,22 +240,23 @@ class _Run:
             )
         try:
             listing: object = await files.list_directory(root)
-        except FileNotFound:
-            return self.skip_root(
-                source, root, "skill_root_missing", "the root does not exist", "missing"
-            )
-        except (NotADirectory, FileUnsupported) as error:
-            return self.skip_root(
-                source,
-                root,
-                "skill_root_unsupported",
-                f"the root is unusable: {error.message}",
-                "unsupported",
-            )
-        except DefinitionError as error:
+        except Exception as raised:  # a Host's error: taken as the library's own (contained_error)
+            if not is_kind(raised, DefinitionError):
+                raise provider_failed("listing the root failed", root, raised) from None
+            error = contained_error(raised)
+            if isinstance(error, FileNotFound):
+                return self.skip_root(
+                    source, root, "skill_root_missing", "the root does not exist", "missing"
+                )
+            if isinstance(error, NotADirectory | FileUnsupported):
+                return self.skip_root(
+                    source,
+                    root,
+                    "skill_root_unsupported",
+                    f"the root is unusable: {error.message}",
+                    "unsupported",
+                )
             raise _hard_error(error, root) from None
-        except Exception as error:
-            raise provider_failed("listing the root failed", root, error) from None
         entries = checked_listing(listing, root, self.entry_bound(source))
         slots = classify(root, entries, source.source_id)
         del listing, entries
@@ -469,8 +472,8 @@ def _guarded(access: RootAccess) -> RootAccess:
     def call(root: str) -> FileOperator | None:
         try:
             return access(root)
-        except DefinitionError:
-            raise
+        except DefinitionError as error:
+            raise contained_error(error) from None
         except Exception as error:
             raise provider_failed("routing the root failed", root, error) from None
 
@@ -496,8 +499,8 @@ async def discover(
             continue  # its root is unroutable: the root itself reports that
         try:
             await materializer.materialize(files=files)
-        except DefinitionError:
-            raise
+        except DefinitionError as error:
+            raise contained_error(error) from None
         except Exception as error:
             raise provider_failed(
                 f"materializer {describe(materializer.materializer_id)} failed",

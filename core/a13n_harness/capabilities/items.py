@@ -98,6 +98,9 @@ class SkillCatalogItem:
     source_id: str
     root: str
     description_truncated: bool = False
+    # ``disable-model-invocation`` in its frontmatter: not in the model's catalog, activated
+    # by the user only (docs/contract.md §10).
+    disable_model_invocation: bool = False
 
     @property
     def directory(self) -> str:

@@ -216,6 +216,7 @@ class SkillManager:
                         document=document,
                         mount_id=document.mount_id,
                         observed_generation=document.generation,
+                        disable_model_invocation=item.disable_model_invocation,
                     )
                 )
         return BoundSkillCatalog(tuple(items), found.diagnostics, self._roots)

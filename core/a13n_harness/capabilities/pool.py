@@ -26,10 +26,10 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING
 
-from a13n_harness.context._checks import is_count
+from a13n_harness.context._checks import is_count, is_kind, plain_bytes
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import FileOperatorError, FileProviderError
-from a13n_harness.environment.errors import check_limit
+from a13n_harness.environment.errors import check_limit, contained_error
 from a13n_harness.environment.operator import is_batch_reader
 
 if TYPE_CHECKING:
@@ -45,21 +45,26 @@ ReadOutcome = bytes | DefinitionError
 """The bytes read, a FileOperatorError, or another DefinitionError (a stale scope)."""
 
 
-def _checked(path: str, data: object, limit: int) -> ReadOutcome:
-    if isinstance(data, DefinitionError):
-        return data
-    if not isinstance(data, bytes) or len(data) > limit:
+def _checked(path: str, data: object, limit: int, *, batch: bool = False) -> ReadOutcome:
+    """A Host operator's result as its exact built-in value: ``bytes`` (a subclass copied by
+    the base type, none of its methods run) within ``limit``, or a library error (in a
+    batch, only a :class:`FileOperatorError` stands for one read). Kinds are asked of the
+    type itself (:func:`is_kind`), never of the object's ``__class__``."""
+    if is_kind(data, FileOperatorError if batch else DefinitionError):
+        return contained_error(data, path)
+    if not is_kind(data, bytes):
+        return FileProviderError("the file operator returned a non-bytes result", path=path)
+    plain: bytes = plain_bytes(data)  # type: ignore[assignment]
+    if len(plain) > limit:
         return FileProviderError("the file operator returned more than it was asked for", path=path)
-    return data
+    return plain
 
 
 async def _read_one(files: FileOperator, path: str, limit: int) -> ReadOutcome:
     try:
         data = await files.read_bytes(path, limit)
-    except DefinitionError as error:
-        return error
     except Exception as error:  # a Host operator failing in its own way: a provider failure
-        return FileProviderError(f"{type(error).__name__}: {error}", path=path)
+        return contained_error(error, path)
     return _checked(path, data, limit)
 
 
@@ -68,11 +73,16 @@ async def _read_chunk(
 ) -> list[ReadOutcome]:
     try:
         again_reader = getattr(files, "read_many_again", None) if again else None
-        results = list(await (again_reader or files.read_many)(paths, limit))
-    except DefinitionError as error:
-        return [error] * len(paths)
+        returned = await (again_reader or files.read_many)(paths, limit)
     except Exception as error:
-        failure = FileProviderError(f"{type(error).__name__}: {error}")
+        return [contained_error(error)] * len(paths)
+    # The Host's sequence read by the base type (its own __iter__ and __len__ never run).
+    if is_kind(returned, list):
+        results = list.__getitem__(returned, slice(None))
+    elif is_kind(returned, tuple):
+        results = list(tuple.__getitem__(returned, slice(None)))
+    else:
+        failure = FileProviderError("the file operator returned a batch that is not a list")
         return [failure] * len(paths)
     if len(results) != len(paths):
         failure = FileProviderError("the file operator returned the wrong number of results")
@@ -80,11 +90,21 @@ async def _read_chunk(
     return [
         result  # the common case, checked inline: once per document of a scan
         if type(result) is bytes and len(result) <= limit
-        else _checked(path, result, limit)
-        if isinstance(result, bytes | FileOperatorError)
-        else FileProviderError("the file operator returned a non-bytes result", path=path)
+        else _checked(path, result, limit, batch=True)
         for path, result in zip(paths, results, strict=True)
     ]
+
+
+def _read_concurrency(files: BatchReader) -> int:
+    """The reader's ``read_concurrency``: a positive ``int`` (a subclass, a ``bool``, a float,
+    NaN or text is not one), else the reader fails as a whole (:class:`FileProviderError`)."""
+    try:
+        declared: object = files.read_concurrency  # the protocol's own property: it runs
+    except Exception as error:
+        raise contained_error(error) from None
+    if not is_count(declared, 1):
+        raise FileProviderError("the file operator's read_concurrency is not a positive int")
+    return declared
 
 
 async def read_all(
@@ -125,7 +145,7 @@ async def read_all(
     batch = is_batch_reader(files)
     if batch:
         assert is_batch_reader(files)
-        lanes = min(workers, max(1, int(files.read_concurrency)))
+        lanes = min(workers, _read_concurrency(files))
         # One chunk per lane: measured faster than smaller chunks, whose extra
         # thread hops and interpreter-lock hand-offs cost more than the overlap gains.
         chunk = -(-count // lanes)

@@ -12,7 +12,10 @@ the rendering with ``verify_rendering``: UTF-8 bytes by default, the bound
 one, the configured roots that were scanned (a skipped optional root is not
 named). The resulting
 :class:`PreparedSkills` fences the *selected* items only: a route change that
-affects an unselected skill does not stop the run.
+affects an unselected skill does not stop the run. A selected skill whose frontmatter
+says ``disable-model-invocation`` is left out of the model's catalog and paths; it is
+still selected, fenced and activatable with ``by="user"`` (:meth:`PreparedSkills.activate`,
+docs/contract.md §10).
 
 The run boundary by construction (docs/contract.md §7, "The run boundary"): a run's
 model and tool calls go through :meth:`PreparedSkills.model_call` and
@@ -34,12 +37,20 @@ from typing import Any, TypeVar, overload
 from a13n_harness.capabilities.bindings import RunBindings, _selection
 from a13n_harness.capabilities.bound import BoundSkillCatalog
 from a13n_harness.capabilities.manager import SkillManager
-from a13n_harness.context._checks import is_kind, type_name
+from a13n_harness.context._checks import describe, is_count, is_kind, plain_str, type_name
+from a13n_harness.context.activation import (
+    ActivationSource,
+    SkillActivation,
+    activation_allowance,
+)
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
+from a13n_harness.context.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_RESPONSE_RESERVE_TOKENS
 from a13n_harness.context.errors import DefinitionError
+from a13n_harness.context.frontmatter import FrontmatterLimits
 from a13n_harness.context.render import RenderedCatalog, render_catalog, verify_rendering
 from a13n_harness.context.tokens import (
     CountedRendering,
+    TokenCounter,
     render_catalog_counted,
     verify_rendering_counted,
 )
@@ -72,9 +83,13 @@ class PreparedSkills:
     """The prepared skills of one run: instructions, paths, catalog, rendering and read log."""
 
     __slots__ = (
+        "_activation_budget",
+        "_activations",
+        "_counter",
         "_documents",
         "_environment",
         "_failure",
+        "_limits",
         "_observed",
         "catalog",
         "instructions",
@@ -90,6 +105,9 @@ class PreparedSkills:
         rendering: RenderedCatalog | CountedRendering,
         *,
         environment: Environment | None = None,
+        activation_budget: int | None = None,
+        token_counter: TokenCounter | None = None,
+        limits: FrontmatterLimits | None = None,
     ) -> None:
         if (
             not isinstance(instructions, str)
@@ -113,6 +131,24 @@ class PreparedSkills:
         self._documents = {path.document.path: path.name for path in skill_paths}
         self._observed: list[str] = []
         self._failure: DefinitionError | None = None
+        self._set_activation(activation_budget, token_counter, limits)
+
+    def _set_activation(self, budget: object, counter: TokenCounter | None, limits: object) -> None:
+        """The activation allowance (default: the default window's), counter and limits."""
+        if budget is None:
+            budget = activation_allowance(DEFAULT_CONTEXT_TOKENS, DEFAULT_RESPONSE_RESERVE_TOKENS)
+        if not is_count(budget) or not (limits is None or type(limits) is FrontmatterLimits):
+            raise DefinitionError(
+                "catalog_invalid",
+                f"activation_budget must be a count and limits FrontmatterLimits or None, "
+                f"got {describe(budget)} and {describe(limits)}",
+                reason="prepared",
+            )
+        self._activation_budget: int = budget
+        self._counter = counter
+        self._limits = FrontmatterLimits() if limits is None else limits
+        # name -> what its activation read (None while it is being read)
+        self._activations: dict[str, ActivationSource | None] = {}
 
     def __reduce__(self) -> tuple[object, ...]:
         # Selection and routes are not portable run state (the seed): a resumed run prepares again.
@@ -195,7 +231,8 @@ class PreparedSkills:
         stale for every later fence. ``kind`` (``"model"``, ``"tool"`` or ``"files"``) only
         names the boundary.
         """
-        if kind not in BOUNDARY_KINDS:
+        kind = plain_str(kind)  # type: ignore[assignment]  # a Host's subclass: its characters
+        if type(kind) is not str or kind not in BOUNDARY_KINDS:
             raise DefinitionError(
                 "catalog_invalid",
                 f"boundary kind must be one of {', '.join(BOUNDARY_KINDS)}",
@@ -246,6 +283,28 @@ class PreparedSkills:
             if isinstance(result, Awaitable):
                 result = await result
         return result
+
+    async def activate(self, name: str, *, by: str = "model") -> SkillActivation:
+        """Deliver the selected skill ``name``'s instructions (docs/contract.md §10).
+
+        Fenced like a tool call; ``by="model"`` refuses a user-only skill
+        (``disable-model-invocation``) as ``skill_selection_unknown``, like an unknown or
+        unselected name; a second activation of a name in this run returns a short note.
+        The result is certified (``verify_activation`` holds for it).
+        """
+        from a13n_harness.capabilities.activation import activate  # noqa: PLC0415
+
+        return await activate(self, name, by)
+
+    def activatable(self, *, by: str = "model") -> tuple[str, ...]:
+        """The names ``by`` may activate, sorted: every selected skill for ``"user"``, those
+        offered to the model for ``"model"`` (the ``activate_skill`` tool's enum)."""
+        from a13n_harness.capabilities.activation import _check_by  # noqa: PLC0415
+
+        user = _check_by(by) == "user"
+        return tuple(
+            item.name for item in self.catalog.items if user or not item.disable_model_invocation
+        )
 
     @property
     def files(self) -> ObservedFiles:
@@ -353,11 +412,16 @@ class SkillsCapability:
                     f"selected skills not in the catalog: {', '.join(map(repr, unknown))}",
                 )
         selected = catalog.restricted(selection)
+        offered = BoundSkillCatalog(  # what the model sees: no user-only skill
+            tuple(item for item in selected.items if not item.disable_model_invocation),
+            selected.diagnostics,
+            selected.roots,
+        )
         listing = SkillCatalog(
             entries=tuple(
-                CatalogEntry(item.name, item.description, item.path) for item in selected.items
+                CatalogEntry(item.name, item.description, item.path) for item in offered.items
             ),
-            roots=_routes(catalog, selected, selection),
+            roots=_routes(catalog, offered, selection),
         )
         rendering: RenderedCatalog | CountedRendering
         counter = bindings.token_counter
@@ -369,9 +433,16 @@ class SkillsCapability:
             budget = bindings.allowance_tokens
             rendering = render_catalog_counted(listing, budget, counter, bindings.fit)
             verify_rendering_counted(listing, budget, rendering, counter, bindings.fit)
-        paths = tuple(
-            SkillPath(item.name, item.directory, item.document) for item in selected.items
-        )
+        paths = tuple(SkillPath(item.name, item.directory, item.document) for item in offered.items)
         return PreparedSkills(
-            rendering.text, paths, selected, rendering, environment=bindings.environment
+            rendering.text,
+            paths,
+            selected,
+            rendering,
+            environment=bindings.environment,
+            activation_budget=activation_allowance(
+                bindings.context_tokens, bindings.response_reserve_tokens
+            ),
+            token_counter=counter,
+            limits=self._manager.policy.frontmatter,
         )

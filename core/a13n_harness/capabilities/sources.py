@@ -135,6 +135,12 @@ def _positive(value: object, what: str, code: str, reason: str) -> int:
     return value
 
 
+def _one_of(value: object, allowed: tuple[str, ...]) -> bool:
+    """Whether ``value`` is a plain ``str`` equal to one of ``allowed`` (its own ``__eq__``,
+    which a Host's object may make answer anything, is never asked)."""
+    return type(value) is str and value in allowed
+
+
 @dataclass(frozen=True, slots=True)
 class FileSkillSource:
     """Skill packages below explicitly configured roots of a file operator.
@@ -213,19 +219,23 @@ class SkillsPolicy:
     mode: Literal["strict", "checkout"] = "strict"
 
     def __post_init__(self) -> None:
-        if self.conflict not in ("precedence", "error"):
+        # A Host's str subclass is judged, and kept, as its plain characters: its own
+        # __eq__ would otherwise decide the membership tests below.
+        for name in ("conflict", "invalid", "mode"):
+            object.__setattr__(self, name, plain_str(getattr(self, name)))
+        if not _one_of(self.conflict, ("precedence", "error")):
             raise DefinitionError(
                 "catalog_invalid",
                 f"conflict must be precedence or error: {describe(self.conflict)}",
                 reason="policy",
             )
-        if self.invalid not in ("error", "skip"):
+        if not _one_of(self.invalid, ("error", "skip")):
             raise DefinitionError(
                 "catalog_invalid",
                 f"invalid must be error or skip: {describe(self.invalid)}",
                 reason="policy",
             )
-        if self.mode not in ("strict", "checkout"):
+        if not _one_of(self.mode, ("strict", "checkout")):
             raise DefinitionError(
                 "catalog_invalid",
                 f"mode must be strict or checkout: {describe(self.mode)}",

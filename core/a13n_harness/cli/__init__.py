@@ -6,7 +6,8 @@
                         --context-tokens N --reserve-tokens N] [--tokenizer NAME]
                         [--invalid skip|error] [--json]
     a13n-skills lint [PATH]... [--root ROOT]... [--format text|json|sarif|github]
-        [--profile agentskills|claude-code|codex] [--config FILE | --no-config]
+        [--sarif-output FILE] [--profile agentskills|claude-code|codex]
+        [--config FILE | --no-config]
     a13n-skills env [DIR] [--json] [--git-timeout SECONDS]
     a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]... [--nested]
                          [--invalid skip|error] [--git-timeout SECONDS] [--tokenizer NAME]
@@ -32,7 +33,8 @@ Roots are found and typed as ``cli._workspace`` says (one discovery for ``catalo
 (``no_skills_found``, naming where it looked) and in ``--json``.
 
 ``--tokenizer NAME`` (``cl100k_base`` or ``o200k_base``; needs the ``tokens``
-extra) spends the allowance as that tokenizer's tokens instead of UTF-8 bytes
+extra; or ``--tokenizer PATH``, a Hugging Face ``tokenizer.json``, extra ``hf``)
+spends the allowance as that tokenizer's tokens instead of UTF-8 bytes
 (``render_catalog_counted``, certified by ``verify_rendering_counted``) and
 adds ``tokens=`` to the summary: the tokenizer's count of the printed block.
 It excludes ``--budget-bytes``; ``--budget-tokens N`` (which needs it) gives the
@@ -397,6 +399,10 @@ def _run_lint(args: argparse.Namespace) -> int:
     except (DefinitionError, OSError) as error:  # OutputError is not raised before the write
         result = LintResult((problem_finding(".", error),), 0)
     write_out(format_findings(result, args.format, __version__))
+    if args.sarif_output is not None:
+        from a13n_harness.cli._sarif import write_sarif
+
+        write_sarif(result, args.sarif_output, __version__)
     for line in run_lines(result):
         write_err(line)
     return 1 if result.failed else 0
@@ -445,7 +451,9 @@ def _add_tokenizer(parser: argparse.ArgumentParser) -> None:
         "--tokenizer",
         metavar="NAME",
         help="count the budget in this tokenizer's tokens instead of UTF-8 bytes: cl100k_base "
-        "or o200k_base (needs the tokens extra: pip install 'a13n-harness-skills[tokens]')",
+        "or o200k_base (needs the tokens extra: pip install 'a13n-harness-skills[tokens]'), or "
+        "the path of an open model's Hugging Face tokenizer.json, with a / or ending in .json "
+        "(needs the hf extra: pip install 'a13n-harness-skills[hf]')",
     )
 
 
@@ -540,6 +548,12 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("paths", nargs="*", metavar="PATH")
     _add_roots(lint, nested=False)
     lint.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    lint.add_argument(
+        "--sarif-output",
+        metavar="FILE",
+        help="also write the run's SARIF 2.1.0 log to FILE, whatever --format prints (one run "
+        "gives a CI job its annotations and its code-scanning upload)",
+    )
     lint.add_argument(
         "--profile",
         choices=("agentskills", "claude-code", "codex"),

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager
 from a13n_harness.cli._github import github_lines, located
-from a13n_harness.cli._lint_config import ConfigProblem, LintConfig, find_config, load_config
+from a13n_harness.cli._lint_config import ConfigProblem, LintConfig, config_for, load_config
 from a13n_harness.cli._output import PROGRAM, Progress, json_text, safe_line
 from a13n_harness.cli._sarif import sarif_document
 from a13n_harness.cli._workspace import (
@@ -637,12 +637,27 @@ def lint(
         progress.clear()
 
 
-def _workspace_of(paths: Sequence[str]) -> str:
-    """Where the configuration is looked up: the first PATH that is a workspace, else ``.``."""
+def _configurations(
+    paths: Sequence[str], config_file: str | None, use_config: bool, top: str
+) -> list[LintConfig]:
+    """Each PATH's configuration: ``--config``'s for all, else the first found from PATH's
+    folder up to its repository's top (:func:`~a13n_harness.cli._lint_config.config_for`);
+    :class:`ConfigProblem` for the first that cannot be used."""
+    if config_file is not None:
+        return [load_config(config_file, top)] * len(paths)
+    if not use_config:
+        return [LintConfig()] * len(paths)
+    loaded: dict[str, LintConfig] = {}
+    configs = []
     for path in paths:
-        if os.path.isdir(path) and not os.path.lexists(os.path.join(path, SKILL_FILE)):
-            return path
-    return os.curdir
+        start = path if os.path.isdir(path) else (os.path.dirname(path) or os.curdir)
+        if not os.path.isdir(start):
+            configs.append(LintConfig())  # lint itself reports a PATH that is not there
+            continue
+        workspace = start if not os.path.lexists(os.path.join(start, SKILL_FILE)) else None
+        found = find_repository(start, workspace) or os.path.realpath(start)
+        configs.append(config_for(start, found, loaded))
+    return configs
 
 
 def run_lint(
@@ -654,24 +669,32 @@ def run_lint(
     config_file: str | None = None,
     use_config: bool = True,
 ) -> LintResult:
-    """``a13n-skills lint``: the configuration (``--config``, or the workspace's unless
-    ``--no-config``), the profile (``--profile``, else the configuration's, else the
-    specification), the lint, then the configuration applied to its findings."""
+    """``a13n-skills lint``: the configuration of each PATH (``--config``, or the one found
+    from PATH up to its repository's top unless ``--no-config``), the profile
+    (``--profile``, else the configuration's, else the specification), the lint, then the
+    configuration applied to its findings. PATHs sharing a configuration are linted together."""
     top = repository_top(paths[0] if paths else os.curdir)
-    config = LintConfig()
-    path = config_file if config_file is not None else None
-    if path is None and use_config:
-        path = find_config(_workspace_of(paths))
-    if path is not None:
-        try:
-            config = load_config(path)
-        except ConfigProblem as problem:
-            finding = _finding(
-                problem.path, problem.line, problem.column, "lint_config_invalid", problem.message
-            )
-            return LintResult((finding,), 0, top)
-    result = lint(paths, roots, progress, profile or config.profile or DEFAULT_PROFILE)
-    return LintResult(_configured(result.findings, config), result.skills, top)
+    targets = list(paths) or [os.curdir]
+    try:
+        configs = _configurations(targets, config_file, use_config, top)
+    except ConfigProblem as problem:
+        finding = _finding(
+            problem.path, problem.line, problem.column, "lint_config_invalid", problem.message
+        )
+        return LintResult((finding,), 0, top)
+    findings: list[Finding] = []
+    skills = 0
+    start = 0
+    for index in range(1, len(targets) + 1):
+        if index < len(targets) and configs[index].path == configs[start].path:
+            continue
+        config = configs[start]
+        chosen = profile or config.profile or DEFAULT_PROFILE
+        result = lint(targets[start:index], roots, progress, chosen)
+        findings.extend(_configured(result.findings, config))
+        skills += result.skills
+        start = index
+    return LintResult(tuple(findings), skills, top)
 
 
 def _configured(findings: Sequence[Finding], config: LintConfig) -> tuple[Finding, ...]:

@@ -1,8 +1,12 @@
 """``a13n-skills lint`` configuration: where it is, what it may say, how it changes findings.
 
-Looked up in the workspace (the first PATH that is a workspace, else the current
-directory) unless ``--no-config``: ``.a13n-skills.toml`` (its ``[lint]`` table) first,
-then ``pyproject.toml`` (its ``[tool.a13n-skills.lint]`` table, when it has one).
+Looked up unless ``--no-config``, for each PATH (a folder: itself; a ``SKILL.md``: its
+folder), in that folder and then each folder above it up to the repository's top and
+never past it (the git work tree holding it, found without running git; else the
+workspace PATH itself, else the current directory when it holds PATH, else PATH's own
+folder), the way ruff finds its configuration. In each folder ``.a13n-skills.toml`` (its
+``[lint]`` table) comes first, then ``pyproject.toml`` when it has a
+``[tool.a13n-skills.lint]`` table; the first found is PATH's configuration.
 ``--config FILE`` names the file instead (either table). Keys:
 
 - ``profile``: one of :data:`~a13n_harness.context.lint.PROFILES` (``--profile`` wins);
@@ -10,26 +14,47 @@ then ``pyproject.toml`` (its ``[tool.a13n-skills.lint]`` table, when it has one)
 - ``ignore``: rule ids never reported;
 - ``severity``: a table of rule id to ``error``, ``warning`` or ``note``;
 - ``per-path-ignores``: a table of glob (relative to the file's folder, ``*`` crossing
-  ``/``) to rule ids not reported for the paths it matches.
+  ``/``; :mod:`a13n_harness.cli._glob`) to rule ids not reported for the paths it matches.
 
-A configuration that cannot be used (TOML syntax, an unknown key, a wrong type, an
-unknown rule, severity or profile) is one ``lint_config_invalid`` finding at the file,
-line and column of the fault, and nothing is linted: a half-read configuration would
-silently change what fails. ``lint_config_invalid`` itself cannot be ignored.
+The configuration is a file of the checkout, as untrusted as a ``SKILL.md``: it is read
+through a :class:`BlockingLocalFileOperator` whose ``/`` is the repository's top (or, for a
+``--config`` outside it, the file's folder), so a symbolic link leaving it is refused the
+same way whether its target exists or not; only a regular file of at most
+:data:`CONFIG_MAX_BYTES` is read (a FIFO, socket, device or folder is refused at once,
+never opened); the text passes :func:`a13n_harness.cli._toml_guard.check_toml` (key parts,
+nesting, digits) before ``tomllib`` parses it, so parsing is linear in its length.
+
+A configuration that cannot be used (not a regular file, unreadable, too large, TOML
+syntax or limits, an unknown key, a wrong type, an unknown rule, severity or profile) is
+one ``lint_config_invalid`` finding at the file, line and column of the fault, and nothing
+is linted: a half-read configuration would silently change what fails.
+``lint_config_invalid`` itself cannot be ignored.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from a13n_harness.cli._glob import GlobSet
+from a13n_harness.cli._toml_guard import TomlLimit, check_toml
+from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.lint import PROFILES, RULES, Severity
+from a13n_harness.environment import FileNotFound, LocalFileOperator, NotADirectory
+from a13n_harness.environment.local import BlockingLocalFileOperator, run_blocking
 
-__all__ = ["CONFIG_FILE", "ConfigProblem", "LintConfig", "find_config", "load_config"]
+__all__ = [
+    "CONFIG_FILE",
+    "ConfigProblem",
+    "LintConfig",
+    "config_for",
+    "find_config",
+    "load_config",
+    "parse_config",
+]
 
 CONFIG_FILE = ".a13n-skills.toml"
 PYPROJECT = "pyproject.toml"
@@ -38,6 +63,10 @@ _SEVERITIES = ("error", "warning", "note")
 _KEYS = ("profile", "select", "ignore", "severity", "per-path-ignores")
 # A configuration file is a few hundred bytes; a bigger one is refused, not read whole.
 CONFIG_MAX_BYTES = 1 << 20
+# A message names at most this many characters of a key or pattern, and this many
+# unknown rules: the file may be a megabyte, the finding is one line.
+_SHOWN_CHARACTERS = 80
+_SHOWN_RULES = 5
 
 
 class ConfigProblem(Exception):
@@ -62,9 +91,17 @@ class LintConfig:
     ignore: frozenset[str] = frozenset()
     severity: dict[str, Severity] = field(default_factory=dict)
     per_path_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    _globs: GlobSet = field(init=False, repr=False, compare=False)
+    _ignored: dict[str, frozenset[str]] = field(
+        init=False, repr=False, compare=False, default_factory=dict
+    )
+
+    def __post_init__(self) -> None:
+        # Compiled once: each path is then matched against all patterns in one look-up.
+        object.__setattr__(self, "_globs", GlobSet(self.per_path_ignores))
 
     def severity_of(self, rule: str, default: Severity) -> Severity | None:
-        """The severity a finding of ``rule`` at ``path`` is reported with, or ``None``."""
+        """The severity a finding of ``rule`` is reported with, or ``None``."""
         if rule == _CONFIG_RULE:
             return default
         if rule in self.ignore or (self.select is not None and rule not in self.select):
@@ -72,42 +109,182 @@ class LintConfig:
         return self.severity.get(rule, default)
 
     def ignores_at(self, rule: str, path: str) -> bool:
-        """Whether a per-path ignore drops ``rule`` at ``path`` (a path as lint shows it)."""
-        if rule == _CONFIG_RULE or not self.per_path_ignores:
+        """Whether a per-path ignore drops ``rule`` at ``path`` (a path as lint shows it).
+
+        The rules ignored at a path are worked out once per path, so a run costs its
+        findings plus its distinct paths times one :class:`GlobSet` look-up each.
+        """
+        if rule == _CONFIG_RULE or not self._globs:
             return False
+        ignored = self._ignored.get(path)
+        if ignored is None:
+            ignored = self._globs.values_at(self._relative(path))
+            self._ignored[path] = ignored
+        return rule in ignored
+
+    def _relative(self, path: str) -> str:
+        """``path`` relative to the configuration's folder, with ``/`` separators."""
         relative = os.path.relpath(os.path.abspath(path), os.path.abspath(self.base))
-        relative = relative.replace(os.sep, "/")
-        return any(
-            rule in rules and fnmatch.fnmatchcase(relative, pattern)
-            for pattern, rules in self.per_path_ignores
-        )
+        if relative.startswith(".."):  # the two spelled through different links
+            real = os.path.join(
+                os.path.realpath(os.path.dirname(os.path.abspath(path))), os.path.basename(path)
+            )
+            relative = os.path.relpath(real, os.path.realpath(self.base))
+        return relative.replace(os.sep, "/")
 
 
-def find_config(workspace: str) -> str | None:
-    """The configuration file of ``workspace``, or ``None`` when it has none."""
-    own = os.path.join(workspace, CONFIG_FILE)
-    if os.path.isfile(own):
-        return own
-    pyproject = os.path.join(workspace, PYPROJECT)
-    if os.path.isfile(pyproject):
-        try:
-            with open(pyproject, "rb") as stream:
-                head = stream.read(CONFIG_MAX_BYTES + 1)
-        except OSError:
-            return pyproject  # load_config reports why it cannot be read
-        if re.search(rb"(?m)^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*\"?a13n-skills\"?", head):
-            return pyproject
+# ------------------------------------------------------------------------ reading
+
+
+def _read(
+    files: LocalFileOperator, inner: str, shown: str, *, required: bool, where: str
+) -> bytes | None:
+    """The bytes of ``inner`` (an operator path of ``files``, whose ``/`` is ``where``),
+    ``None`` when there is no such file and it is not ``required``; :class:`ConfigProblem`
+    when it cannot be read or is too large. A link leaving ``where`` is refused before its
+    target is looked at: the same finding whether that target exists or not."""
+    try:
+        data = run_blocking(files.read_bytes(inner, CONFIG_MAX_BYTES + 1))
+    except (FileNotFound, NotADirectory) as error:
+        if not required:
+            return None
+        raise ConfigProblem(shown, 1, 1, f"cannot read it: {error.message}") from None
+    except DefinitionError as error:
+        if error.reason == "link_escapes":
+            reason = f"a symbolic link leading out of {where}"
+        else:
+            reason = error.message
+        raise ConfigProblem(
+            shown, 1, 1, f"cannot read it: {reason} (a configuration is a regular file)"
+        ) from None
+    if len(data) > CONFIG_MAX_BYTES:
+        raise ConfigProblem(shown, 1, 1, f"larger than {CONFIG_MAX_BYTES} bytes")
+    return data
+
+
+def _inside(path: str, top: str) -> str | None:
+    """``path`` (absolute, normalised) as an operator path of ``top``, or ``None``."""
+    for base in dict.fromkeys((os.path.abspath(top), os.path.realpath(top))):
+        if path == base:
+            return "/"
+        prefix = base.rstrip(os.sep) + os.sep
+        if path.startswith(prefix):
+            return "/" + path[len(prefix) :].replace(os.sep, "/")
     return None
 
 
+def load_config(path: str, top: str | None = None) -> LintConfig:
+    """The configuration in ``path`` (``--config``); :class:`ConfigProblem` when it cannot be
+    used. Read through an operator whose ``/`` is ``top`` (the repository) when ``path`` is
+    spelled inside it, else its own folder: no link leaves either."""
+    absolute = os.path.abspath(path)
+    inner = _inside(absolute, top) if top is not None else None
+    root = top if inner is not None else os.path.dirname(absolute)
+    if inner is None:
+        inner = "/" + os.path.basename(absolute)
+    assert root is not None
+    try:
+        with BlockingLocalFileOperator(root) as files:
+            where = "the repository" if root == top else "its folder"
+            data = _read(files, inner, path, required=True, where=where)
+    except DefinitionError as error:  # the folder itself cannot be opened
+        raise ConfigProblem(path, 1, 1, f"cannot read it: {error.message}") from None
+    assert data is not None
+    base = os.path.dirname(absolute)
+    found = parse_config(data, path, base, pyproject=os.path.basename(absolute) == PYPROJECT)
+    return found if found is not None else LintConfig(path=path, base=base)
+
+
+def _shown(start: str, up: int, real_folder: str, name: str) -> str:
+    """The file ``name`` in the folder ``up`` levels above ``start``, as the user can open
+    it: spelled from ``start`` when that spelling leads there, else the real path."""
+    if up == 0:
+        return os.path.join(start, name)
+    spelled = os.path.normpath(os.path.join(start, *[os.pardir] * up))
+    if os.path.realpath(spelled) == real_folder:
+        return os.path.join(spelled, name)
+    return os.path.join(real_folder, name)
+
+
+def config_for(start: str, top: str, cache: dict[str, LintConfig] | None = None) -> LintConfig:
+    """The configuration of the folder ``start``: the first found from it up to ``top`` (the
+    repository's top, which holds it), never past it; the empty one when there is none.
+
+    Every look-up and read goes through one operator whose ``/`` is ``top``. A candidate
+    that is not a regular file, or a link leaving ``top``, is :class:`ConfigProblem`, not
+    skipped. ``cache`` maps a found file's real path to its configuration (one parse per
+    file when several PATHs share it).
+    """
+    real_top = os.path.realpath(top)
+    real_start = os.path.realpath(start)
+    inner = _inside(real_start, real_top)
+    if inner is None:  # not below top after all: look in start alone
+        real_top, inner = real_start, "/"
+    parts = [part for part in inner.split("/") if part]
+    try:
+        files = BlockingLocalFileOperator(real_top)
+    except DefinitionError as error:
+        message = f"cannot look for a configuration: {error.message}"
+        raise ConfigProblem(start, 1, 1, message) from None
+    with files:
+        for up in range(len(parts) + 1):
+            folder = parts[: len(parts) - up]
+            real_folder = os.path.join(real_top, *folder)
+            for name in (CONFIG_FILE, PYPROJECT):
+                shown = _shown(start, up, real_folder, name)
+                inner = "/" + "/".join([*folder, name])
+                data = _read(files, inner, shown, required=False, where="the repository")
+                if data is None or (name == PYPROJECT and b"a13n-skills" not in data):
+                    continue
+                key = os.path.join(real_folder, name)
+                if cache is not None and key in cache:
+                    return cache[key]
+                base = os.path.dirname(os.path.abspath(shown))
+                found = parse_config(data, shown, base, pyproject=name == PYPROJECT)
+                if found is None:
+                    continue  # a pyproject.toml without a [tool.a13n-skills] table
+                if cache is not None:
+                    cache[key] = found
+                return found
+    return LintConfig()
+
+
+def find_config(workspace: str, top: str | None = None) -> str | None:
+    """The configuration file of ``workspace`` (looked up to ``top``, default the workspace
+    itself), or ``None`` when it has none; :class:`ConfigProblem` as :func:`config_for`."""
+    return config_for(workspace, workspace if top is None else top).path
+
+
+# ------------------------------------------------------------------------ parsing
+
+
 def _position(text: str, key: str) -> tuple[int, int]:
-    """Where ``key`` is assigned in ``text`` (best effort: its first assignment), else 1:1."""
-    pattern = re.compile(rf"(?m)^([ \t]*)[\"']?{re.escape(key)}[\"']?[ \t]*=")
-    found = pattern.search(text)
-    if found is None:
-        return 1, 1
-    line = text.count("\n", 0, found.start()) + 1
-    return line, len(found.group(1)) + 1
+    """Where ``key`` is assigned in ``text`` (best effort: its first assignment), else 1:1.
+
+    Line by line, each line read once: ``key`` at its start (after blanks, perhaps quoted),
+    then ``=`` after blanks.
+    """
+    for number, line in enumerate(text.split("\n"), start=1):
+        stripped = line.lstrip(" \t")
+        rest = stripped[1:] if stripped[:1] in ("'", '"') else stripped
+        if not rest.startswith(key):
+            continue
+        after = rest[len(key) :]
+        after = after[1:] if after[:1] in ("'", '"') else after
+        if after.lstrip(" \t").startswith("="):
+            return number, len(line) - len(stripped) + 1
+    return 1, 1
+
+
+def _at(text: str, position: int) -> tuple[int, int]:
+    """The 1-based line and column of an index into ``text``."""
+    line_start = text.rfind("\n", 0, position) + 1
+    return text.count("\n", 0, position) + 1, position - line_start + 1
+
+
+def _short(value: str) -> str:
+    shown = value if len(value) <= _SHOWN_CHARACTERS else value[:_SHOWN_CHARACTERS] + "..."
+    return repr(shown)
 
 
 def _rules(value: object, where: str) -> frozenset[str]:
@@ -115,39 +292,43 @@ def _rules(value: object, where: str) -> frozenset[str]:
         raise ValueError(f"{where} must be a list of rule ids")
     unknown = sorted(set(value) - set(RULES))
     if unknown:
-        raise ValueError(f"{where} names unknown rule(s) {', '.join(map(repr, unknown))}")
+        named = ", ".join(map(_short, unknown[:_SHOWN_RULES]))
+        more = f" and {len(unknown) - _SHOWN_RULES} more" if len(unknown) > _SHOWN_RULES else ""
+        raise ValueError(f"{where} names unknown rule(s) {named}{more}")
     if _CONFIG_RULE in value and where.startswith(("ignore", "per-path-ignores")):
         raise ValueError(f"{where}: {_CONFIG_RULE} cannot be ignored")
     return frozenset(value)
 
 
-def _table(document: dict[str, Any], path: str) -> tuple[dict[str, Any] | None, str]:
-    """The lint table of a parsed file and its dotted name."""
+def _table(document: dict[str, Any], pyproject: bool) -> tuple[object, str] | None:
+    """The lint table of a parsed file and its dotted name; ``None`` for a
+    ``pyproject.toml`` that has no ``[tool.a13n-skills]`` table."""
     tool = document.get("tool")
     if isinstance(tool, dict) and "a13n-skills" in tool:
         skills = tool["a13n-skills"]
         if not isinstance(skills, dict):
-            return None, "tool.a13n-skills"
+            return skills, "tool.a13n-skills"
         return skills.get("lint", {}), "tool.a13n-skills.lint"
-    if os.path.basename(path) == PYPROJECT:
-        return {}, "tool.a13n-skills.lint"
+    if pyproject:
+        return None
     return document.get("lint", {}), "lint"
 
 
-def load_config(path: str) -> LintConfig:
-    """The configuration in ``path``; :class:`ConfigProblem` when it cannot be used."""
-    try:
-        with open(path, "rb") as stream:
-            data = stream.read(CONFIG_MAX_BYTES + 1)
-    except OSError as error:
-        raise ConfigProblem(path, 1, 1, f"cannot read it: {error.strerror}") from error
+def _document(data: bytes, path: str) -> tuple[str, dict[str, Any]]:
+    """The text and the TOML document of ``data``; :class:`ConfigProblem` when it is none."""
     if len(data) > CONFIG_MAX_BYTES:
         raise ConfigProblem(path, 1, 1, f"larger than {CONFIG_MAX_BYTES} bytes")
     try:
         text = data.decode("utf-8")
-        document = tomllib.loads(text)
     except UnicodeDecodeError as error:
-        raise ConfigProblem(path, 1, 1, f"not UTF-8 ({error.reason})") from error
+        raise ConfigProblem(path, 1, 1, f"not UTF-8 ({error.reason})") from None
+    try:
+        check_toml(text)
+    except TomlLimit as limit:
+        line, column = _at(text, limit.position)
+        raise ConfigProblem(path, line, column, f"not read as TOML: {limit.message}") from None
+    try:
+        return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         where = re.search(r"\(at line (\d+), column (\d+)\)", str(error))
         if where:
@@ -155,12 +336,26 @@ def load_config(path: str) -> LintConfig:
         else:  # "(at end of document)": the line after the last
             line, column = text.count("\n") + 1, len(text) - text.rfind("\n")
         reason = re.sub(r"\s*\(at (?:line \d+, column \d+|end of document)\)", "", str(error))
-        raise ConfigProblem(path, line, column, f"not valid TOML: {reason}") from error
-    table, name = _table(document, path)
+        raise ConfigProblem(path, line, column, f"not valid TOML: {reason}") from None
+    except (ValueError, RecursionError) as error:  # what check_toml exists to rule out
+        raise ConfigProblem(path, 1, 1, f"not valid TOML: {type(error).__name__}") from None
+
+
+def parse_config(
+    data: bytes, path: str, base: str, *, pyproject: bool = False
+) -> LintConfig | None:
+    """The configuration the bytes ``data`` of the file ``path`` (shown in findings; its
+    per-path globs are relative to ``base``) say; ``None`` for a ``pyproject.toml`` without
+    a ``[tool.a13n-skills]`` table; :class:`ConfigProblem` when it cannot be used. No I/O."""
+    text, document = _document(data, path)
+    found = _table(document, pyproject)
+    if found is None:
+        return None
+    table, name = found
     if not isinstance(table, dict):
         line, column = _position(text, name.rsplit(".", 1)[-1])
         raise ConfigProblem(path, line, column, f"[{name}] must be a table")
-    config: dict[str, Any] = {"path": path, "base": os.path.dirname(os.path.abspath(path))}
+    config: dict[str, Any] = {"path": path, "base": base}
     for key, value in table.items():
         try:
             config.update(_key(key, value))
@@ -174,7 +369,8 @@ def _key(key: str, value: object) -> dict[str, Any]:
     """One key of the lint table, checked: the ``LintConfig`` fields it sets."""
     if key == "profile":
         if not isinstance(value, str) or value not in PROFILES:
-            raise ValueError(f"profile must be one of {', '.join(PROFILES)}, not {value!r}")
+            shown = _short(value) if isinstance(value, str) else type(value).__name__
+            raise ValueError(f"profile must be one of {', '.join(PROFILES)}, not {shown}")
         return {"profile": value}
     if key in ("select", "ignore"):
         return {key: _rules(value, key)}
@@ -184,8 +380,9 @@ def _key(key: str, value: object) -> dict[str, Any]:
         _rules(list(value), "severity")
         for rule, level in value.items():
             if level not in _SEVERITIES:
+                shown = _short(level) if isinstance(level, str) else type(level).__name__
                 raise ValueError(
-                    f"severity of {rule!r} must be one of {', '.join(_SEVERITIES)}, not {level!r}"
+                    f"severity of {rule!r} must be one of {', '.join(_SEVERITIES)}, not {shown}"
                 )
         return {"severity": dict(value)}
     if key == "per-path-ignores":
@@ -193,8 +390,8 @@ def _key(key: str, value: object) -> dict[str, Any]:
             raise ValueError("per-path-ignores must be a table of glob = [rule ids]")
         return {
             "per_path_ignores": tuple(
-                (pattern, _rules(rules, f"per-path-ignores {pattern!r}"))
+                (pattern, _rules(rules, f"per-path-ignores {_short(pattern)}"))
                 for pattern, rules in value.items()
             )
         }
-    raise ValueError(f"unknown key {key!r} (known: {', '.join(_KEYS)})")
+    raise ValueError(f"unknown key {_short(key)} (known: {', '.join(_KEYS)})")

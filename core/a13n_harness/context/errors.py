@@ -42,6 +42,7 @@ ERROR_CODES: frozenset[str] = frozenset(
         "skill_document_changed",
         "skill_catalog_stale",
         "skill_selection_unknown",
+        "activation_not_certified",
         # The command line's own failures (docs/contract.md §8): an operating-system
         # error on a path it was given or on stdout, and a usage error. Listed here so
         # that every line ``a13n-skills: <code>: ...`` carries a code from this table.
@@ -104,6 +105,7 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
                 "manager",
                 "bindings",
                 "prepared",
+                "activation",
             }
         ),
         "catalog_total_unrepresentable": frozenset(),
@@ -147,7 +149,7 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
             {"not_entered", "entered", "no_mount", "unknown_mount", "outside_namespace"}
         ),
         "skill_root_unsupported": frozenset({"link_loop"}),
-        "skill_root_overflow": frozenset({"workspace_walk", "workspace_depth"}),
+        "skill_root_overflow": frozenset({"workspace_walk", "workspace_depth", "resources"}),
         "skill_permission_denied": frozenset({"link_escapes"}),
         "skill_provider_failed": frozenset(),
         "skill_catalog_overflow": frozenset(),
@@ -156,6 +158,7 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
         "skill_document_changed": frozenset(),
         "skill_catalog_stale": frozenset(),
         "skill_selection_unknown": frozenset(),
+        "activation_not_certified": frozenset(),
         "path_not_found": frozenset(),
         "path_not_a_directory": frozenset(),
         "path_is_a_directory": frozenset(),

@@ -101,6 +101,11 @@ class SkillFrontmatter:
     name: str
     description: str
     description_truncated: bool
+    # ``disable-model-invocation`` (docs/contract.md §10): the skill is activated by the user
+    # only and left out of the model's catalog. Fails closed: any value but a plain
+    # (unquoted) ``false`` or null (``~``, ``null``, empty) disables, as a JavaScript host
+    # reads a quoted "false" or a ``yes`` as true.
+    disable_model_invocation: bool = False
 
 
 def is_valid_name(name: object) -> bool:
@@ -153,7 +158,7 @@ def parse_skill_document(
     if problem is not None:
         raise DefinitionError("skill_frontmatter_invalid", problem, reason="limits")
     text = _frontmatter_text(bytes(data), limits.max_bytes)
-    name, description = _scan_events(text, limits)
+    name, description, invocation = _scan_events(text, limits)
 
     def refuse(reason: str, message: str, field: _Field) -> FrontmatterError:
         # Located only when refused: one O(index) count per parse, never one per value.
@@ -180,7 +185,8 @@ def parse_skill_document(
     text_value, truncated = normalize_description(description.value, limits.max_description_chars)
     if not text_value:
         raise refuse("description_invalid", "description is empty", description)
-    return SkillFrontmatter(name.value, text_value, truncated)
+    disabled = invocation is not None and invocation.value not in _INVOCABLE
+    return SkillFrontmatter(name.value, text_value, truncated, disabled)
 
 
 def _frontmatter_text(data: bytes, max_bytes: int) -> str:
@@ -344,11 +350,18 @@ _MappingStart = _events.MappingStartEvent
 _SequenceStart = _events.SequenceStartEvent
 _Ends = (_events.MappingEndEvent, _events.SequenceEndEvent)
 _Skipped = (_events.StreamStartEvent, _events.DocumentEndEvent)
-_FIELDS = frozenset({"name", "description"})  # the top-level values the catalog keeps
+_INVOCATION = "disable-model-invocation"
+_FIELDS = frozenset({"name", "description", _INVOCATION})  # the top-level values kept
+_INVOCABLE = frozenset({"false", "False", "FALSE", "~", "null", "Null", "NULL", ""})
+"""Plain values of ``disable-model-invocation`` that leave a skill to the model (YAML 1.2's
+false and null); any other value, a quoted one or a collection disables model invocation."""
 
 
-def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _Field | None]:
-    """Stream events, enforce every guard, and pick out ``name`` and ``description``.
+def _scan_events(
+    text: str, limits: FrontmatterLimits
+) -> tuple[_Field | None, _Field | None, _Field | None]:
+    """Stream events, enforce every guard, and pick out ``name``, ``description`` and
+    ``disable-model-invocation`` (its value kept only when it is a plain scalar).
 
     The open collections are a stack of key sets (``None`` for a sequence);
     ``expecting_key`` says whether the innermost mapping waits for a key.
@@ -402,6 +415,8 @@ def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _
                 if pending is not None and len(stack) == 1:
                     if pending in _FIELDS:
                         value = event.value if kind is _Scalar else None
+                        if pending == _INVOCATION and value is not None and not event.implicit[0]:
+                            value = None  # quoted: a string, not YAML's false
                         mark = event.start_mark
                         fields[pending] = _Field(value, mark.index if mark is not None else 0)
                     pending = None
@@ -453,4 +468,4 @@ def _scan_events(text: str, limits: FrontmatterLimits) -> tuple[_Field | None, _
             source.dispose()
     if nodes == 0:
         raise FrontmatterError("not_mapping", "frontmatter is empty", line=2, column=1)
-    return fields.get("name"), fields.get("description")
+    return fields.get("name"), fields.get("description"), fields.get(_INVOCATION)

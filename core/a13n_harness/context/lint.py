@@ -38,14 +38,19 @@ from __future__ import annotations
 import re
 import urllib.parse
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate, chain
 from typing import Literal
 
 import yaml
 
-from a13n_harness.context._checks import has_lone_surrogate, is_bytes_like
+from a13n_harness.context._checks import (
+    has_lone_surrogate,
+    is_bytes_like,
+    plain_bytes,
+    plain_str,
+)
 from a13n_harness.context.encoder import ESCAPED_RANGES
 from a13n_harness.context.errors import FRONTMATTER_REASONS, FrontmatterError
 from a13n_harness.context.frontmatter import NAME_MAX_CHARS, FrontmatterLimits, parse_skill_document
@@ -253,7 +258,9 @@ RULES: dict[str, Rule] = _rules(
         "skill_name_mismatch",
         "error",
         "the name differs from the skill's folder",
-        "`name` must equal the name of the folder that holds SKILL.md.",
+        "`name` must equal the name of the folder that holds SKILL.md. A name that breaks the "
+        "naming rule is one finding, `skill_name_invalid` (its message names the folder when "
+        "they differ), not this one as well: one defect, one finding.",
         '"Must match the parent directory name".',
         "pdf-tools/SKILL.md holding `name: pdf`",
     ),
@@ -323,15 +330,16 @@ RULES: dict[str, Rule] = _rules(
         "skill_reference_escapes",
         "error",
         "a file reference leaves the skill folder",
-        "A file reference of the body must not leave the repository: an absolute path, a "
-        "`..` that climbs above the repository's top (the git work tree holding the skill, or "
-        "the workspace linted), or a symbolic link whose target is outside the skill folder is "
-        "an error. An agent following the path reads files the skill's reviewer never saw. "
-        "References are the targets of Markdown links and images, link definitions, and "
-        "paths in inline code that name a folder of the skill (`scripts/run.py` when the skill "
-        "has `scripts/`) outside an example (`e.g.`, `Example:`); URLs, `#anchors`, footnotes, "
-        "code blocks, HTML comments and targets with an unknown placeholder (`${PLUGIN_ROOT}`) "
-        "are not. `{baseDir}/` and `${CLAUDE_SKILL_DIR}/` stand for the skill folder.",
+        "A file reference of the body must not leave the repository: an absolute path (a "
+        "`file:` URL is one), a `..` that climbs above the repository's top (the git work "
+        "tree holding the skill, or the workspace linted), or a symbolic link whose target is "
+        "outside the skill folder is an error. An agent following the path reads files the "
+        "skill's reviewer never saw. References are the targets of Markdown links and images, "
+        "link definitions, and paths in inline code that name a folder of the skill "
+        "(`scripts/run.py` when the skill has `scripts/`) outside an example (`e.g.`, "
+        "`Example:`); URLs, `#anchors`, footnotes, fenced and indented code blocks, HTML "
+        "comments and targets with an unknown placeholder (`${PLUGIN_ROOT}`) are not. "
+        "`{baseDir}/` and `${CLAUDE_SKILL_DIR}/` stand for the skill folder.",
         _BEYOND + ' (the specification: "use relative paths from the skill root")',
         "See [the host's keys](/etc/ssh/ssh_host_rsa_key).",
     ),
@@ -632,8 +640,11 @@ A reference is the target of a Markdown link or image or of a link definition, o
 in inline code (`scripts/run.py`) whose first folder exists in the skill (not `agents/`,
 where Codex keeps `openai.yaml`) and that is not an example (`e.g.`, `for example`, a line
 or a list under `Example:`). Not references: URLs (`https:`, `mailto:`, `//host`), `#anchors`,
-footnotes (`[^1]: ...`), fenced code blocks, code spans' links, HTML comments, and targets
-holding a placeholder this tool cannot resolve (`${PLUGIN_ROOT}`, `$VAR`, `{name}`). The
+footnotes (`[^1]: ...`), fenced code blocks, indented code blocks (CommonMark: four columns
+past the list item holding the line, after a blank line or a heading, not continuing a
+paragraph), code spans' links, HTML comments, and targets holding a placeholder this tool
+cannot resolve (`${PLUGIN_ROOT}`, `$VAR`, `{name}`). A `file:` URL is not skipped as a URL: it
+names a file on the reader's machine, an absolute path (`skill_reference_escapes`). The
 documented spellings of the skill folder resolve to it: `{baseDir}/`
 ([OpenClaw](https://github.com/openclaw/openclaw/blob/main/docs/tools/skills.md): "Use
 `{baseDir}` in instructions to reference the skill folder path") and
@@ -952,9 +963,14 @@ class _Checker:
             problems.append("must not start or end with a hyphen")
         if "--" in value:
             problems.append("must not contain consecutive hyphens")
+        differs = folder is not None and value != folder
         if problems:
+            # One defect, one finding: an invalid name cannot equal a valid folder name, so
+            # the mismatch is part of this finding's message, not a second error.
+            if differs:
+                problems.append(f"differs from its folder {folder!r}")
             self.add("skill_name_invalid", node.index, f"name {value!r} " + "; ".join(problems))
-        if folder is not None and value != folder:
+        elif differs:
             self.add(
                 "skill_name_mismatch",
                 node.index,
@@ -1085,6 +1101,8 @@ def check_document(
     is refused with ``skill_frontmatter_invalid`` (reason ``encoding``), as
     :func:`parse_skill_document` refuses it.
     """
+    # A Host's subclass is taken as its plain value: its own methods never decide.
+    data, folder, profile = plain_bytes(data), plain_str(folder), plain_str(profile)  # type: ignore[assignment]
     if not is_bytes_like(data):
         raise FrontmatterError(
             "encoding", f"a SKILL.md must be bytes, got {type(data).__name__}", line=1, column=1
@@ -1368,6 +1386,7 @@ _LINK = re.compile(
 )
 _DEFINITION = re.compile(r"[ ]{0,3}\[((?:[^\[\]\\]|\\.)++)\]:[ \t]*+(<(?:[^<>\n\\]|\\.)*+>|\S++)")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]++:")
+_FILE_URL = re.compile(r"[Ff][Ii][Ll][Ee]:")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 # A placeholder this tool cannot resolve: ${VAR}, $VAR, {var}, %VAR%, <var>.
 _UNKNOWN_PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_]|\{[A-Za-z_][\w-]*+\}|%[A-Za-z_]\w*+%|<[\w-]++>")
@@ -1480,7 +1499,11 @@ def _normalise(
     if relative is None:
         if _UNKNOWN_PLACEHOLDER.search(target):
             return None
-        if target.startswith(("/", "\\", "~")) or (len(target) > 1 and target[1] == ":"):
+        if (
+            target.startswith(("/", "\\", "~"))
+            or (len(target) > 1 and target[1] == ":")
+            or _FILE_URL.match(target)
+        ):
             return Reference(target, line, column, kind, target, absolute=True)
         relative = target
     elif _UNKNOWN_PLACEHOLDER.search(relative):
@@ -1501,8 +1524,14 @@ def _normalise(
 
 
 def _link_target(raw: str) -> str | None:
-    """The file path a Markdown link destination names, or ``None`` for a URL or an anchor."""
+    """The file path a Markdown link destination names, or ``None`` for a URL or an anchor.
+
+    A ``file:`` URL names a file on the reader's machine, so it is a path (kept as
+    written, which :func:`_normalise` reads as absolute), not a URL to skip.
+    """
     target = raw[1:-1] if raw.startswith("<") and raw.endswith(">") else raw
+    if _FILE_URL.match(target):
+        return urllib.parse.unquote(_ESCAPE.sub(r"\1", target))
     if target.startswith("//") or _SCHEME.match(target):
         return None
     target = target.partition("#")[0].partition("?")[0]  # an anchor alone leaves nothing
@@ -1585,8 +1614,8 @@ class _Examples:
     it (or itself) that is a heading (no) or a paragraph's line (an ``Example`` lead or
     not). Each line's answer is kept, so every line is looked at once at most."""
 
-    def __init__(self, text: str) -> None:
-        self.lines = text.split("\n")
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
         self.known: dict[int, bool] = {}
 
     def at(self, index: int) -> bool:
@@ -1607,6 +1636,125 @@ class _Examples:
         return answer
 
 
+def _indentation(line: str, column: int = 0) -> int:
+    """The columns of ``line``'s leading spaces and tabs when it starts at ``column`` (a tab
+    moves to the next multiple of four, as CommonMark reads block structure)."""
+    lead = line[: len(line) - len(line.lstrip(" \t"))]
+    if "\t" not in lead:
+        return len(lead)
+    end = column
+    for char in lead:
+        end += 4 - end % 4 if char == "\t" else 1
+    return end - column
+
+
+class _Indented:
+    """Which lines of the body are indented code (CommonMark 0.31, sections 4.4 and 5.2),
+    read forwards on demand, each line once.
+
+    A line indented four columns or more past the content of the list items it sits in is
+    code, unless it continues an open paragraph (an indented code block cannot interrupt
+    one). A list item's content starts after its marker and the one to four spaces that
+    follow it; a line less indented than that leaves the item, unless it continues the
+    item's paragraph (a lazy line). Block quotes and HTML blocks are read as paragraphs.
+    Fenced blocks are the scan's (``fences``: first and last line index of each, in order,
+    appended as the scan skips them); each reads as one line that ends a paragraph.
+    """
+
+    def __init__(self, lines: list[str], fences: list[tuple[int, int]]) -> None:
+        self.lines = lines
+        self.fences = fences
+        self.next_fence = 0
+        self.cursor = 0  # the first line not read yet
+        self.items: list[int] = []  # content columns of the open list items, innermost last
+        self.paragraph = False  # an open paragraph, which an indented line continues
+
+    def at(self, index: int) -> bool:
+        """Whether line ``index`` is indented code; asked in increasing order of lines."""
+        code = False
+        while self.cursor <= index:
+            fence = self.fences[self.next_fence] if self.next_fence < len(self.fences) else None
+            if fence is not None and fence[0] <= self.cursor:
+                self.next_fence += 1
+                if fence[0] == self.cursor:  # read its opening line as a block of its own
+                    self._read(self.lines[self.cursor], fenced=True)
+                self.cursor = max(self.cursor, fence[1] + 1)
+                self.paragraph = False
+                continue
+            line = self.lines[self.cursor]
+            self.cursor += 1
+            if not line:  # blank: ends a paragraph, leaves every list item open
+                self.paragraph = False
+                code = False
+                continue
+            if not self.items and line[:1] not in _MAY_START_A_BLOCK:
+                # Text at the margin outside any list opens or continues a paragraph.
+                self.paragraph = True
+                code = False
+                continue
+            code = self._read(line)
+        return code
+
+    def _read(self, line: str, fenced: bool = False) -> bool:
+        line = line[:-1] if line.endswith("\r") else line
+        text = line.lstrip(" \t")
+        if not text:
+            self.paragraph = False
+            return False
+        column = _indentation(line)
+        items = self.items
+        interrupts = fenced or _interrupts(text)
+        while items and column < items[-1] and (interrupts or not self.paragraph):
+            items.pop()
+        inner = column - (items[-1] if items else 0)
+        if inner >= 4:
+            return not self.paragraph
+        if fenced:
+            return False
+        marker = _LIST_MARKER.match(text)
+        if marker is not None and not _THEMATIC.match(text):
+            width = marker.end()
+            rest = text[width:]
+            spaces = _indentation(rest, column + width)
+            if not rest.strip(" \t") or spaces > 4:  # empty, or the item starts with code
+                items.append(column + width + 1)
+                self.paragraph = False
+                return bool(rest.strip(" \t"))
+            items.append(column + width + spaces)
+            self.paragraph = True
+            return False
+        self.paragraph = not (interrupts or (self.paragraph and _SETEXT.match(text) is not None))
+        return False
+
+
+# What ends a paragraph instead of continuing it: a list item, a heading, a fence, a
+# thematic break, a block quote.
+# The first characters of a line that is more than a paragraph's text at the margin: blank
+# (the empty string), indented, or a list marker, heading, fence, break, quote or underline.
+_MAY_START_A_BLOCK = frozenset(("", " ", "\t", "\r", *"-*+0123456789#`~>_="))
+# A list item that may start with indented code (five columns or more after its marker).
+_CODE_ITEM = re.compile(r"[ \t]*+(?:[-*+]|[0-9]{1,9}[.)])[ \t]{2}")
+_LIST_MARKER = re.compile(r"(?:[-*+]|[0-9]{1,9}[.)])(?=[ \t]|$)")
+_THEMATIC = re.compile(r"([-*_])(?:[ \t]*+\1){2,}+[ \t]*+$")
+_SETEXT = re.compile(r"=++[ \t]*+$")
+_ATX = re.compile(r"#{1,6}(?:[ \t]|$)")
+
+
+def _interrupts(text: str) -> bool:
+    """Whether a line whose text (after its indentation) is ``text`` starts a block that
+    ends an open paragraph."""
+    first = text[0]
+    if first in "-*+0123456789":
+        return _LIST_MARKER.match(text) is not None or _THEMATIC.match(text) is not None
+    if first == "#":
+        return _ATX.match(text) is not None
+    if first in "`~":
+        return text[:3] in ("```", "~~~")
+    if first == "_":
+        return _THEMATIC.match(text) is not None
+    return first == ">"
+
+
 def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
     """The body's references and comments, in one pass that only stops at events.
 
@@ -1618,23 +1766,23 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
     """
     body = _Body()
     text = decoded[start:]
+    lines: list[str] = []  # split once, when a question about a line needs them
     examples: _Examples | None = None
+    indented: _Indented | None = None
+    fences: list[tuple[int, int]] = []  # first and last line index of each fenced block
     length = len(text)
     position = 0  # the start of a line
     number = first_line  # its number
     in_comment = False
-    tilde = -1  # the next line starting with a tilde fence (length: none left)
+    event = _Next(lambda at: _event_at(text, at), length)
+    tilde = _Next(lambda at: _fence_at(text, at, "~~~"), length)
     while position < length:
         if in_comment:
             found = text.find("-->", position)
             if found < 0:
                 break
         else:
-            event = _EVENT.search(text, position)
-            if tilde < position:  # passed (or skipped in a fence): find the next one once
-                tilde = _fence_at(text, position, "~~~")
-                tilde = length if tilde < 0 else tilde
-            found = min(event.start() if event is not None else length, tilde)
+            found = min(event.after(position), tilde.after(position))
             if found >= length:
                 break
         line_start = text.rfind("\n", position, found) + 1 or position
@@ -1643,10 +1791,21 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
         line_end = length if line_end < 0 else line_end
         line = text[line_start:line_end]
         position = line_end + 1
+        if not in_comment and (
+            (line[:1] in (" ", "\t") and _indentation(line) >= 4) or _CODE_ITEM.match(line)
+        ):
+            if indented is None:
+                lines = lines or text.split("\n")
+                indented = _Indented(lines, fences)
+            if indented.at(number - first_line):  # code: nothing on it is a link or a fence
+                number += 1
+                continue
         if not in_comment and line.lstrip(" \t")[:3] in ("```", "~~~"):
             opened = _FENCE.match(line)
             if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
+                opener = number - first_line
                 position, number = _after_fence(text, position, number + 1, opened.group(1))
+                fences.append((opener, number - first_line - 1))
                 continue
         if (
             in_comment
@@ -1658,12 +1817,44 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
             example = False
             if "`" in line and "/" in line:
                 if examples is None:
-                    examples = _Examples(text)
+                    lines = lines or text.split("\n")
+                    examples = _Examples(lines)
                 example = examples.at(number - first_line)
             _scan_line(body, line, number, in_comment, example)
             in_comment = body.open_comment
         number += 1
     return body
+
+
+class _Next:
+    """The next place a search finds at or after a position, searched again only once the
+    scan has passed it.
+
+    The scan asks after every line it looks at; searching from each of them to the end
+    of the text would pass over the text once per fence (quadratic on a body of many
+    fences). ``find(position)`` is the first place at or after ``position`` (-1: none);
+    the answer stays right for every later position up to it, so each character is
+    passed over once per search, whatever the scan skips in between.
+    """
+
+    __slots__ = ("_at", "_find", "_none")
+
+    def __init__(self, find: Callable[[int], int], none: int) -> None:
+        self._find = find
+        self._none = none  # what "nothing left" reads as: the text's length
+        self._at = -1
+
+    def after(self, position: int) -> int:
+        if self._at < position:
+            found = self._find(position)
+            self._at = self._none if found < 0 else found
+        return self._at
+
+
+def _event_at(text: str, position: int) -> int:
+    """Where the next event (:data:`_EVENT`) from ``position`` starts, or -1."""
+    found = _EVENT.search(text, position)
+    return -1 if found is None else found.start()
 
 
 def _after_fence(text: str, position: int, number: int, fence: str) -> tuple[int, int]:

@@ -54,6 +54,7 @@ if sys.platform != "win32":
 
 from a13n_harness.context.defaults import GIT_TIMEOUT_SECONDS
 from a13n_harness.context.errors import DefinitionError
+from a13n_harness.environment.paths import resolve_link_target
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -141,7 +142,7 @@ def collect_git_status(
     deadline = time.monotonic() + min(timeout, _LONGEST_TIMEOUT_SECONDS)
     try:
         checkout = _find_checkout(os.path.abspath(start))
-    except (OSError, ValueError):
+    except (OSError, ValueError, _Unsafe):
         return None
     if checkout is None:
         return None
@@ -183,6 +184,13 @@ _INDEX_FILE_BYTES = 4 * 2**30
 # entries of ``objects`` linked: more is not a git directory git made.
 _MAX_LOOSE_REFS = 50_000
 _MAX_OBJECT_ENTRIES = 1024
+# Entries of the object store looked at, at every depth, to find links in it: git packs
+# loose objects once 6,700 of them lie about (gc.auto), so a million is far past any
+# store git keeps, and listing that many costs about a second, not an unbounded walk.
+_MAX_OBJECT_FILES = 1_000_000
+# Links followed resolving one path of a git directory: the kernel's own bound
+# (Linux MAXSYMLINKS, the operators' MAX_LINK_HOPS); a longer chain is a loop.
+_MAX_LINK_HOPS = 40
 
 
 class _Unsafe(Exception):
@@ -226,9 +234,64 @@ def _read_small(path: str) -> bytes | None:
     return data if len(data) <= _SMALL_FILE_BYTES else None
 
 
+def _confined(place: str, name: str) -> str | None:
+    """The path of ``name`` below the git directory ``place`` with every link resolved;
+    ``None`` when nothing is there; :class:`_Unsafe` when a link leads out of ``place``.
+
+    ``place`` is a real path (no link in it) and ``name`` a relative path of fixed
+    segments (``objects``, ``info/exclude``). Each segment is looked at with ``lstat``;
+    a link is read with ``readlink`` and resolved on its spelling alone
+    (:func:`~a13n_harness.environment.paths.resolve_link_target`, the operators' rule)
+    against ``place``, then walked the same way. A link that leaves is refused before
+    anything behind it is looked at, so whether the outside path exists never shows;
+    the answer is a path of ``place`` whose every segment was seen not to be a link,
+    which is what git is given (never the checkout's own link, which the kernel would
+    resolve on its own terms).
+    """
+    root = [segment for segment in place.split("/") if segment]
+    done: list[str] = []
+    pending = [segment for segment in name.split("/") if segment][::-1]
+    hops = 0
+    while pending:
+        segment = pending.pop()
+        here = os.path.join(place, *done, segment)
+        try:
+            mode = os.lstat(here).st_mode
+        except FileNotFoundError:
+            return None
+        except OSError:
+            raise _Unsafe(here) from None
+        if stat.S_ISLNK(mode):
+            hops += 1
+            if hops > _MAX_LINK_HOPS:
+                raise _Unsafe(here)
+            resolved = resolve_link_target(done, os.readlink(here), root)
+            if resolved is None:
+                raise _Unsafe(here)
+            done = []
+            pending.extend(reversed(resolved))
+            continue
+        if pending and not stat.S_ISDIR(mode):
+            return None  # a file where a folder should be: git finds nothing there either
+        done.append(segment)
+    return os.path.join(place, *done)
+
+
+def _confined_directory(place: str, name: str) -> str:
+    """:func:`_confined` of a directory git needs: :class:`_Unsafe` when it is not one."""
+    found = _confined(place, name)
+    if found is None or not _is_directory(found):
+        raise _Unsafe(os.path.join(place, name))
+    return found
+
+
 def _head_of(gitdir: str) -> bytes | None:
-    """The checkout's HEAD normalised (``ref: refs/...`` or an object name), or ``None``."""
-    data = _read_small(os.path.join(gitdir, "HEAD"))
+    """The checkout's HEAD normalised (``ref: refs/...`` or an object name), or ``None``.
+
+    ``gitdir`` is a real path; a HEAD that is a link leading out of it is :class:`_Unsafe`.
+    """
+    head = _confined(gitdir, "HEAD")
+    data = None if head is None else _read_small(head)
     if data is None:
         return None
     text = data.rstrip(b"\r\n")
@@ -250,20 +313,30 @@ def _is_directory(path: str) -> bool:
 
 
 def _git_directory(gitdir: str) -> _Checkout | None:
-    """``gitdir`` as a git directory (HEAD, objects, refs), with its common directory."""
-    if _head_of(gitdir) is None:
+    """``gitdir`` as a git directory (HEAD, objects, refs), with its common directory.
+
+    Both are kept as real paths: a ``.git`` link, a gitdir file and ``commondir`` name
+    them, and are followed as git follows them; below them, every file and folder is
+    reached through :func:`_confined`, so a link there that leaves is :class:`_Unsafe`
+    (the fact is unknown) whether its target exists or not.
+    """
+    gitdir = os.path.realpath(gitdir)
+    if not _is_directory(gitdir) or _head_of(gitdir) is None:
         return None
     commondir = gitdir
-    if os.path.lexists(os.path.join(gitdir, "commondir")):
-        pointer = _read_small(os.path.join(gitdir, "commondir"))
+    pointer_file = _confined(gitdir, "commondir")
+    if pointer_file is not None:
+        pointer = _read_small(pointer_file)
         if pointer is None:
             return None
-        commondir = os.path.join(gitdir, os.fsdecode(pointer.rstrip(b"\r\n")))
-    objects = os.path.join(commondir, "objects")
-    refs = os.path.join(commondir, "refs")
-    if not (_is_directory(objects) and _is_directory(refs)):
+        commondir = os.path.realpath(os.path.join(gitdir, os.fsdecode(pointer.rstrip(b"\r\n"))))
+        if not _is_directory(commondir):
+            return None
+    objects = _confined(commondir, "objects")
+    refs = _confined(commondir, "refs")
+    if objects is None or refs is None or not (_is_directory(objects) and _is_directory(refs)):
         return None
-    return _Checkout("", os.path.abspath(gitdir), os.path.abspath(commondir))
+    return _Checkout("", gitdir, commondir)
 
 
 def _find_checkout(start: str) -> _Checkout | None:
@@ -422,15 +495,17 @@ def _shared_index_names(gitdir: str) -> list[str]:
     return names
 
 
-def _link_regular(target: str, link: str, bound: int) -> None:
-    """Link ``link`` to ``target`` when that is a regular file of at most ``bound`` bytes.
+def _link_regular(place: str, name: str, link: str, bound: int) -> None:
+    """Link ``link`` to ``name`` of the git directory ``place`` when that is a regular
+    file of at most ``bound`` bytes.
 
-    Nothing when ``target`` does not exist (git then finds nothing either);
-    :class:`_Unsafe` for anything else: a link to ``/dev/zero``, a FIFO, a device,
-    a directory, a file past its bound. The link names the resolved file, so a
-    link in the checkout is not followed again when git opens it.
+    Nothing when it does not exist (git then finds nothing either); :class:`_Unsafe`
+    for anything else: a link leading out of ``place`` (:func:`_confined`), a link to
+    ``/dev/zero``, a FIFO, a device, a directory, a file past its bound. The link names
+    the resolved file, so no link of the checkout is followed again when git opens it.
     """
-    if not os.path.lexists(target):
+    target = _confined(place, name)
+    if target is None:
         return
     try:
         found = os.stat(target)
@@ -438,7 +513,7 @@ def _link_regular(target: str, link: str, bound: int) -> None:
         raise _Unsafe(target) from None
     if not stat.S_ISREG(found.st_mode) or found.st_size > bound:
         raise _Unsafe(target)
-    os.symlink(os.path.realpath(target), link)
+    os.symlink(target, link)
 
 
 def _read_bounded(path: str, bound: int) -> bytes:
@@ -505,8 +580,9 @@ def _copy_loose_refs(source: str, target: str) -> None:
                     file.write(data)
 
 
-def _link_objects(source: str, target: str) -> None:
-    """The scratch ``objects``: a directory linking each entry of the checkout's, but ``info``.
+def _link_objects(place: str, target: str) -> None:
+    """The scratch ``objects``: the checkout's object store, ``info`` left out, given to
+    git with no link that leaves ``place`` (the common git directory).
 
     Git maps loose objects and packs read-only (a link to a device there maps
     nothing, and the memory limit holds whatever it does). ``objects/info`` is not
@@ -514,20 +590,55 @@ def _link_objects(source: str, target: str) -> None:
     the checkout, and their own alternates in turn (a read outside the root,
     issue 18), so a checkout that borrows objects has an unknown git fact; the
     commit graphs there only speed up ahead/behind counting.
+
+    Git follows a link wherever it meets one in the store (``objects`` itself,
+    ``objects/pack``, a loose object, a pack's index), so the whole store is looked
+    at: a folder holding no link and no folder (a loose-object folder, ``pack``) is
+    linked whole at its real path; any other folder is made in the scratch store
+    and its entries given one by one, each link resolved by :func:`_confined` and
+    given at its resolved path. A link that leaves ``place``, at any depth, makes the
+    fact unknown, as alternates do; more than :data:`_MAX_OBJECT_FILES` entries too.
     """
-    alternates = os.path.join(source, "info", "alternates")
-    if os.path.lexists(alternates):
+    source = _confined_directory(place, "objects")
+    alternates = _confined(place, "objects/info/alternates")
+    if alternates is not None:
         listing = _read_bounded(alternates, _LISTING_FILE_BYTES)
         if any(line.strip() and not line.startswith(b"#") for line in listing.splitlines()):
             raise _Unsafe(alternates)
-    os.mkdir(target)
-    with os.scandir(source) as entries:
-        names = [entry.name for entry in entries]
-    if len(names) > _MAX_OBJECT_ENTRIES:
-        raise _Unsafe(source)
-    for name in names:
-        if name != "info":
-            os.symlink(os.path.realpath(os.path.join(source, name)), os.path.join(target, name))
+    budget = _MAX_OBJECT_FILES
+    pending = [(source, target)]
+    while pending:
+        folder, copy = pending.pop()
+        with os.scandir(folder) as entries:  # the kinds come with the listing (d_type)
+            listed = [(entry.name, _kind(entry)) for entry in entries]
+        budget -= len(listed)
+        if budget < 0 or (folder == source and len(listed) > _MAX_OBJECT_ENTRIES):
+            raise _Unsafe(folder)
+        if folder != source and all(kind == "other" for _, kind in listed):
+            os.symlink(folder, copy)  # the common case: nothing in it to look into
+            continue
+        os.mkdir(copy)
+        for name, kind in listed:
+            inner = os.path.join(folder, name)
+            if folder == source and name == "info":
+                continue
+            if kind == "link":
+                resolved = _confined(place, os.path.relpath(inner, place))
+                if resolved is None:
+                    continue  # a link to nothing: git finds nothing there either
+                inner = resolved
+                kind = "folder" if _is_directory(inner) else "other"
+            if kind == "folder":
+                pending.append((inner, os.path.join(copy, name)))
+            else:
+                os.symlink(inner, os.path.join(copy, name))
+
+
+def _kind(entry: os.DirEntry[str]) -> str:
+    """``link``, ``folder`` or ``other`` (a file, a FIFO, a device), never following."""
+    if entry.is_symlink():
+        return "link"
+    return "folder" if entry.is_dir(follow_symlinks=False) else "other"
 
 
 def _quoted(value: bytes) -> bytes:
@@ -627,24 +738,25 @@ def _status_in_scratch(
         file.write(b"[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
     # Every file git is given is a regular file within a bound (_Unsafe otherwise:
     # the fact is unknown); what git reads whole is copied, what it maps is linked.
+    # Both are real paths (_git_directory); nothing below them is given to git through
+    # a link that leaves them (_confined), whatever its depth: the fact is unknown then.
     common, own = checkout.commondir, checkout.gitdir
-    _link_objects(os.path.join(common, "objects"), os.path.join(scratch, "objects"))
-    _copy_loose_refs(os.path.join(common, "refs"), os.path.join(scratch, "refs"))
+    _link_objects(common, os.path.join(scratch, "objects"))
+    _copy_loose_refs(_confined_directory(common, "refs"), os.path.join(scratch, "refs"))
     packed_refs = os.path.join(scratch, "packed-refs")
-    _link_regular(os.path.join(common, "packed-refs"), packed_refs, _PACKED_REFS_BYTES)
-    shallow = os.path.join(scratch, "shallow")
-    _link_regular(os.path.join(common, "shallow"), shallow, _LISTING_FILE_BYTES)
-    _link_regular(os.path.join(own, "index"), os.path.join(scratch, "index"), _INDEX_FILE_BYTES)
+    _link_regular(common, "packed-refs", packed_refs, _PACKED_REFS_BYTES)
+    _link_regular(common, "shallow", os.path.join(scratch, "shallow"), _LISTING_FILE_BYTES)
+    _link_regular(own, "index", os.path.join(scratch, "index"), _INDEX_FILE_BYTES)
     for name in _shared_index_names(own):  # a split index reads these by name
-        _link_regular(os.path.join(own, name), os.path.join(scratch, name), _INDEX_FILE_BYTES)
+        _link_regular(own, name, os.path.join(scratch, name), _INDEX_FILE_BYTES)
     os.mkdir(os.path.join(scratch, "info"))
     exclude = os.path.join(scratch, "info", "exclude")
-    _link_regular(os.path.join(common, "info", "exclude"), exclude, _LISTING_FILE_BYTES)
+    _link_regular(common, "info/exclude", exclude, _LISTING_FILE_BYTES)
     environment = _clean_environment(scratch, search_path, checkout.top)
 
-    config = os.path.join(checkout.commondir, "config")
+    config = _confined(common, "config")
     entries: list[tuple[bytes, bytes | None]] = []
-    if os.path.lexists(config):
+    if config is not None:
         try:
             found = os.stat(config)
         except OSError:

@@ -45,7 +45,7 @@ from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING
 
-from a13n_harness.context._checks import describe, is_bytes_like
+from a13n_harness.context._checks import describe, is_bytes_like, plain_str
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment._confinement import (
     LIST_FLAGS,
@@ -147,8 +147,8 @@ def check_host_directory(root: object) -> str:
     Anything else is ``DefinitionError(code="skill_root_invalid", reason="host_root")``.
     """
     try:
-        path = os.fspath(root)  # type: ignore[call-overload]
-    except TypeError:
+        path = plain_str(os.fspath(root))  # type: ignore[call-overload]
+    except Exception:  # a Host's __fspath__ failing in its own way: not a path
         path = None
     try:
         encodable = isinstance(path, str) and bool(os.fsencode(path))

@@ -47,5 +47,18 @@ def is_batch_reader(files: object) -> TypeGuard[BatchReader]:
 
     ``BatchReader`` is a runtime-checkable protocol, whose check is that every
     member is there and that its method is not ``None``.
+
+    A Host's ``read_concurrency`` property that raises something other than
+    ``AttributeError`` still declares the member: the answer is then about ``read_many``
+    alone, and the pool reports the failing property as the reader's failure.
     """
-    return hasattr(files, "read_concurrency") and getattr(files, "read_many", None) is not None
+    try:
+        declared = hasattr(files, "read_concurrency")
+    except Exception:  # declared, but failing: read_all reports that as the reader's failure
+        declared = True
+    if not declared:
+        return False
+    try:
+        return getattr(files, "read_many", None) is not None
+    except Exception:
+        return False

@@ -9,8 +9,13 @@
 * fences every model call and every tool call with ``prepared.boundary``: the first
   ``skill_catalog_stale`` is raised out of the agent before the model or the tool is
   called, and a call overlapped by a route change has its result withheld;
-* offers :func:`skill_file_tool`, a ``read_file`` tool reading through ``prepared.files``,
-  so the run's reads of selected ``SKILL.md`` files are observed.
+* offers :func:`skill_activation_tool`, an ``activate_skill`` tool whose ``name`` is an enum
+  of the skills offered to the model (selected, without ``disable-model-invocation``): it
+  returns the certified activation (``prepared.activate(name, by="model")``: the body in
+  ``<skill_content>``, bounded, encoded, a note the second time), the
+  :class:`~a13n_harness.capabilities.SkillActivation` itself as the tool message's artifact;
+* with ``tools=True`` also :func:`skill_file_tool`, a ``read_file`` tool reading through
+  ``prepared.files``, so the run's reads of selected ``SKILL.md`` files are observed.
 
 The middleware holds one run's prepared skills: build a new one for every run (root, resumed
 or child), from ``await SkillsCapability(manager).prepare(bindings)``.
@@ -20,16 +25,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import SystemMessage
 from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, Field, create_model
 
 from a13n_harness.capabilities.skills import PreparedSkills
+from a13n_harness.context.activation import SkillActivation
 from a13n_harness.context.errors import DefinitionError
 
-__all__ = ["SkillsMiddleware", "skill_file_tool"]
+__all__ = ["SkillsMiddleware", "skill_activation_tool", "skill_file_tool"]
 
 MAX_TOOL_READ = 1 << 20
 """How many bytes the file tool reads at most (a ``SKILL.md`` is far smaller)."""
@@ -55,10 +62,16 @@ def with_block(system_prompt: str | None, block: str) -> str:
 class SkillsMiddleware(AgentMiddleware):
     """Skill instructions in the system prompt, every model and tool call fenced."""
 
-    def __init__(self, prepared: PreparedSkills, *, tools: bool = False) -> None:
+    def __init__(
+        self, prepared: PreparedSkills, *, tools: bool = False, activation: bool = True
+    ) -> None:
         super().__init__()
         self.prepared = _check_prepared(prepared)
-        self.tools = [skill_file_tool(prepared)] if tools else []
+        self.tools = []
+        if activation and prepared.activatable(by="model"):
+            self.tools.append(skill_activation_tool(prepared))
+        if tools:
+            self.tools.append(skill_file_tool(prepared))
 
     @property
     def name(self) -> str:
@@ -108,4 +121,49 @@ def skill_file_tool(prepared: PreparedSkills, *, name: str = "read_file") -> Bas
         coroutine=read,
         name=name,
         description="Read a file of the workspace, e.g. a skill's SKILL.md, by its path.",
+    )
+
+
+def _activation_input(names: tuple[str, ...]) -> type[BaseModel]:
+    """The tool's arguments: ``name``, one of ``names`` (a JSON-schema ``enum``)."""
+    choice: Any = Literal.__getitem__(names)
+    return create_model(
+        "ActivateSkillInput",
+        name=(choice, Field(description="The skill to activate, as the catalog lists it.")),
+    )
+
+
+def skill_activation_tool(prepared: PreparedSkills, *, name: str = "activate_skill") -> BaseTool:
+    """A tool activating a skill for the model: ``name`` is an enum of ``prepared.activatable()``.
+
+    Returns the certified activation's text (the tool message's content) and the
+    :class:`~a13n_harness.capabilities.SkillActivation` (its artifact). A run with no skill
+    the model may activate has no such tool (``catalog_invalid``, reason ``prepared``).
+    """
+    checked = _check_prepared(prepared)
+    names = checked.activatable(by="model")
+    if not names:
+        raise DefinitionError(
+            "catalog_invalid",
+            "no selected skill may be activated by the model: offer no activate_skill tool",
+            reason="prepared",
+        )
+
+    async def activate(name: str) -> tuple[str, SkillActivation]:
+        activation = await checked.activate(name, by="model")
+        return activation.text, activation
+
+    def activate_blocking(name: str) -> tuple[str, SkillActivation]:
+        return asyncio.run(activate(name))
+
+    return StructuredTool.from_function(
+        func=activate_blocking,
+        coroutine=activate,
+        name=name,
+        description=(
+            "Load a skill's full instructions, its folder and its list of files, when a task "
+            "matches the skill's description in the catalog."
+        ),
+        args_schema=_activation_input(names),
+        response_format="content_and_artifact",
     )
