@@ -374,14 +374,10 @@ def facts_contract(cwd: str, ahead: int) -> str:
     facts = facts_of(cwd, ahead)
     assert facts_problem(facts) is None
     assert plain_facts(facts) == facts
-    assert environment_json(facts) == {
-        "cwd": cwd,
-        "shell": "sh",
-        "os": "linux",
-        "current_date": "2026-01-01",
-        "timezone": "UTC",
-        "git": environment_json(facts)["git"],
-    }
+    shown = environment_json(facts)
+    assert shown is not None
+    assert (shown["cwd"], shown["shell"], shown["timezone"]) == (cwd, "sh", "UTC")
+    assert shown["git"]["ahead"] == ahead
     return render_environment(facts)
 
 
