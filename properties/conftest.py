@@ -4,6 +4,7 @@ mutmut's thousands of mutants, ``dev`` by default, ``nightly`` for the build box
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 
 import pytest
@@ -45,6 +46,18 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=(HealthCheck.too_slow,),
 )
+# Symbolic execution (hypothesis-crosshair): each example is one path CrossHair's solver
+# chooses, not a sample. Counted work bounds it: 60 paths a property (the bound
+# docs/verification.md states); each path has CrossHair's own CPU budget (2.5 CPU s with no
+# deadline) and each property a CPU budget of its own (properties/symbolic.py).
+settings.register_profile(
+    "crosshair",
+    backend="crosshair",
+    database=None,
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=tuple(HealthCheck),
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
@@ -60,3 +73,20 @@ def no_fence(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
         monkeypatch.setattr(PreparedSkills, "check_boundary", lambda self, environment=None: None)
 
     return remove
+
+
+# A memory address in a test's id (``<object object at 0x7f...>``, an ``ids=repr`` of an object
+# without a repr of its own) differs from one process to the next: pytest-xdist's workers then
+# collect different tests and the run fails, and a node id printed for a rerun selects nothing.
+ADDRESS_IN_ID = re.compile(r"0x[0-9a-fA-F]{6,}")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Refuse a collection whose test ids are not the same in every process (an address)."""
+    unstable = [item.nodeid for item in items if ADDRESS_IN_ID.search(item.nodeid)]
+    if unstable:
+        shown = "\n  ".join(unstable[:10])
+        raise pytest.UsageError(
+            f"{len(unstable)} test ids hold a memory address, so they differ between processes "
+            f"(give the parameter an id of its own):\n  {shown}"
+        )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import secrets
 import shutil
 import sys
 import time
@@ -122,13 +123,19 @@ def pytest_step(
     decides who runs what)."""
     junit = plan.logs / f"{slug(name)}.junit.xml"
     spread = ["-n", str(workers), "--dist", "worksteal"] if workers > 1 else []
+    env = {"HYPOTHESIS_PROFILE": profile}
+    if workers > 1:
+        # Every worker must collect the same tests in the same order: one hash seed for all of
+        # them (drawn per run, and shown in the rerun command), so a parametrization over a set
+        # cannot differ between workers.
+        env["PYTHONHASHSEED"] = str(secrets.randbelow(2**32 - 1) + 1)
     return Step(
         name,
         [plan.test_python, *PYTEST, *spread, *files, f"--junitxml={plan.shown(junit)}"],
         cpu_seconds,
         pytest_ran,
         "module:xdist" if workers > 1 else "module:hypothesis",
-        env={"HYPOTHESIS_PROFILE": profile},
+        env=env,
         junit=junit,
         estimate=estimate,
         cores=workers,
