@@ -46,6 +46,18 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=(HealthCheck.too_slow,),
 )
+# Symbolic execution (hypothesis-crosshair): each example is one path CrossHair's solver
+# chooses, not a sample. Counted work bounds it: 60 paths a property (the bound
+# docs/verification.md states); each path has CrossHair's own CPU budget (2.5 CPU s with no
+# deadline) and each property a CPU budget of its own (properties/symbolic.py).
+settings.register_profile(
+    "crosshair",
+    backend="crosshair",
+    database=None,
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=tuple(HealthCheck),
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 

@@ -195,6 +195,8 @@ def test_a_root_outside_the_workspace_is_refused_as_given(tmp_path: Path, typed:
 
 
 def test_a_host_path_elsewhere_names_nothing_in_the_workspace(tmp_path: Path) -> None:
+    """An existing folder outside WORKSPACE is outside (``skill_root_invalid``), not missing;
+    a host path that exists nowhere is missing. Neither is read."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
     skill(tmp_path / "other" / "skills", "leak")
@@ -202,7 +204,13 @@ def test_a_host_path_elsewhere_names_nothing_in_the_workspace(tmp_path: Path) ->
     result = run("catalog", workspace, "--root", typed)
     assert result.returncode == 1
     (line,) = result.stderr.decode().splitlines()
-    assert line.startswith(f"a13n-skills: skill_root_missing: {typed}: --root {typed!r}: ")
+    assert line.startswith(f"a13n-skills: skill_root_invalid: {typed}: --root {typed!r} ")
+    assert "outside_workspace" in line
+    assert b"leak" not in result.stdout
+    nowhere = str(tmp_path / "nowhere" / "skills")
+    result = run("catalog", workspace, "--root", nowhere)
+    (line,) = result.stderr.decode().splitlines()
+    assert line.startswith(f"a13n-skills: skill_root_missing: {nowhere}: --root {nowhere!r}: ")
 
 
 # --------------------------------------------------- default roots, never silent

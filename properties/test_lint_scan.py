@@ -161,7 +161,9 @@ def plain_line(state: Found, line: str, number: int, in_comment: bool, example: 
             chars[a:b] = " " * (b - a)
         blanked = "".join(chars)
         definition = lint._DEFINITION.match(blanked)
-        if definition and not definition.group(1).startswith("^"):
+        if definition and definition.group(2) in ("#", "<>", "<#>"):
+            state.comments.append((number, blanked.index("[") + 1))
+        elif definition and not definition.group(1).startswith("^"):
             state.link(definition.group(2), number, definition.start(2) + 1)
         for link in lint._LINK.finditer(blanked, definition.end() if definition else 0):
             if link.start() and blanked[link.start() - 1 : link.start() + 1] == "\\[":
@@ -278,7 +280,7 @@ PIECES = (
     *("[d]: e/f.md", "[^n]: x/y", "[k]: <l m.md>", "![i](img/a.png)", "[![i](a.png)](b.md)"),
     *("[t](<s p.md>)", '[u](v.md "t")', "[q](#frag)", "[w](../up.md)", "https://x.y/z"),
     *("<!--", "-->", "<!-- c -->", "<!---->", "[k]: ", " ", "  ", "\t", "- ", "1. ", "# "),
-    *("a", "text", "x/y", "`<!--`", "`-->`"),
+    *("a", "text", "x/y", "`<!--`", "`-->`", "[//]: # (c)", "[c]: <> 'x'", "[e]: #", "[f]: #g"),
     *("Example:", "e.g.", "**Example**", "examples:", "__Examples__", "`x`", "`{baseDir}/r`"),
     *("{baseDir}/run.sh", "`{baseDir}/s.sh`", "`{baseDir}/a/b`"),
     *("    ", "      ", "\t", "\n\n    ", "\n- ", "\n1. ", "\n  ", "\n# h\n"),
@@ -301,7 +303,7 @@ def _summary(
     references: list[Reference], comments: list[tuple[int, int]], found: int, considered: int
 ) -> tuple[object, ...]:
     ordered = sorted(references, key=lambda r: (r.line, r.column))
-    return ordered, len(comments), comments[:1], found, considered
+    return ordered, len(comments), sorted(comments)[:1], found, considered
 
 
 def _disagreements(markdowns: list[str]) -> list[str]:
@@ -342,7 +344,7 @@ def test_the_body_scan_inside_a_skill_md_is_placed_after_the_frontmatter() -> No
         assert found == moved, markdown
         comments = [i for i in check.issues if i.rule == "skill_html_comment"]
         assert [(i.line, i.column) for i in comments] == [
-            (line + 4, column) for line, column in plain.comments[:1]
+            (line + 4, column) for line, column in sorted(plain.comments)[:1]
         ], markdown
 
 
