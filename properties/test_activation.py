@@ -38,6 +38,7 @@ from a13n_harness.context.activation import (
     repeat_activation,
 )
 from a13n_harness.context.encoder import ESCAPED_RANGES
+from a13n_harness.context.frontmatter import parse_skill_document
 from a13n_harness.context.tokens import CodePointCounter, TokenCounter, Utf8ByteCounter
 from a13n_harness.testing.controls import control_settings, property_fails
 from a13n_harness.testing.strategies import hostile_text, skill_names
@@ -161,7 +162,13 @@ def test_the_body_encoding_by_example() -> None:
     assert encode_body("> quote\n- [x] done") == "> quote\n- [x] done"
 
 
-@given(hostile_text(max_size=200))
+BODY_TEXT = st.lists(
+    st.one_of(st.sampled_from(_MARKDOWN_PIECES), hostile_text(max_size=40)), max_size=8
+).map("".join)
+"""Markdown and hostile pieces: references and tags an author writes, and any text."""
+
+
+@given(BODY_TEXT)
 def test_the_body_round_trips_and_holds_no_tag(body: str) -> None:
     encoded = encode_body(body)
     assert decode_body(encoded) == body.replace("\r\n", "\n")
@@ -188,7 +195,7 @@ def test_negative_control_an_encoder_leaving_references_ambiguous_fails() -> Non
     def ambiguous(body: str) -> str:
         return body.replace("\r\n", "\n").replace("<", "&lt;")
 
-    @given(hostile_text(max_size=60))
+    @given(BODY_TEXT)
     @control_settings
     def round_trip(body: str) -> None:
         assert decode_body(ambiguous(body)) == body.replace("\r\n", "\n")
@@ -523,3 +530,32 @@ def test_the_activation_allowance_is_a_quarter_of_the_usable_window() -> None:
     with pytest.raises(DefinitionError) as caught:
         activation_allowance(-1, 0)
     assert caught.value.code == "allowance_invalid"
+
+
+@pytest.mark.parametrize(
+    ("value", "disabled"),
+    [
+        (None, False),
+        ("false", False),
+        ("False", False),
+        ("FALSE", False),
+        ("", False),
+        ("~", False),
+        ("null", False),
+        ("true", True),
+        ("True", True),
+        ("yes", True),
+        ("no", True),  # YAML 1.1's false, a truthy string elsewhere: fails closed
+        ("0", True),
+        ('"false"', True),  # quoted: a string, not YAML's false
+        ("'false'", True),
+        ("[false]", True),
+        ("{a: b}", True),
+    ],
+)
+def test_disable_model_invocation_fails_closed(value: str | None, disabled: bool) -> None:
+    """A user-only skill is one whose frontmatter sets ``disable-model-invocation`` to anything
+    but a plain YAML false or null (contract §10)."""
+    line = "" if value is None else f"disable-model-invocation: {value}\n"
+    document = f"---\nname: a\ndescription: d\n{line}---\n".encode()
+    assert parse_skill_document(document).disable_model_invocation is disabled

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from a13n_harness.capabilities import FileSkillSource, SkillManager, SkillsPolicy, _roots, discovery
 from a13n_harness.context.errors import DefinitionError
-from a13n_harness.environment import MemoryFileOperator
+from a13n_harness.environment import Environment, MemoryFileOperator
 from a13n_harness.testing.controls import control_settings, property_fails
 from a13n_harness.testing.discovery_strategies import skill_trees
 from a13n_harness.testing.host_operators import (
@@ -33,9 +33,10 @@ from a13n_harness.testing.host_operators import (
     VALUE_TRAITS,
     HostBatchOperator,
     HostOperator,
+    HostProvider,
     LoudFailure,
 )
-from a13n_harness.testing.hostile import CALLS, HostCodeRan
+from a13n_harness.testing.hostile import CALLS, HostCodeRan, LyingInt
 
 POLICIES = {"strict": SkillsPolicy(), "checkout": SkillsPolicy.checkout()}
 PLAIN = (str, bytes, int, bool, type(None))
@@ -61,11 +62,17 @@ def assert_plain(value: object, where: str = "result") -> None:
         assert_plain(object.__getattribute__(value, field.name), f"{where}.{field.name}")
 
 
-def scan(files: object, policy: str) -> object:
-    manager = SkillManager([FileSkillSource("s", ("/skills",))], policy=POLICIES[policy])
+def scan(files: object, policy: str, route: str = "direct") -> object:
+    """``inspect(files=...)``, or a scan of an environment whose workspace mount is a
+    Host's provider serving ``files``; the value, or the exception raised."""
+    root = "/skills" if route == "direct" else "/workspace/skills"
+    manager = SkillManager([FileSkillSource("s", (root,))], policy=POLICIES[policy])
 
     async def run() -> object:
-        return await manager.inspect(files=files)  # type: ignore[arg-type]
+        if route == "direct":
+            return await manager.inspect(files=files)  # type: ignore[arg-type]
+        async with Environment({"workspace": HostProvider(files)}) as environment:
+            return await manager.scan_environment(environment=environment)
 
     CALLS.clear()
     try:
@@ -75,24 +82,37 @@ def scan(files: object, policy: str) -> object:
 
 
 def _outcome(value: object) -> object:
-    """A value to compare: the scan, or the code and reason of its error."""
+    """A value to compare: the scan as nested tuples without the environment's mount ids
+    (each environment numbers its mounts anew), or the code of its error."""
     if isinstance(value, DefinitionError):
         return ("error", BaseException.__dict__["__dict__"].__get__(value)["code"])
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return tuple(
+            (field.name, _outcome(getattr(value, field.name)))
+            for field in dataclasses.fields(value)
+            if field.name != "mount_id"
+        )
+    if isinstance(value, tuple | list):
+        return tuple(_outcome(item) for item in value)
     return value
 
 
 def check_operator(
-    tree: dict[str, Any], policy: str, traits: frozenset[str], batch: object
+    tree: dict[str, Any],
+    policy: str,
+    traits: frozenset[str],
+    batch: object,
+    route: str = "direct",
 ) -> None:
     """The property: see the module docstring."""
-    expected = scan(MemoryFileOperator({"skills": tree}), policy)
+    expected = scan(MemoryFileOperator({"skills": tree}), policy, route)
     inner = MemoryFileOperator({"skills": tree})
     files = (
         HostOperator(inner, traits)
         if batch is None
         else HostBatchOperator(inner, traits, concurrency=batch)
     )
-    got = scan(files, policy)
+    got = scan(files, policy, route)
     calls = list(CALLS)
     assert calls == [], calls
     assert not isinstance(got, (HostCodeRan, LoudFailure)), type(got)
@@ -107,7 +127,7 @@ def check_operator(
         assert _outcome(got) == _outcome(expected)
     elif not isinstance(got, DefinitionError):
         # Nothing was read (or the Host's failures were skipped): the plain scan's items.
-        assert got.items == expected.items  # type: ignore[attr-defined]
+        assert _outcome(got.items) == _outcome(expected.items)  # type: ignore[attr-defined]
 
 
 @given(
@@ -115,11 +135,12 @@ def check_operator(
     policy=st.sampled_from(sorted(POLICIES)),
     traits=st.frozensets(st.sampled_from(VALUE_TRAITS + FAILING_TRAITS)),
     batch=st.one_of(st.none(), st.sampled_from(CONCURRENCIES)),
+    route=st.sampled_from(["direct", "environment"]),
 )
 def test_a_host_operators_values_are_taken_as_built_in_values(
-    tree: dict[str, Any], policy: str, traits: frozenset[str], batch: object
+    tree: dict[str, Any], policy: str, traits: frozenset[str], batch: object, route: str
 ) -> None:
-    check_operator(tree, policy, traits, batch)
+    check_operator(tree, policy, traits, batch, route)
 
 
 # Each reported value, alone, on a tree with one package, one folder without SKILL.md
@@ -134,8 +155,9 @@ _TREE: dict[str, Any] = {
 @pytest.mark.parametrize("trait", VALUE_TRAITS + FAILING_TRAITS)
 @pytest.mark.parametrize("policy", sorted(POLICIES))
 @pytest.mark.parametrize("batch", [None, 2])
-def test_each_lying_value_alone(trait: str, policy: str, batch: object) -> None:
-    check_operator(_TREE, policy, frozenset({trait}), batch)
+@pytest.mark.parametrize("route", ["direct", "environment"])
+def test_each_lying_value_alone(trait: str, policy: str, batch: object, route: str) -> None:
+    check_operator(_TREE, policy, frozenset({trait}), batch, route)
 
 
 @pytest.mark.parametrize(
@@ -154,7 +176,8 @@ def test_a_read_concurrency_that_is_not_a_positive_int(concurrency: object) -> N
         assert not isinstance(got, BaseException), got
     else:
         assert isinstance(got, DefinitionError), got
-        assert got.code == "skill_provider_failed"
+        # A generation that cannot be read is no provider at all (the mount is refused).
+        assert got.code in ("skill_provider_failed", "skill_root_invalid")
 
 
 def test_negative_control_a_listing_taken_as_given_fails_the_property(
@@ -177,3 +200,44 @@ def test_negative_control_a_listing_taken_as_given_fails_the_property(
         check_operator(tree, "strict", traits, None)
 
     property_fails(run)
+
+
+@pytest.mark.parametrize("route", ["direct", "environment"])
+def test_a_read_concurrency_through_an_environment(route: str) -> None:
+    for concurrency in CONCURRENCIES:
+        check_operator(_TREE, "checkout", frozenset(), concurrency, route)
+
+
+def test_a_generation_that_is_not_an_int_is_a_provider_failure() -> None:
+    """A provider whose ``generation`` is an ``int`` subclass (its ``__eq__`` made every
+    generation look current), text, or a property that raises: a ``DefinitionError``,
+    never its own exception, and none of its methods runs."""
+    manager = SkillManager([FileSkillSource("s", ("/workspace/skills",))])
+
+    class Raising:
+        @property
+        def generation(self) -> int:
+            raise LoudFailure("the Host's generation")
+
+        def operator(self) -> object:
+            return MemoryFileOperator({"skills": _TREE})
+
+    for provider in (
+        HostProvider(MemoryFileOperator({"skills": _TREE}), LyingInt(1)),
+        HostProvider(MemoryFileOperator({"skills": _TREE}), "1"),
+        Raising(),
+    ):
+
+        async def run(provider: object = provider) -> object:
+            async with Environment({"workspace": provider}) as environment:  # type: ignore[dict-item]
+                return await manager.scan_environment(environment=environment)
+
+        CALLS.clear()
+        try:
+            got: object = asyncio.run(run())
+        except Exception as error:
+            got = error
+        assert CALLS == []
+        assert isinstance(got, DefinitionError), got
+        # A generation that cannot be read is no provider at all (the mount is refused).
+        assert got.code in ("skill_provider_failed", "skill_root_invalid")

@@ -24,6 +24,7 @@ from a13n_harness.cli._github import escape_data, escape_property
 from a13n_harness.cli._lint import Finding, LintResult, format_findings, run_lint
 from a13n_harness.cli._output import Progress, one_line
 from a13n_harness.cli._sarif import FINGERPRINT, sarif_document
+from a13n_harness.context.lint import RULES
 from cli_run import run_cli
 
 GOOD = "---\nname: {name}\ndescription: Fill PDF forms.\n---\n# Body\n"
@@ -386,3 +387,60 @@ def test_the_install_and_pre_commit_snippets_name_the_same_tag() -> None:
     from a13n_harness import __version__  # noqa: PLC0415
 
     assert tags == {f"v{__version__}"}
+
+
+_FILE_RULES = sorted(rule for rule, spec in RULES.items() if not spec.tool_level)[:3]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a/SKILL.md", "b/SKILL.md", "c/notes.md"]),
+            st.sampled_from(_FILE_RULES),
+            st.sampled_from(["broken link", "other"]),
+            st.integers(1, 9),
+        ),
+        max_size=12,
+    )
+)
+def test_sarif_rank_counts_identical_findings_of_one_file_and_rule_only(
+    drawn: list[tuple[str, str, str, int]],
+) -> None:
+    """A finding's fingerprint depends on its rule, file, message and its rank among the
+    identical findings of that file only: the findings of other files, other rules or other
+    messages, before or after it, change nothing (a rank counted across files would move
+    every later file's fingerprints when one file gains a finding)."""
+    findings = tuple(
+        Finding(path, line, 1, rule, RULES[rule].severity, message)
+        for path, rule, message, line in drawn
+    )
+    root = "/work"
+
+    def prints(chosen: tuple[Finding, ...]) -> list[str]:
+        return _prints(sarif_document(LintResult(chosen, 1, root), "0"))
+
+    everything = prints(findings)
+    for group in {(f.path, f.rule, f.message) for f in findings}:
+        alone = tuple(f for f in findings if (f.path, f.rule, f.message) == group)
+        kept = [
+            p
+            for f, p in zip(findings, everything, strict=True)
+            if (f.path, f.rule, f.message) == group
+        ]
+        assert kept == prints(alone)
+
+
+def test_sarif_fingerprints_of_a_file_stay_when_another_file_gains_a_finding() -> None:
+    """The example of the rank property: two identical findings in ``b``, then ``a`` gains
+    the same finding; ``b``'s fingerprints do not move."""
+    rule = _FILE_RULES[0]
+
+    def finding(path: str, line: int) -> Finding:
+        return Finding(path, line, 1, rule, RULES[rule].severity, "broken link")
+
+    before = (finding("b/SKILL.md", 3), finding("b/SKILL.md", 7))
+    after = (finding("a/SKILL.md", 2), *before)
+    first = _prints(sarif_document(LintResult(before, 1, "/work"), "0"))
+    second = _prints(sarif_document(LintResult(after, 1, "/work"), "0"))
+    assert len(set(first)) == 2
+    assert second[1:] == first

@@ -219,6 +219,32 @@ def test_neighbours_of_the_hidden_sets_are_not_reported(char: str) -> None:
     assert not rules & {"skill_tag_characters", "skill_bidi_control", "skill_invisible_characters"}
 
 
+# The bidirectional controls, written out from the rule's contract (docs/rules.md,
+# skill_bidi_control), not taken from the code: marks, embeddings, overrides, isolates.
+BIDI_CONTROLS = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+
+
+@pytest.mark.parametrize("point", BIDI_CONTROLS, ids=lambda point: f"U+{point:04X}")
+def test_every_bidirectional_control_is_reported_as_one(point: int) -> None:
+    """Each control of the set, its last one included (U+2069 POP DIRECTIONAL ISOLATE,
+    U+202E), in the frontmatter and in the body."""
+    char = chr(point)
+    text = f"---\nname: a\ndescription: a{char}b\n---\nx {char}\n"
+    assert [(line, col) for r, line, col in found(text) if r == "skill_bidi_control"] == [
+        (3, 15),
+        (5, 3),
+    ]
+    assert f"U+{point:04X}" in messages(text, "skill_bidi_control")[0]
+
+
+@pytest.mark.parametrize("point", [0x061B, 0x061D, 0x200D, 0x2029, 0x202F, 0x2065, 0x206A])
+def test_the_neighbours_of_each_bidirectional_range_are_not_bidirectional_controls(
+    point: int,
+) -> None:
+    text = f"---\nname: a\ndescription: a{chr(point)}b\n---\nx{chr(point)}y\n"
+    assert "skill_bidi_control" not in {rule for rule, _, _ in found(text)}
+
+
 def test_html_comments_outside_code_are_reported_once_with_a_count() -> None:
     text = (
         HEAD + "a\n`<!-- in code -->`\n```\n<!-- fenced -->\n```\nb <!-- one -->\n<!--\ntwo\n-->\n"

@@ -12,8 +12,9 @@ child run, and prepared skills are never persisted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import pickle
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ import pytest
 from a13n_harness import Environment, RunBindings
 from a13n_harness.capabilities import (
     FileSkillSource,
+    ObservedFiles,
     PreparedSkills,
     SkillManager,
     SkillsCapability,
@@ -332,3 +334,118 @@ def test_fence_arguments_are_checked(trees: tuple[Path, Path, Path]) -> None:
         return codes
 
     assert _scenario(body, trees) == [None, None, None, "catalog_invalid", "catalog_invalid"]
+
+
+# --- a call that raises, and every file call after a retarget ------------------------------------
+
+
+def _raising_call_overlapping_a_move(trees: tuple[Path, Path, Path], kind: str) -> list[str | None]:
+    """A model or tool call moves the default route away and raises; the route moves back
+    before the next call. The failed call's own exception is kept, and the move it
+    overlapped still makes the run stale: the next call is never dispatched."""
+
+    async def body(
+        run: _Run, workspace: LocalDirectoryProvider, _shared: LocalDirectoryProvider
+    ) -> list[str | None]:
+        environment = run.environment
+        environment.mount("elsewhere", LocalDirectoryProvider(Path(workspace.path)))
+        outcomes: list[str | None] = []
+
+        async def call(prompt: str) -> str:
+            run.dispatched.append(prompt)
+            if prompt == "turn 1":
+                environment.set_default("elsewhere")
+                raise TimeoutError("the provider timed out")
+            return prompt
+
+        fenced = run.prepared.model_call if kind == "model" else run.prepared.tool_call
+        for prompt in ("turn 1", "turn 2"):
+            try:
+                await fenced(call, prompt)
+                outcomes.append(None)
+            except TimeoutError:
+                outcomes.append("TimeoutError")
+            except DefinitionError as error:
+                outcomes.append(error.code)
+            environment.set_default("workspace")  # back where the catalog was bound
+        return outcomes
+
+    result = _scenario(body, trees)
+    assert isinstance(result, list)
+    return result
+
+
+@pytest.mark.parametrize("kind", ["model", "tool"])
+def test_a_call_that_raises_still_records_the_route_change_it_overlapped(
+    trees: tuple[Path, Path, Path], kind: str
+) -> None:
+    assert _raising_call_overlapping_a_move(trees, kind) == ["TimeoutError", "skill_catalog_stale"]
+
+
+@pytest.mark.parametrize("kind", ["model", "tool"])
+def test_negative_control_without_the_latch_on_failure_the_next_call_is_made(
+    trees: tuple[Path, Path, Path], kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    @contextlib.contextmanager
+    def boundary(self: PreparedSkills, kind: str = "model") -> Iterator[None]:
+        self.check_boundary()
+        yield  # a raising block skips the check after it: nothing latches the move
+        self.check_boundary()
+
+    monkeypatch.setattr(PreparedSkills, "boundary", boundary)
+    assert _raising_call_overlapping_a_move(trees, kind) == ["TimeoutError", None]
+
+
+FILE_CALLS: dict[str, Callable[[ObservedFiles, str], Awaitable[object]]] = {
+    "list_directory": lambda files, path: files.list_directory(path),
+    "read_bytes": lambda files, path: files.read_bytes(f"{path}/SKILL.md", 4096),
+    "stat": lambda files, path: files.stat(f"{path}/SKILL.md"),
+    "write_bytes": lambda files, path: files.write_bytes(f"{path}/new.md", b"x"),
+    "make_directory": lambda files, path: files.make_directory(f"{path}/new"),
+    "remove": lambda files, path: files.remove(f"{path}/checklist.md"),
+}
+
+
+def _file_call_after_a_retarget(
+    trees: tuple[Path, Path, Path], method: str
+) -> tuple[str | None, list[str]]:
+    async def body(
+        run: _Run, workspace: LocalDirectoryProvider, _shared: LocalDirectoryProvider
+    ) -> tuple[str | None, list[str]]:
+        files = run.prepared.files
+        workspace.retarget(workspace.path)
+        code = None
+        try:
+            await FILE_CALLS[method](files, "/workspace/.agents/skills/alpha")
+        except DefinitionError as error:
+            code = error.code
+        return code, sorted(p.name for p in (trees[0] / ".agents/skills/alpha").iterdir())
+
+    result = _scenario(body, trees)
+    assert isinstance(result, tuple)
+    return result
+
+
+UNTOUCHED = ["SKILL.md", "checklist.md"]
+
+
+@pytest.mark.parametrize("method", sorted(FILE_CALLS))
+def test_every_file_call_is_checked_after_a_retarget(
+    trees: tuple[Path, Path, Path], method: str
+) -> None:
+    assert _file_call_after_a_retarget(trees, method) == ("skill_catalog_stale", UNTOUCHED)
+
+
+@pytest.mark.parametrize("method", sorted(FILE_CALLS))
+def test_negative_control_without_the_fence_every_file_call_goes_through(
+    trees: tuple[Path, Path, Path], method: str, no_fence: Callable[[], None]
+) -> None:
+    no_fence()
+    code, names = _file_call_after_a_retarget(trees, method)
+    assert code is None
+    changed = {"write_bytes": ["new.md"], "make_directory": ["new"], "remove": []}
+    expected = sorted(
+        [name for name in UNTOUCHED if not (method == "remove" and name == "checklist.md")]
+        + changed.get(method, [])
+    )
+    assert names == expected

@@ -980,6 +980,103 @@ def test_env_and_manifest_commands_on_a_ref_linked_to_dev_zero(tmp_path: Path, n
             assert manifest.environment.git is None
 
 
+# ------------------------------- the sandbox's edges: limits, links and carried values
+
+_LOWER_HARD_PROBE = """
+import json, resource, sys
+sys.path.insert(0, sys.argv[1])
+hard = int(sys.argv[3])
+resource.setrlimit(resource.RLIMIT_DATA, (hard, hard))
+from a13n_harness.environment.facts import collect_git_status
+status = collect_git_status(sys.argv[2])
+print(json.dumps(None if status is None else status.branch))
+"""
+
+
+@pytest.mark.parametrize("below", [1, 2**20, 256 * 2**20])
+def test_git_runs_bounded_under_a_lower_hard_memory_limit_of_the_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, below: int
+) -> None:
+    """A caller already held to a data limit below ``GIT_MEMORY_LIMIT_BYTES`` (a CI job's
+    cgroup-less ulimit) cannot raise it: git runs at the caller's own hard limit, and the fact
+    is known. A limit set above it makes the child fail before git starts (unknown)."""
+    real_git = shutil.which("git")
+    assert real_git is not None
+    box = _new_box(tmp_path / "box")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    marks = tmp_path / "limits"
+    wrapper = bin_dir / "git"
+    wrapper.write_text(f'#!/bin/sh\nulimit -d >> "{marks}"\nexec "{real_git}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    hard = (GIT_MEMORY_LIMIT_BYTES - below) // 1024 * 1024  # ulimit -d reports KiB
+    result = subprocess.run(
+        [sys.executable, "-c", _LOWER_HARD_PROBE, str(CORE), str(box.repo), str(hard)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == "main", result.stderr
+    assert set(marks.read_text().split()) == {str(hard // 1024)}
+
+
+@pytest.mark.parametrize(
+    "name", ["refs/heads/main", "refs/remotes/origin/main", "refs/heads/topic/feature"]
+)
+def test_a_loose_ref_that_is_a_link_to_a_regular_file_is_not_followed(
+    tmp_path: Path, name: str
+) -> None:
+    """A loose ref linked to a regular file (anywhere: outside the checkout too) is a link
+    all the same: git is not given what it names, and the fact is unknown. Only a link to a
+    device was tried before, which the regular-file check refuses on its own."""
+    box = _new_box(tmp_path)
+    clone = _clone_with_upstream(box)
+    assert collect_git_status(clone) is not None
+    target = clone / ".git" / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    head = box.git(clone, "rev-parse", "HEAD")
+    elsewhere = tmp_path / "elsewhere-ref"
+    elsewhere.write_bytes(head)
+    if target.exists() or target.is_symlink():
+        target.unlink()
+    target.symlink_to(elsewhere)
+    assert collect_git_status(clone) is None
+    # Control: the same bytes as a regular file are an ordinary ref.
+    target.unlink()
+    target.write_bytes(head)
+    assert collect_git_status(clone) is not None
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "content"),
+    [
+        ("core.excludesFile", "evil", "*.txt\n"),
+        ("core.excludesFile", "x", "*\n"),
+        ("core.attributesFile", "evil", "*.txt filter=evil\n"),
+    ],
+)
+def test_a_carried_key_with_a_short_relative_file_value_changes_nothing(
+    tmp_path: Path, key: str, value: str, content: str
+) -> None:
+    """A value short and plain enough to pass as inert (``evil``) that names a file of the
+    checkout: the key is not carried into git's configuration, so the file is not read (the
+    untracked count is the same as without the key). An absolute path, the only form tried
+    before, is refused by the value filter whatever the key."""
+    box = _new_box(tmp_path)
+    for name in ("one.txt", "two.txt"):
+        (box.repo / name).write_text(name)
+    (box.repo / value).write_text(content)
+    baseline = collect_git_status(box.repo)
+    assert baseline is not None
+    assert baseline.untracked == 3
+    box.config((key, value))
+    assert collect_git_status(box.repo) == baseline
+    assert not box.canary.exists()
+
+
 # ------------------------------------------- links inside .git that leave the checkout
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from _gate import process
 from _gate.gate import PREPARE, STATIC, Outcome, Step, relative, slug
 from _gate.report import read_json
 
@@ -335,6 +336,33 @@ def properties(plan: Plan) -> Iterator[Step]:
     )
 
 
+# libFuzzer's -timeout (seconds per input) is wall time, so a busy machine can turn a healthy
+# input into a "timeout-" artifact. Such an input is a finding only when its replay alone (the
+# target run over that one file, uninstrumented) spends more than INPUT_CPU CPU seconds or
+# fails; otherwise it is renamed "slow-machine-..." and kept, but fails nothing.
+INPUT_CPU = 10
+SLOW_MACHINE = "slow-machine-"
+
+
+def confirmed(root: Path, target: str, path: Path, cpu_seconds: float = INPUT_CPU) -> bool:
+    """Whether the artifact ``path`` of ``target`` is a finding: any but a timeout is; a timeout
+    is when its replay spends its CPU budget, makes no progress or fails. An unconfirmed
+    timeout is renamed with the prefix :data:`SLOW_MACHINE` (not an artifact kind)."""
+    if not path.name.startswith("timeout-"):
+        return True
+    env = {**os.environ, "PYTHONPATH": str(root / "core")}
+    replay = process.run(
+        [sys.executable, f"fuzz/{target}.py", str(path)],
+        limits=process.Limits(cpu_seconds, stall_seconds=60),
+        cwd=root,
+        env=env,
+    )
+    if replay.stopped or replay.exit_code != 0:
+        return True
+    path.rename(path.with_name(SLOW_MACHINE + path.name))
+    return False
+
+
 def fuzz_artifacts(folder: Path) -> set[Path]:
     """Crash, timeout and out-of-memory inputs libFuzzer left in ``folder``."""
     if not folder.is_dir():
@@ -343,7 +371,10 @@ def fuzz_artifacts(folder: Path) -> set[Path]:
 
 
 def fuzz_detail(outcome: Outcome) -> dict[str, Any]:
-    runs = last_int(r"Done (\d+) runs", outcome.output)
+    # "Done N runs" at a normal end; after a timeout libFuzzer prints only its final stats.
+    runs = last_int(r"Done (\d+) runs", outcome.output) or last_int(
+        r"stat::number_of_executed_units: (\d+)", outcome.output
+    )
     return {"runs": runs, "exec_per_second": last_int(r"exec/s: (\d+)", outcome.output)}
 
 
@@ -368,7 +399,9 @@ def fuzz_step(plan: Plan, target: str, seconds: int) -> Step:
 
     def check(outcome: Outcome) -> list[str]:
         found = sorted(
-            path for path in fuzz_artifacts(artifacts) if path.stat().st_mtime >= started[0]
+            path
+            for path in fuzz_artifacts(artifacts)
+            if path.stat().st_mtime >= started[0] and confirmed(root, target, path)
         )
         return [
             f"{path.name} ({path.stat().st_size} bytes); replay: "
@@ -385,6 +418,7 @@ def fuzz_step(plan: Plan, target: str, seconds: int) -> Step:
         f"-max_total_time={seconds}",
         "-max_len=8192",
         "-timeout=10",
+        "-timeout_exitcode=0",  # a timeout fails the step only once confirmed (INPUT_CPU)
         "-rss_limit_mb=2048",
         f"-artifact_prefix={plan.shown(artifacts)}/",
         "-print_final_stats=1",

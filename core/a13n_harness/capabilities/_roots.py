@@ -26,6 +26,7 @@ from a13n_harness.context._checks import describe, has_lone_surrogate, is_kind, 
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import ENTRY_KINDS, DirectoryEntry, join_path
 from a13n_harness.environment.errors import contained_error
+from a13n_harness.environment.operator import plain_sequence
 
 __all__ = ["SKILL_FILE", "Candidate", "checked_listing", "classify"]
 
@@ -80,11 +81,8 @@ def checked_listing(listing: object, root: str, limit: int) -> list[DirectoryEnt
     (never a silent cut); anything impossible is ``skill_provider_failed`` (the
     operator fails as a whole).
     """
-    if is_kind(listing, list):
-        entries: list[DirectoryEntry] = list.__getitem__(listing, slice(None))
-    elif is_kind(listing, tuple):
-        entries = list(tuple.__getitem__(listing, slice(None)))
-    else:
+    entries: list[DirectoryEntry] | None = plain_sequence(listing)  # type: ignore[assignment]
+    if entries is None:
         raise provider_failed("the listing is not a list or tuple of entries", root)
     if len(entries) > limit:
         raise DefinitionError(

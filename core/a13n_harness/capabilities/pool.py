@@ -30,7 +30,7 @@ from a13n_harness.context._checks import is_count, is_kind, plain_bytes
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import FileOperatorError, FileProviderError
 from a13n_harness.environment.errors import check_limit, contained_error
-from a13n_harness.environment.operator import is_batch_reader
+from a13n_harness.environment.operator import is_batch_reader, plain_sequence
 
 if TYPE_CHECKING:
     from a13n_harness.environment import BatchReader, FileOperator
@@ -77,11 +77,8 @@ async def _read_chunk(
     except Exception as error:
         return [contained_error(error)] * len(paths)
     # The Host's sequence read by the base type (its own __iter__ and __len__ never run).
-    if is_kind(returned, list):
-        results = list.__getitem__(returned, slice(None))
-    elif is_kind(returned, tuple):
-        results = list(tuple.__getitem__(returned, slice(None)))
-    else:
+    results = plain_sequence(returned)
+    if results is None:
         failure = FileProviderError("the file operator returned a batch that is not a list")
         return [failure] * len(paths)
     if len(results) != len(paths):

@@ -14,6 +14,8 @@
     a13n-skills render-manifest FILE [--budget-bytes N | --context-tokens N --reserve-tokens N
                                 | --budget-tokens N] [--tokenizer NAME] [--fit prefix|compact]
                                 [--environment]
+    a13n-skills mcp [WORKSPACE] [--context-tokens N --reserve-tokens N | --budget-tokens N]
+                    [--tokenizer NAME|PATH] [--fit prefix|compact]
 
 Exit codes: 0 ok; 1 findings (``lint``), a ``DefinitionError`` or an
 operating-system error, reported as one line ``a13n-skills: <code>: <message>``
@@ -374,6 +376,37 @@ def _run_manifest(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_mcp(args: argparse.Namespace) -> int:
+    from a13n_harness.cli._workspace import check_workspace
+
+    if args.budget_tokens is not None:
+        if args.tokenizer is None:
+            raise _UsageError("--budget-tokens needs --tokenizer (a budget in whose tokens?)")
+        if args.context_tokens is not None or args.reserve_tokens is not None:
+            raise _UsageError("--budget-tokens excludes --context-tokens and --reserve-tokens")
+    try:
+        from a13n_harness.cli import _mcp
+    except ImportError as error:  # the extra is missing: say which
+        raise _UsageError(
+            "the mcp command needs the mcp extra: pip install 'a13n-harness-skills[mcp]'"
+        ) from error
+    counter = None
+    if args.tokenizer is not None:
+        from a13n_harness.tokenizers import token_counter
+
+        counter = token_counter(args.tokenizer)
+    state = _mcp.SkillsServer(
+        check_workspace(args.workspace),
+        context_tokens=args.context_tokens,
+        response_reserve_tokens=args.reserve_tokens,
+        token_counter=counter,
+        budget_tokens=args.budget_tokens,
+        fit=args.fit,
+    )
+    _mcp.run(state)
+    return 0
+
+
 def _run_lint(args: argparse.Namespace) -> int:
     """Every format is a whole document on stdout whatever happened, run-level problems
     are also coded lines on stderr, and the exit code is 1 when the run failed."""
@@ -615,6 +648,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--environment", action="store_true", help="print the environment block first"
     )
     render.set_defaults(run=_run_render_manifest)
+
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve the workspace's skills over the Model Context Protocol (stdio)",
+        description="Serve WORKSPACE's certified skill catalog (a resource and a prompt) and the "
+        "tools activate_skill and read_skill_resource over stdio; a change of the checkout is "
+        "rescanned and announced. Needs the mcp extra: pip install 'a13n-harness-skills[mcp]'.",
+    )
+    mcp.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE")
+    window = mcp.add_argument_group("budget", "the catalog's window, as for catalog")
+    window.add_argument("--context-tokens", type=_count, metavar="N")
+    window.add_argument("--reserve-tokens", type=_count, metavar="N")
+    window.add_argument("--budget-tokens", type=_count, metavar="N")
+    mcp.add_argument("--fit", choices=("prefix", "compact"), default="prefix")
+    _add_tokenizer(mcp)
+    mcp.set_defaults(run=_run_mcp)
     return parser
 
 

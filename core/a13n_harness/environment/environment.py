@@ -45,9 +45,16 @@ from a13n_harness.environment.errors import (
     FilePermissionDenied,
     FileProviderError,
     check_limit,
+    contained_error,
 )
 from a13n_harness.environment.local import LocalFileOperator, check_host_directory
-from a13n_harness.environment.operator import BatchReader, DirectoryEntry, FileOperator, FileStat
+from a13n_harness.environment.operator import (
+    DirectoryEntry,
+    FileOperator,
+    FileStat,
+    is_batch_reader,
+    plain_sequence,
+)
 from a13n_harness.environment.paths import is_canonical_path, path_segments
 
 _T = TypeVar("_T")
@@ -172,8 +179,26 @@ def _check_mount_name(name: object) -> str:
     return name
 
 
+def _generation(provider: FileProvider, path: str | None = None) -> int:
+    """The provider's ``generation`` as an exact ``int`` (the property is the protocol's and
+    runs; what it raises or returns is taken as the library's own): otherwise the
+    provider fails, :class:`FileProviderError`. An ``int`` subclass, whose ``__eq__``
+    could make a retargeted provider look current, is not a generation."""
+    try:
+        generation: object = provider.generation
+    except Exception as error:
+        raise contained_error(error, path) from None
+    if type(generation) is not int:
+        raise FileProviderError("the provider's generation is not an int", path=path)
+    return generation
+
+
 def _check_provider(provider: object) -> FileProvider:
-    if not callable(getattr(provider, "operator", None)) or not hasattr(provider, "generation"):
+    try:
+        shaped = callable(getattr(provider, "operator", None)) and hasattr(provider, "generation")
+    except Exception:  # a Host's property failing in its own way: not a provider
+        shaped = False
+    if not shaped:
         raise DefinitionError(
             "skill_root_invalid",
             f"a mount needs a FileProvider (generation and operator()), not {describe(provider)}",
@@ -310,7 +335,7 @@ class Environment:
             path=path,
             mount=incarnation.name,
             mount_id=incarnation.mount_id,
-            generation=incarnation.provider.generation,
+            generation=_generation(incarnation.provider, path),
             provider_path=provider_path,
             default_route=default_route,
         )
@@ -392,7 +417,7 @@ class PinnedFiles:
     def read_concurrency(self) -> int:
         """The pinned operator's, or 8 when it reads one file per call."""
         operator = self._operator
-        return operator.read_concurrency if isinstance(operator, BatchReader) else 8
+        return operator.read_concurrency if is_batch_reader(operator) else 8
 
     def close(self) -> None:
         self._closed = True
@@ -403,7 +428,7 @@ class PinnedFiles:
         environment = self._environment
         if environment._incarnation(self._selection.mount) is not self._incarnation:
             raise _stale(path, "the pinned mount was unmounted or replaced")
-        if self._incarnation.provider.generation != self._selection.generation:
+        if _generation(self._incarnation.provider, path) != self._selection.generation:
             raise _stale(path, "the pinned provider was retargeted")
         if self._selection.default_route and environment.default != self._selection.mount:
             raise _stale(path, "the default route moved")
@@ -458,8 +483,11 @@ class PinnedFiles:
     async def _read_each(self, inner: Sequence[str], limit: int) -> list[bytes | FileOperatorError]:
         """The pinned operator's batch read, or its reads one by one, errors in place."""
         operator = self._operator
-        if isinstance(operator, BatchReader):
-            return list(await operator.read_many(inner, limit))
+        if is_batch_reader(operator):
+            returned = plain_sequence(await operator.read_many(inner, limit))
+            if returned is None or len(returned) != len(inner):
+                raise FileProviderError("the file operator returned a batch that is not a list")
+            return returned  # type: ignore[return-value]  # each result is the reader's to check
         results: list[bytes | FileOperatorError] = []
         for path in inner:
             try:

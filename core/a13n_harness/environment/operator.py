@@ -62,3 +62,16 @@ def is_batch_reader(files: object) -> TypeGuard[BatchReader]:
         return getattr(files, "read_many", None) is not None
     except Exception:
         return False
+
+
+def plain_sequence(value: object) -> list[object] | None:
+    """A Host's ``list`` or ``tuple`` (a subclass read by the base type, so its own
+    ``__iter__``, ``__len__`` and ``__getitem__`` never run) as a plain ``list``; ``None``
+    for anything else. Kinds are asked of the type, never of the object's ``__class__``."""
+    kind = type(value)
+    if issubclass(kind, list):
+        items: list[object] = list.__getitem__(value, slice(None))  # type: ignore[call-overload]
+        return items
+    if issubclass(kind, tuple):
+        return list(tuple.__getitem__(value, slice(None)))  # type: ignore[call-overload]
+    return None

@@ -40,6 +40,7 @@ __all__ = [
     "VALUE_TRAITS",
     "HostBatchOperator",
     "HostOperator",
+    "HostProvider",
     "LoudFailure",
     "LyingBytes",
     "LyingList",
@@ -333,3 +334,19 @@ class HostBatchOperator(HostOperator):
                     raise failure from None  # a Host's own exception fails the whole batch
                 results.append(failure)
         return self._sequence(results)
+
+
+class HostProvider:
+    """A Host's file provider serving ``files``, whose ``generation`` may be an ``int``
+    subclass (whose ``__eq__`` says every generation is the current one)."""
+
+    def __init__(self, files: object, generation: object = 1) -> None:
+        self._files = files
+        self._generation = generation
+
+    @property
+    def generation(self) -> Any:
+        return self._generation
+
+    def operator(self) -> Any:
+        return self._files
