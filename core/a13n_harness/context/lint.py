@@ -524,10 +524,10 @@ RULES: dict[str, Rule] = _rules(
         "error",
         "more to read than lint reads",
         "A root listing more entries than discovery reads, or a workspace walk that reaches "
-        "its bound: more than 100,000 listed entries (reason `workspace_walk`) or folders "
-        "more than 32 levels down (reason `workspace_depth`, reported at the first folder "
-        "not entered). An error, not a warning: what the gate did not read may hold a skill "
-        "an agent loads. Name the skill roots there with `--root`.",
+        "its bound: more than 100,000 listed entries (reported at the workspace) or "
+        "folders more than 32 levels down (reported at the first folder not entered). An "
+        "error, not a warning: what the gate did not read may hold a skill an agent loads. "
+        "Name the skill roots there with `--root`.",
         _BEYOND,
         "a root holding 300 folders; a/b/c/.../.claude/skills 40 folders down",
     ),
