@@ -542,6 +542,8 @@ def test_the_activation_allowance_is_a_quarter_of_the_usable_window() -> None:
         ("", False),
         ("~", False),
         ("null", False),
+        ("Null", False),
+        ("NULL", False),
         ("true", True),
         ("True", True),
         ("yes", True),
