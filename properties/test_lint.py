@@ -671,3 +671,23 @@ def test_every_skill_md_example_fails_its_own_rule(rule: Rule) -> None:
 def test_findings_are_values() -> None:
     finding = Finding("p", 1, 1, "no_skills_found", "error", "m")
     assert finding == Finding("p", 1, 1, "no_skills_found", "error", "m")
+
+
+@pytest.mark.parametrize("code_first", [True, False])
+def test_one_target_as_inline_code_and_as_a_link_is_judged_for_each(
+    tmp_path: Path, code_first: bool
+) -> None:
+    """A path in inline code that names no folder of the skill is not a reference; the same
+    text as a link is, and a missing file is reported there. Each reference is judged for its
+    own kind, whichever comes first (a resolver remembering the target alone would report the
+    code span, or drop the link)."""
+    skill = tmp_path / "skills" / "a"
+    skill.mkdir(parents=True)
+    code, link = "`gone/x.md`", "[x](gone/x.md)"
+    line = f"{code} and {link}\n" if code_first else f"{link} and {code}\n"
+    write_skill(skill, "---\nname: a\ndescription: d\n---\n" + line)
+    column = line.index("[x]") + 5  # the target's first character, 1-based
+    result = run_lint(skill)
+    assert [(f.rule, f.line, f.column) for f in result.findings] == [
+        ("skill_reference_missing", 5, column)
+    ]

@@ -444,3 +444,41 @@ def test_sarif_fingerprints_of_a_file_stay_when_another_file_gains_a_finding() -
     second = _prints(sarif_document(LintResult(after, 1, "/work"), "0"))
     assert len(set(first)) == 2
     assert second[1:] == first
+
+
+def test_an_empty_select_reports_nothing_and_no_select_reports_everything(
+    tmp_path: Path,
+) -> None:
+    """``select = []`` selects no rule: nothing is reported (an empty list is not an absent
+    key); the same file without ``select`` reports every finding."""
+    skill(tmp_path / "skills", "a", "---\nname: b\ndescription: d\nversion: 1\n---\n[x](gone.md)\n")
+    everything = rules(lint_here(tmp_path))
+    assert everything == ["skill_name_mismatch", "skill_field_unknown", "skill_reference_missing"]
+    for table in (
+        "[lint]\nselect = []\n",
+        '[lint]\nselect = []\nignore = ["skill_name_mismatch"]\n',
+    ):
+        (tmp_path / ".a13n-skills.toml").write_text(table)
+        assert rules(lint_here(tmp_path)) == [], table
+    (tmp_path / ".a13n-skills.toml").write_text("[lint]\nignore = []\n")
+    assert rules(lint_here(tmp_path)) == everything
+
+
+@pytest.mark.parametrize("order", [("one", "two"), ("two", "one")])
+def test_each_path_is_linted_under_its_own_configuration(
+    tmp_path: Path, order: tuple[str, str]
+) -> None:
+    """Several PATHs, each in a folder with a configuration of its own: each PATH's findings
+    follow its own, whichever comes first on the command line (not the first PATH's for all)."""
+    text = "---\nname: x\ndescription: d\nversion: 1\n---\n"
+    for name in ("one", "two"):
+        skill(tmp_path / name / "skills", "x", text)
+    (tmp_path / "one" / ".a13n-skills.toml").write_text(
+        '[lint]\nignore = ["skill_field_unknown"]\n'
+    )
+    (tmp_path / "two" / ".a13n-skills.toml").write_text(
+        '[lint]\nselect = ["skill_field_unknown"]\n'
+    )
+    result = lint_here(*(tmp_path / name for name in order))
+    found = sorted((Path(f.path).relative_to(tmp_path).parts[0], f.rule) for f in result.findings)
+    assert found == [("two", "skill_field_unknown")]

@@ -111,7 +111,7 @@ class Session:
 
 @asynccontextmanager
 async def _session(
-    workspace: Path, *, stale: bool = False, mode: str = "legacy"
+    workspace: Path, *, stale: bool = False, mode: str = "legacy", options: tuple[str, ...] = ()
 ) -> AsyncIterator[Session]:
     notes: list[str] = []
 
@@ -124,7 +124,7 @@ async def _session(
     args = ["-c", STALE_SERVER] if stale else ["-m", "a13n_harness.cli", "mcp"]
     parameters = StdioServerParameters(
         command=sys.executable,
-        args=[*args, str(workspace)],
+        args=[*args, str(workspace), *options],
         env={**os.environ, "PYTHONPATH": str(CORE)},
     )
     client = Client(parameters, mode=mode, message_handler=on_message, cache=None)
@@ -249,6 +249,35 @@ def test_activate_skill_serves_the_certified_activation_once(tmp_path: Path) -> 
     _run(scenario)
 
 
+def test_the_catalog_is_budgeted_in_a_tokenizer_json(tmp_path: Path) -> None:
+    """``--tokenizer PATH --budget-tokens N``: the served block fits N of that tokenizer's
+    tokens (an open model's tokenizer.json, trained here)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    model = tokenizers.Tokenizer(tokenizers.models.BPE())
+    model.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=400,
+        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    model.train_from_iterator(
+        ["Deploy the service to staging. Review a pull request.\n"] * 50, trainer
+    )
+    path = tmp_path / "model" / "tokenizer.json"
+    path.parent.mkdir()
+    model.save(str(path))
+    workspace = _workspace(tmp_path / "ws")
+
+    async def scenario() -> None:
+        options = ("--tokenizer", str(path), "--budget-tokens", "150")
+        async with _session(workspace, options=options) as session:
+            block = await session.catalog()
+            tokens = len(model.encode(block, add_special_tokens=False).ids)
+            assert 0 < tokens <= 150, tokens
+
+    _run(scenario)
+
+
 # ------------------------------------------------------------------ read_skill_resource
 
 
@@ -359,6 +388,24 @@ def test_the_2026_protocol_hears_of_a_change_through_listen(tmp_path: Path) -> N
                     async for _event in events:
                         break
             assert "lint" in await session.enum()
+
+    _run(scenario)
+
+
+def test_a_workspace_that_goes_away_is_coded_errors_not_a_crash(tmp_path: Path) -> None:
+    workspace = _workspace(tmp_path / "ws")
+
+    async def scenario() -> None:
+        async with _session(workspace) as session:
+            assert await session.enum() == ["deploy", "review"]
+            workspace.rename(tmp_path / "gone")
+            result = await session.tool("read_skill_resource", name="deploy", path="SKILL.md")
+            assert result.is_error
+            assert _code(result) in ("skill_selection_unknown", "skill_catalog_stale")
+            assert await session.enum() == []
+            (tmp_path / "gone").rename(workspace)  # back: served again
+            read = await session.tool("read_skill_resource", name="deploy", path="SKILL.md")
+            assert not read.is_error, read.content
 
     _run(scenario)
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from a13n_harness.context._checks import describe, plain_str
+from a13n_harness.context._checks import describe, plain_str, type_name
 from a13n_harness.context.activation import (
     ActivationSource,
     SkillActivation,
@@ -42,6 +42,7 @@ from a13n_harness.environment import (
     DirectoryEntry,
     FileOperatorError,
     FilePermissionDenied,
+    is_canonical_path,
     join_path,
 )
 
@@ -132,6 +133,12 @@ async def list_resources(files: FileOperator, directory: str) -> tuple[str, ...]
     silent cut, so the omitted count stays exact). A folder the operator refuses or fails
     to list is ``skill_permission_denied`` or ``skill_provider_failed``.
     """
+    if not callable(getattr(files, "list_directory", None)) or not is_canonical_path(directory):
+        raise DefinitionError(
+            "skill_provider_failed",
+            f"list_resources needs a file operator and a canonical folder path, got "
+            f"{describe(files)} and {describe(directory)}",
+        )
     found: list[str] = []
     seen = 0
     pending: list[tuple[str, str, int]] = [(directory, "", 0)]  # path, relative prefix, depth
@@ -141,6 +148,14 @@ async def list_resources(files: FileOperator, directory: str) -> tuple[str, ...]
             listing: object = await files.list_directory(path)
         except FileOperatorError as error:
             raise _walk_error(error, path) from None
+        except DefinitionError:
+            raise  # a stale scope keeps its code
+        except Exception as error:  # the Host's operator failed: still only DefinitionError
+            raise DefinitionError(
+                "skill_provider_failed",
+                f"listing the skill folder raised {type_name(type(error))}",
+                path=path,
+            ) from None
         if not isinstance(listing, list | tuple) or not all(
             isinstance(entry, DirectoryEntry) for entry in listing
         ):
@@ -220,6 +235,14 @@ async def read_source(
 
 async def activate(prepared: PreparedSkills, name: object, by: object) -> SkillActivation:
     """:meth:`PreparedSkills.activate`; see the module docstring."""
+    from a13n_harness.capabilities.skills import PreparedSkills  # noqa: PLC0415
+
+    if not isinstance(prepared, PreparedSkills):
+        raise DefinitionError(
+            "catalog_invalid",
+            f"activate needs the PreparedSkills of a run, got {describe(prepared)}",
+            reason="prepared",
+        )
     item = selected_item(prepared, name, by)
     environment = prepared._bound_environment()
     with prepared.boundary("tool"):

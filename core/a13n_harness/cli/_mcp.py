@@ -68,6 +68,7 @@ from a13n_harness.capabilities import (
     SkillsPolicy,
     verify_activation,
 )
+from a13n_harness.cli._output import os_error_code
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import Environment, FilePermissionDenied, LocalDirectoryProvider
 
@@ -310,6 +311,9 @@ class SkillsServer:
                 failure = None
             except DefinitionError as error:
                 prepared, failure = None, error
+            except OSError as error:  # the workspace itself went away or was refused
+                prepared = None
+                failure = DefinitionError(os_error_code(error), error.strerror or str(error))
             after = fingerprint(self.workspace)
             if after != now:  # changed while scanned: scan again at the next look
                 after = (*after, object())
@@ -347,7 +351,7 @@ class SkillsServer:
         """Look at the checkout every :data:`POLL_SECONDS`, announcing changes unasked."""
         while True:
             await anyio.sleep(POLL_SECONDS)
-            await self.refresh()
+            await self.refresh()  # a scan's failure is held in the Scan, never raised here
 
     def _seen(self, ctx: Any) -> None:
         session = getattr(ctx, "session", None)

@@ -469,6 +469,17 @@ RULES: dict[str, Rule] = _rules(
         ".agents/skills/pdf/SKILL.md and .claude/skills/pdf/SKILL.md",
     ),
     Rule(
+        "skill_nested",
+        "warning",
+        "a SKILL.md inside another skill's folder",
+        "A SKILL.md below a skill folder is not discovered by any agent: a skill root's "
+        "entries are skills, and what a skill folder holds is that skill's files. Lint "
+        "still checks it (the author meant a skill) and names the skill folder it is in; "
+        "move it to a skill root, or rename it if it is one of that skill's files.",
+        _BEYOND,
+        "skills/pdf/SKILL.md and skills/pdf/forms/SKILL.md",
+    ),
+    Rule(
         "no_skills_found",
         "error",
         "no skill was checked",
@@ -483,7 +494,10 @@ RULES: dict[str, Rule] = _rules(
         "error",
         "a read was refused",
         "A skill root, folder or SKILL.md could not be read, or a symbolic link leads out of "
-        "the workspace (which discovery never follows).",
+        "the workspace (which discovery never follows): a skill folder, an agent folder or "
+        "its `skills` folder (`.claude/skills -> ../../elsewhere`), or any folder the "
+        "workspace walk could not list. Lint reports what it cannot read; it never skips it "
+        "silently.",
         _BEYOND,
         ".agents/skills/leak -> /etc",
     ),
@@ -508,24 +522,32 @@ RULES: dict[str, Rule] = _rules(
     Rule(
         "skill_root_overflow",
         "error",
-        "a root lists more entries than discovery reads",
-        "Discovery refuses a root with more than 256 entries instead of cutting the listing.",
+        "more to read than lint reads",
+        "A root listing more entries than discovery reads, or a workspace walk that reaches "
+        "its bound: more than 100,000 listed entries (reported at the workspace) or "
+        "folders more than 32 levels down (reported at the first folder not entered). An "
+        "error, not a warning: what the gate did not read may hold a skill an agent loads. "
+        "Name the skill roots there with `--root`.",
         _BEYOND,
-        "a root holding 300 folders",
+        "a root holding 300 folders; a/b/c/.../.claude/skills 40 folders down",
     ),
     Rule(
         "skill_name_conflict",
         "error",
         "two skills of one root share a name",
-        "Within one root every skill's name must be unique.",
+        "Within one root every skill's name must be unique. Discovery keeps one of them; "
+        "lint checks both and reports the conflict on each, at its `name` line.",
         _BEYOND + ' (implied by "Must match the parent directory name")',
         "skills/a/SKILL.md and skills/b/SKILL.md both holding `name: a`",
     ),
     Rule(
         "skill_root_invalid",
         "error",
-        "a --root value is not a canonical path",
-        "Roots start with `/` (the workspace) and hold no empty, `.` or `..` segment.",
+        "a --root value is not inside the workspace",
+        "A `--root` is a folder inside the workspace: relative to it (`skills/`), in its "
+        'namespace (`/.agents/skills`) or a host path inside it (`"$PWD/skills"`). One that '
+        "climbs out (`../x`) or names a folder of the machine outside the workspace is "
+        "refused (reason `outside_workspace`), and nothing outside is read.",
         _BEYOND,
         "a13n-skills lint --root skills/../x",
         tool_level=True,
@@ -537,6 +559,26 @@ RULES: dict[str, Rule] = _rules(
         "Any other failure of the file system while scanning.",
         _BEYOND,
         "an I/O error reading a SKILL.md",
+    ),
+    Rule(
+        "path_not_found",
+        "error",
+        "a PATH given to lint does not exist",
+        "Each PATH must be a SKILL.md, a skill folder or a workspace. The run still writes "
+        "its whole document (every other PATH linted) and says so on stderr.",
+        _BEYOND,
+        "a13n-skills lint does-not-exist",
+        tool_level=True,
+    ),
+    Rule(
+        "path_not_a_directory",
+        "error",
+        "a PATH given to lint is a file other than SKILL.md",
+        "A file PATH must be a SKILL.md (pre-commit passes file names); any other file is "
+        "neither a skill nor a workspace.",
+        _BEYOND,
+        "a13n-skills lint README.md",
+        tool_level=True,
     ),
     Rule(
         "lint_config_invalid",
