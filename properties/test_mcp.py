@@ -29,6 +29,7 @@ mcp = pytest.importorskip("mcp", reason="the mcp extra (pip install -e '.[dev]')
 
 import anyio  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from a13n_harness.cli import _mcp, build_parser  # noqa: E402
 from a13n_harness.context.errors import DefinitionError  # noqa: E402
@@ -245,6 +246,14 @@ def test_activate_skill_serves_the_certified_activation_once(tmp_path: Path) -> 
             ):
                 refused = await session.client.call_tool(tool, arguments)
                 assert _code(refused) == "skill_selection_unknown"
+            # The user's activation is a prompt, user-only skills included.
+            prompts = [p.name for p in (await session.client.list_prompts()).prompts]
+            assert prompts == [_mcp.CATALOG_PROMPT, "deploy", "review", "secrets"]
+            user = await session.client.get_prompt("secrets")
+            text = user.messages[0].content.text  # type: ignore[union-attr]
+            assert text.startswith('<skill_content name="secrets">')
+            with pytest.raises(MCPError, match="skill_selection_unknown"):
+                await session.client.get_prompt("nope")
 
     _run(scenario)
 

@@ -7,8 +7,11 @@ What a client gets:
   block of the workspace (``SkillsCapability.prepare``: rendered, then certified by
   ``verify_rendering`` or ``verify_rendering_counted``), in the window or tokenizer the
   command's options give;
-* the tool ``activate_skill(name)``, ``name`` an enum of the activatable names, returning the
-  certified activation (``PreparedSkills.activate``);
+* the tool ``activate_skill(name)``, ``name`` an enum of the names the model may activate,
+  returning the certified activation (``PreparedSkills.activate``, then ``verify_activation``);
+* a prompt per skill the user may activate (``disable-model-invocation`` skills included: a
+  prompt is the user's choice, a slash command or a menu entry in the hosts), giving that
+  skill's activation ``by="user"``;
 * the tool ``read_skill_resource(name, path)``: a file of that skill's folder, ``path``
   relative to it. Every component is checked by listing its folder through the workspace's
   confined operator: no ``..``, no absolute path, no symbolic link (even one staying
@@ -63,6 +66,7 @@ from a13n_harness.capabilities import (
     FileSkillSource,
     PreparedSkills,
     RunBindings,
+    SkillActivation,
     SkillManager,
     SkillsCapability,
     SkillsPolicy,
@@ -329,11 +333,16 @@ class SkillsServer:
         def names(scan: Scan) -> tuple[str, ...]:
             return () if scan.prepared is None else _activatable(scan.prepared)
 
+        def users(scan: Scan) -> tuple[str, ...]:
+            return () if scan.prepared is None else scan.prepared.activatable(by="user")
+
         changes: list[Any] = []
         if names(before) != names(after):
             changes.append(ToolsListChanged())
         if catalog(before) != catalog(after):
-            changes += [ResourcesListChanged(), PromptsListChanged()]
+            changes.append(ResourcesListChanged())
+        if catalog(before) != catalog(after) or users(before) != users(after):
+            changes.append(PromptsListChanged())
         for change in changes:
             await self.bus.publish(change)
             session = self._session
@@ -394,8 +403,11 @@ class SkillsServer:
         )
 
     async def list_prompts(self, ctx: Any, params: Any) -> types.ListPromptsResult:
+        """The catalog prompt, then one prompt per skill the user may activate (a prompt is the
+        user's choice in every host: a slash command, a menu entry)."""
         self._seen(ctx)
-        await self.refresh()
+        scan = await self.refresh()
+        users = scan.prepared.activatable(by="user") if scan.prepared is not None else ()
         return types.ListPromptsResult(
             prompts=[
                 types.Prompt(
@@ -403,19 +415,32 @@ class SkillsServer:
                     title="Skills catalog",
                     description="The certified catalog of the workspace's skills, to put in "
                     "front of a conversation.",
-                )
+                ),
+                *(
+                    types.Prompt(
+                        name=name,
+                        title=f"Skill {name}",
+                        description="Activate this skill: its instructions, certified.",
+                    )
+                    for name in users
+                ),
             ]
         )
 
     async def get_prompt(self, ctx: Any, params: Any) -> types.GetPromptResult:
+        """The catalog, or the user's activation of a skill (``by="user"``)."""
         self._seen(ctx)
-        if params.name != CATALOG_PROMPT:
-            raise MCPError(
-                types.INVALID_PARAMS, f"skill_selection_unknown: no prompt {params.name!r}"
-            )
-        text = await self._catalog_text()
+        if params.name == CATALOG_PROMPT:
+            text = await self._catalog_text()
+            description = "The certified skills catalog"
+        else:
+            try:
+                text = (await self._activation(params.name, "user")).text
+            except DefinitionError as error:
+                raise MCPError(types.INVALID_PARAMS, _code_text(error)) from error
+            description = f"The instructions of skill {params.name}"
         return types.GetPromptResult(
-            description="The certified skills catalog",
+            description=description,
             messages=[
                 types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
             ],
@@ -473,16 +498,21 @@ class SkillsServer:
 
     # ------------------------------------------------------------ tools
 
-    async def activate_skill(self, name: object) -> types.CallToolResult:
+    async def _activation(self, name: object, by: str) -> SkillActivation:
+        """``name``'s certified activation ``by`` the model or the user, from the current scan."""
         scan = await self.refresh()
         prepared = scan.require()
-        if type(name) is not str or name not in _activatable(prepared):
+        if type(name) is not str or name not in prepared.activatable(by=by):
             raise DefinitionError(
-                "skill_selection_unknown", "name must be one of the activatable skills' names"
+                "skill_selection_unknown", f"name must be one of the skills the {by} may activate"
             )
-        activation = await prepared.activate(name, by="model")
+        activation = await prepared.activate(name, by=by)
         verify_activation(prepared, name, activation)  # certified before it is served
         await self._require_unchanged(scan)
+        return activation
+
+    async def activate_skill(self, name: object) -> types.CallToolResult:
+        activation = await self._activation(name, "model")
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=activation.text)],
             structured_content={
