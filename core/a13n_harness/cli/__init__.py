@@ -482,7 +482,7 @@ def _add_budget(parser: argparse.ArgumentParser) -> None:
 def _add_tokenizer(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tokenizer",
-        metavar="NAME",
+        metavar="NAME|PATH",
         help="count the budget in this tokenizer's tokens instead of UTF-8 bytes: cl100k_base "
         "or o200k_base (needs the tokens extra: pip install 'a13n-harness-skills[tokens]'), or "
         "the path of an open model's Hugging Face tokenizer.json, with a / or ending in .json "
