@@ -433,8 +433,8 @@ def _hf_count(tokenizer: tokenizers.Tokenizer, text: object) -> int:
 
 # The line joint probe: line_additive's precondition (a ends a line, b starts one with a
 # character that is neither whitespace nor "/") over the shapes tokenizers treat apart:
-# runs of line feeds and spaces (Unicode's too) before the joint, CRLF, letters, digits, punctuation, markup,
-# marks, CJK and emoji after it, and the renderer's own lines.
+# runs of line feeds and spaces (Unicode's too) before the joint, CRLF, letters, digits,
+# punctuation, markup, marks, CJK and emoji after it, and the renderer's own lines.
 _LINE_ENDS: Final = (
     "\n", "x\n", "x\n\n", "x\n\n\n", "x \n", "x  \n\n", "x\t\n", "x\n \n", "x\r\n",
     "x\r\n\r\n", ").\n", "-\n", "1\n", "12345\n", "&amp;\n", "<b>\n", "'s\n", "\u65e5\u672c\n",
