@@ -260,10 +260,9 @@ def test_verifier_stops_a_hanging_run_and_its_subprocesses(bare: Scratch, tmp_pa
         name="900_hang",
     )
     pid_file = tmp_path / "hang.pid"
-    # Without the backstop the run sleeps 120 s; with it, 5 s without a CPU second stop it.
-    started = time.monotonic()
+    # Without the backstop the run sleeps 120 s and passes (a survivor, no "no progress");
+    # with it, 5 s without a CPU second stop it.
     result = bare.verify_mutants("--stall-seconds", "5", env={"HANG_PID_FILE": str(pid_file)})
-    assert time.monotonic() - started < 110, result.stdout
     assert result.returncode == 1, result.stdout
     assert "timeout" in result.stdout
     assert "no progress" in result.stdout
