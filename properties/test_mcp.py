@@ -287,6 +287,26 @@ def test_the_catalog_is_budgeted_in_a_tokenizer_json(tmp_path: Path) -> None:
     _run(scenario)
 
 
+def test_root_serves_a_collection_of_skills(tmp_path: Path) -> None:
+    """``--root skills``: a repository of skills (not a checkout's agent folders) is served,
+    and its changes are rescanned there."""
+    folder = tmp_path / "skills" / "pdf"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: pdf\ndescription: Fill PDF forms.\n---\nB\n")
+    _skill(tmp_path, "deploy", "deploy", "Deploy.")  # .agents/skills: not a root any more
+
+    async def scenario() -> None:
+        async with _session(tmp_path, options=("--root", "skills")) as session:
+            assert await session.enum() == ["pdf"]
+            other = tmp_path / "skills" / "xlsx"
+            other.mkdir()
+            (other / "SKILL.md").write_text("---\nname: xlsx\ndescription: Sheets.\n---\nB\n")
+            await session.announced("notifications/tools/list_changed")
+            assert await session.enum() == ["pdf", "xlsx"]
+
+    _run(scenario)
+
+
 # ------------------------------------------------------------------ read_skill_resource
 
 

@@ -24,8 +24,9 @@ Every tool failure is a tool result with ``isError`` whose text starts with our 
 message starts with the code.
 
 **Rescans.** The checkout's skill roots (``.agents/skills``, ``.claude/skills``,
-``.github/skills``) are fingerprinted by ``lstat``: the folders on the way, every entry of
-each root, and each entry's ``SKILL.md`` (kind, inode, size, change and modification times).
+``.github/skills``, or the ``--root`` folders given) are fingerprinted by ``lstat``: the
+folders on the way, every entry of each root, and each entry's ``SKILL.md`` (kind, inode,
+size, change and modification times).
 Before every request, and every :data:`POLL_SECONDS` in between, the fingerprint is taken
 again; when it differs the workspace's provider is retargeted (the previous scan's
 ``PreparedSkills`` go stale: a read still in flight through it fails with
@@ -134,16 +135,17 @@ def _status(path: str) -> tuple[object, ...]:
     )
 
 
-def fingerprint(workspace: str) -> tuple[object, ...]:
-    """What the checkout's skill roots are now, by ``lstat`` alone (the module docstring).
+def fingerprint(workspace: str, roots: Sequence[str] = ROOTS) -> tuple[object, ...]:
+    """What the checkout's skill ``roots`` (relative to ``workspace``) are now, by ``lstat``
+    alone (the module docstring).
 
     Counted work: the folders on the way to each root, at most :data:`FINGERPRINT_ENTRIES`
     entries per root, and one ``SKILL.md`` per entry.
     """
     parts: list[object] = [_status(workspace)]
-    for root in ROOTS:
+    for root in roots:
         here = workspace
-        for segment in root.split("/"):
+        for segment in filter(None, root.split("/")):
             here = os.path.join(here, segment)
             parts.append(_status(here))
         try:
@@ -268,6 +270,7 @@ class SkillsServer:
         self,
         workspace: str,
         *,
+        roots: Sequence[str] = (),
         context_tokens: int | None = None,
         response_reserve_tokens: int | None = None,
         token_counter: TokenCounter | None = None,
@@ -277,9 +280,18 @@ class SkillsServer:
         self.workspace = os.path.abspath(workspace)
         self.provider = LocalDirectoryProvider(self.workspace)
         self.environment = Environment({MOUNT: self.provider})
-        roots = tuple(f"/{MOUNT}/{root}" for root in ROOTS)
+        # Explicit roots (namespace form, "/skills") are required, the defaults are not: as
+        # for ``catalog``.
+        self.roots = tuple(root.strip("/") for root in roots) or ROOTS
         self.manager = SkillManager(
-            [FileSkillSource(MOUNT, roots, required=False)], policy=SkillsPolicy.checkout()
+            [
+                FileSkillSource(
+                    MOUNT,
+                    tuple(f"/{MOUNT}/{root}" if root else f"/{MOUNT}" for root in self.roots),
+                    required=bool(roots),
+                )
+            ],
+            policy=SkillsPolicy.checkout(),
         )
         options: dict[str, Any] = {"token_counter": token_counter, "fit": fit}
         if context_tokens is not None:
@@ -304,7 +316,7 @@ class SkillsServer:
         """The current scan: the one held when the checkout is unchanged, else a new one
         (and the client told what changed)."""
         async with self._lock:
-            now = fingerprint(self.workspace)
+            now = fingerprint(self.workspace, self.roots)
             held = self._scan
             if held.number and now == held.fingerprint:
                 return held
@@ -318,7 +330,7 @@ class SkillsServer:
             except OSError as error:  # the workspace itself went away or was refused
                 prepared = None
                 failure = DefinitionError(os_error_code(error), error.strerror or str(error))
-            after = fingerprint(self.workspace)
+            after = fingerprint(self.workspace, self.roots)
             if after != now:  # changed while scanned: scan again at the next look
                 after = (*after, object())
             self._scan = Scan(prepared, failure, after, held.number + 1)
@@ -555,7 +567,7 @@ class SkillsServer:
 
     async def _require_unchanged(self, scan: Scan) -> None:
         """``skill_catalog_stale`` when the checkout moved since ``scan`` (and a rescan)."""
-        if fingerprint(self.workspace) != scan.fingerprint or scan is not self._scan:
+        if fingerprint(self.workspace, self.roots) != scan.fingerprint or scan is not self._scan:
             await self.refresh()
             raise DefinitionError(
                 "skill_catalog_stale",
