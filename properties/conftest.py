@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+import signal
+import time
+from collections.abc import Callable, Iterator
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
@@ -54,11 +56,47 @@ settings.register_profile(
     "crosshair",
     backend="crosshair",
     database=None,
-    max_examples=60,
+    max_examples=60,  # properties/symbolic_properties.py PATHS
     deadline=None,
     suppress_health_check=tuple(HealthCheck),
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+class CpuBudgetSpent(BaseException):
+    """A property run symbolically spent its CPU budget (a BaseException: neither
+    Hypothesis nor CrossHair takes it for the property's own failure and retries)."""
+
+
+@pytest.fixture(autouse=True)
+def symbolic_cpu_budget(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Under the crosshair profile, stop a test that spends its CPU budget
+    (``properties/symbolic_properties.py``): ITIMER_PROF counts this process's CPU time,
+    not wall time, so a busy machine slows a property down without failing it."""
+    if settings.default.backend != "crosshair":
+        yield
+        return
+    from symbolic_properties import budget  # noqa: PLC0415 - only under this profile
+
+    seconds = budget(request.node.nodeid)
+
+    def spent(signum: int, frame: object) -> None:
+        raise CpuBudgetSpent(f"{request.node.nodeid}: CPU budget {seconds:.0f}s spent")
+
+    previous = signal.signal(signal.SIGPROF, spent)
+    started = time.process_time()
+    # Then again every CPU second: a stop that lands in a destructor is ignored there.
+    signal.setitimer(signal.ITIMER_PROF, seconds, 1.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+    used = time.process_time() - started
+    # In the JUnit file: docs/verification.md's "last result" reads each property's CPU time.
+    request.node.user_properties.append(("cpu_seconds", f"{used:.2f}"))
+    if used > seconds:
+        pytest.fail(f"CPU budget {seconds:.0f}s spent ({used:.1f} CPU s)", pytrace=False)
 
 
 @pytest.fixture

@@ -532,7 +532,7 @@ def activation_contract(body: str, budget: int) -> SkillActivation:
 def repeat_contract(name: str) -> SkillActivation:
     """A second activation of a skill is the note, and certifies as the repeat.
 
-    pre: len(name) <= 8 and is_valid_name(name)
+    pre: 1 <= len(name) <= 8 and all("a" <= c <= "z" for c in name)
     post: __return__.name == name and not __return__.resources
     post: ("name=" + chr(34) + name + chr(34)) in __return__.text
     """

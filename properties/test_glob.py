@@ -89,6 +89,7 @@ def test_the_matcher_agrees_with_fnmatchcase(pattern: str, text: str) -> None:
 
 @given(st.lists(st.tuples(patterns, st.frozensets(st.sampled_from("xyz"))), max_size=6), texts)
 @example([("a*", frozenset("x")), ("a", frozenset("y")), ("*b", frozenset("z"))], "ab")
+@example([("ab", frozenset("y")), ("a?", frozenset("x"))], "ab")
 def test_a_glob_set_gives_the_union_of_the_patterns_a_path_matches(
     entries: list[tuple[str, frozenset[str]]], text: str
 ) -> None:

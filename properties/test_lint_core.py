@@ -1077,6 +1077,16 @@ def test_a_file_url_is_an_absolute_reference(destination: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "body",
+    ["See <file:///Users/me/notes.md>.\n", "<FILE://localhost/etc/passwd>\n", "a <file:x> b\n"],
+)
+def test_a_file_autolink_is_an_absolute_reference(body: str) -> None:
+    (found_ref,) = find_references(body)
+    assert found_ref.absolute
+    assert find_references(f"`{body.strip()}`\n") == ()  # in a code span: code
+
+
+@pytest.mark.parametrize(
     "destination", ["/etc/passwd", "~/.ssh/id_rsa", "C:/Users/me/x.md", "C:\\x.md", "\\\\srv\\x"]
 )
 def test_absolute_local_paths_are_absolute_references(destination: str) -> None:

@@ -154,7 +154,8 @@ def plain_line(state: Found, line: str, number: int, in_comment: bool, example: 
                     break
                 content = raw.strip()
                 state.code(content, number, inner + raw.index(content) + 1)
-    if "](" in line or "]:" in line:
+    autolink = re.search(r"<file:[^\s<>]*>", line, re.IGNORECASE) is not None
+    if "](" in line or "]:" in line or autolink:
         chars = list(line)
         blank = ([(0, start)] if start else []) + comments + [(s[0], s[3]) for s in spans]
         for a, b in blank:
@@ -172,6 +173,8 @@ def plain_line(state: Found, line: str, number: int, in_comment: bool, example: 
                 for inner_link in lint._LINK.finditer(blanked, link.start(1), link.end(1)):
                     state.link(inner_link.group(2), number, inner_link.start(2) + 1)
             state.link(link.group(2), number, link.start(2) + 1)
+        for found_link in re.finditer(r"<(file:[^\s<>]*)>", blanked, re.IGNORECASE):
+            state.link(found_link.group(1), number, found_link.start(1) + 1)
     return open_comment
 
 
@@ -245,7 +248,11 @@ def plain_scan(markdown: str) -> Found:
         scanned = (
             "-->" in line
             if in_comment
-            else "](" in line or "]:" in line or "<!--" in line or ("`" in line and "/" in line)
+            else "](" in line
+            or "]:" in line
+            or "<!--" in line
+            or ("`" in line and "/" in line)
+            or re.search("<file:", line, re.IGNORECASE) is not None
         )
         opened = lint._FENCE.match(line)
         fence = opened.group(1) if opened else ""
@@ -281,6 +288,7 @@ PIECES = (
     *("[t](<s p.md>)", '[u](v.md "t")', "[q](#frag)", "[w](../up.md)", "https://x.y/z"),
     *("<!--", "-->", "<!-- c -->", "<!---->", "[k]: ", " ", "  ", "\t", "- ", "1. ", "# "),
     *("a", "text", "x/y", "`<!--`", "`-->`", "[//]: # (c)", "[c]: <> 'x'", "[e]: #", "[f]: #g"),
+    *("<file:///etc/p>", "<FILE:x y>", "<file:a>", "`<file:/b>`"),
     *("Example:", "e.g.", "**Example**", "examples:", "__Examples__", "`x`", "`{baseDir}/r`"),
     *("{baseDir}/run.sh", "`{baseDir}/s.sh`", "`{baseDir}/a/b`"),
     *("    ", "      ", "\t", "\n\n    ", "\n- ", "\n1. ", "\n  ", "\n# h\n"),

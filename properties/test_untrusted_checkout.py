@@ -1228,3 +1228,33 @@ def test_a_loose_object_or_pack_file_linked_outside(tmp_path: Path) -> None:
         name = path.relative_to(gitdir).as_posix()
         with _moved_behind_link(gitdir, name, box.root / "out" / path.name):
             assert collect_git_status(clone) is None, name
+
+
+def test_no_file_of_a_linked_worktrees_git_directory_is_read_through_a_link_that_leaves(
+    tmp_path: Path,
+) -> None:
+    """The per-worktree git directory (``.git/worktrees/<name>``: ``HEAD``, ``index``,
+    ``commondir``, ``gitdir``) and the ``.git`` file of the worktree, each in turn moved
+    out behind a link: the same facts whether the outside path exists or not, unknown or
+    the worktree's own."""
+    box = _new_box(tmp_path)
+    worktree = box.root / "wt"
+    box.git(box.repo, "worktree", "add", "-q", "-b", "topic", str(worktree))
+    (worktree / "u").write_text("u")
+    clean = collect_git_status(worktree)
+    assert clean == _plain_status(box, worktree)
+    gitdir = box.repo / ".git" / "worktrees" / "wt"
+    unknown = []
+    for name in _every_entry(gitdir):
+        away = box.root / "outside" / name
+        with _moved_behind_link(gitdir, name, away):
+            existing = collect_git_status(worktree)
+            os.rename(away, away.with_name(away.name + ".gone"))
+            missing = collect_git_status(worktree)
+            os.rename(away.with_name(away.name + ".gone"), away)
+        assert existing == missing, name
+        assert existing in (None, clean), name
+        if existing is None:
+            unknown.append(name)
+    for name in ("HEAD", "commondir", "index"):
+        assert name in unknown, name

@@ -16,7 +16,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -487,18 +487,29 @@ def clusterfuzzlite(plan: Plan) -> Iterator[Step]:
 # not shorten its search. Four seconds reach every branch of the two-entry contracts.
 CONDITION_CPU = 4
 CONTRACTS = "properties/crosshair_contracts.py"
+# The full gate's contracts besides: every other public function of the pure core.
+CORE_CONTRACTS = "properties/crosshair_core.py"
 
 
-def crosshair_cpu(root: Path) -> float:
+def contract_files(plan: Plan) -> list[str]:
+    """The contract modules CrossHair checks: the core's rest too in ``--full``."""
+    return [CONTRACTS, *([CORE_CONTRACTS] if plan.full else [])]
+
+
+def crosshair_cpu(root: Path, files: tuple[str, ...] | list[str] = (CONTRACTS,)) -> float:
     """The CrossHair step's CPU budget: each condition's budget three times over (its
     functions' first analysis and the solver's start come on top of it), and a minute to start."""
-    path = root / CONTRACTS
-    conditions = path.read_text(encoding="utf-8").count("post:") if path.is_file() else 0
+    conditions = sum(
+        (root / name).read_text(encoding="utf-8").count("post:")
+        for name in files
+        if (root / name).is_file()
+    )
     return 60 + 3 * CONDITION_CPU * conditions
 
 
 @step
 def crosshair(plan: Plan) -> Iterator[Step]:
+    files = contract_files(plan)
     yield Step(
         "crosshair",
         [
@@ -509,14 +520,43 @@ def crosshair(plan: Plan) -> Iterator[Step]:
             "--analysis_kind=PEP316",
             f"--per_condition_timeout={CONDITION_CPU}",
             "--report_all",
-            CONTRACTS,
+            *files,
         ],
-        crosshair_cpu(plan.root),
+        crosshair_cpu(plan.root, files),
         # --report_all prints one line per postcondition analysed.
         lambda out: sum(1 for line in out.output.splitlines() if re.search(r":\d+: ", line)),
         "module:crosshair",
-        estimate=60,  # sixteen conditions, each runs to its 4 CPU s budget
+        # Sixteen conditions, each runs to its 4 CPU s budget; the full gate's others besides.
+        estimate=60 if not plan.full else 300,
     )
+
+
+SYMBOLIC = "properties/symbolic_properties.py"
+
+
+@step
+def symbolic_properties(plan: Plan) -> Iterator[Step]:
+    """The pure core's properties under the hypothesis-crosshair backend (``--full``): each
+    property has its CPU budget in properties/symbolic_properties.py, the step their sum."""
+    path = plan.root / SYMBOLIC
+    if not plan.full or not path.is_file():
+        return
+    spec = importlib.util.spec_from_file_location("symbolic_properties", path)
+    assert spec is not None
+    assert spec.loader is not None
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    ids = table.node_ids()
+    built = pytest_step(
+        plan,
+        "symbolic properties",
+        ids,
+        # CPU s: every property's own budget, and a minute to collect and start.
+        cpu_seconds=60 + sum(table.budget(node) for node in ids),
+        profile="crosshair",
+        estimate=600,
+    )
+    yield replace(built, tool="module:hypothesis_crosshair_provider")
 
 
 def mutmut_step(plan: Plan, name: str, arguments: list[str], summary: Path, **kw: Any) -> Step:

@@ -49,10 +49,13 @@ def shown_path(path: str, root: str | None) -> str:
 
 
 def located(finding: Finding) -> bool:
-    """Whether ``finding`` has a file and line to annotate: every finding about a file, and
-    a finding about the run whose path is a file (a configuration error at its key, a PATH
-    that is another file); not one about a folder or a path that does not exist."""
-    return not RULES[finding.rule].tool_level or os.path.isfile(finding.path)
+    """Whether ``finding`` has a file and line to annotate: every finding about a file, a
+    configuration error (at its key, or at the configuration path that is no regular file),
+    and a finding about the run whose path is a file (a PATH that is another file); not one
+    about a folder or a path that does not exist (no skill, a missing PATH or root)."""
+    if not RULES[finding.rule].tool_level or finding.rule == "lint_config_invalid":
+        return True
+    return os.path.isfile(finding.path)
 
 
 def github_line(finding: Finding, root: str | None) -> str:

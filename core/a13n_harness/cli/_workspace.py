@@ -8,7 +8,7 @@ commands show is relative to it: the root ``/.agents/skills`` is displayed as
 the way an agent whose working directory is the workspace would name them
 (Codex's pointer line reads "list .agents/skills/ and .claude/skills/").
 
-Roots (§8 "Roots and layouts"; "What an agent loads"):
+Roots (§8 "What an agent loads", "Roots as typed", "What lint checks"):
 
 * What an agent loads is one definition, :func:`walk_workspace`'s ``agent_roots``: the
   ``skills`` folder of every agent folder (:data:`AGENT_FOLDERS`: ``.agents``, ``.claude``,

@@ -149,7 +149,7 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
             {"not_entered", "entered", "no_mount", "unknown_mount", "outside_namespace"}
         ),
         "skill_root_unsupported": frozenset({"link_loop"}),
-        "skill_root_overflow": frozenset({"workspace_walk", "workspace_depth", "resources"}),
+        "skill_root_overflow": frozenset({"resources"}),
         "skill_permission_denied": frozenset({"link_escapes", "outside_skill"}),
         "skill_provider_failed": frozenset(),
         "skill_catalog_overflow": frozenset(),

@@ -334,7 +334,8 @@ RULES: dict[str, Rule] = _rules(
         "error",
         "a file reference leaves the skill folder",
         "A file reference of the body must not leave the repository: an absolute path (a "
-        "`file:` URL is one), a `..` that climbs above the repository's top (the git work "
+        "`file:` URL is one, in a link or an autolink `<file:...>`), a `..` that climbs above "
+        "the repository's top (the git work "
         "tree holding the skill, or the workspace linted), or a symbolic link whose target is "
         "outside the skill folder is an error. An agent following the path reads files the "
         "skill's reviewer never saw. References are the targets of Markdown links and images, "
@@ -523,10 +524,10 @@ RULES: dict[str, Rule] = _rules(
         "error",
         "more to read than lint reads",
         "A root listing more entries than discovery reads, or a workspace walk that reaches "
-        "its bound: more than 100,000 listed entries (reason `workspace_walk`) or folders "
-        "more than 32 levels down (reason `workspace_depth`, reported at the first folder "
-        "not entered). An error, not a warning: what the gate did not read may hold a skill "
-        "an agent loads. Name the skill roots there with `--root`.",
+        "its bound: more than 100,000 listed entries (reported at the workspace) or "
+        "folders more than 32 levels down (reported at the first folder not entered). An "
+        "error, not a warning: what the gate did not read may hold a skill an agent loads. "
+        "Name the skill roots there with `--root`.",
         _BEYOND,
         "a root holding 300 folders; a/b/c/.../.claude/skills 40 folders down",
     ),
@@ -1741,7 +1742,9 @@ class _Body:
 # span. Lines without one are never looked at one by one.
 # Every alternative starts with one of three characters, so the engine skips to the next
 # of them at memory speed; a tilde fence (no such character) is found by str.find.
-_EVENT = re.compile(r"\]\(|\]:|<!--|`")
+_EVENT = re.compile(r"\]\(|\]:|<!--|`|<[Ff][Ii][Ll][Ee]:")
+# An autolink to a file on the reader's machine (CommonMark 6.5): `<file:///etc/passwd>`.
+_FILE_AUTOLINK = re.compile(r"<([Ff][Ii][Ll][Ee]:[^\s<>]*+)>")
 
 
 def _paragraph_lead(line: str) -> bool | None:
@@ -1964,6 +1967,7 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
             or "](" in line
             or "]:" in line
             or "<!--" in line
+            or ("<" in line and _FILE_AUTOLINK.search(line) is not None)
             or ("`" in line and "/" in line)
         ):
             example = False
@@ -2052,7 +2056,8 @@ def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: b
     # A line with no slash, no link or definition and no comment needs no code spans
     # (they only find paths and hide brackets and comments): the common case, and the
     # cheap one for a line of a million backticks.
-    wanted = "/" in line or "](" in line or "]:" in line or "<!--" in line
+    autolink = "<" in line and _FILE_AUTOLINK.search(line) is not None
+    wanted = "/" in line or "](" in line or "]:" in line or "<!--" in line or autolink
     spans = _code_spans(line) if wanted else _NO_SPANS
     if start and spans.opens:
         first = bisect_left(spans.opens, start)
@@ -2106,7 +2111,7 @@ def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: b
                     break
                 content = raw.strip()
                 body.code(content, number, content_start + raw.index(content) + 1)
-    if "](" not in line and "]:" not in line:
+    if "](" not in line and "]:" not in line and not autolink:
         return
     if start or comment_starts:  # the comment's tail, comments and spans, in order
         starts = [*([0] if start else []), *comment_starts, *spans.opens]
@@ -2130,6 +2135,9 @@ def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: b
             for inner in _LINK.finditer(blanked, link.start(1), link.end(1)):
                 body.link(inner.group(2), number, inner.start(2) + 1)
         body.link(link.group(2), number, link.start(2) + 1)
+    if autolink:
+        for autolinked in _FILE_AUTOLINK.finditer(blanked):
+            body.link(autolinked.group(1), number, autolinked.start(1) + 1)
 
 
 def find_references(markdown: str) -> tuple[Reference, ...]:

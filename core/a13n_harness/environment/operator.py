@@ -84,7 +84,7 @@ def plain_sequence(value: object) -> list[object] | None:
     return None
 
 
-def _plain_value(value: object) -> object:
+def _plain_value(value: object, *, records: bool = True) -> object:
     kind = type(value)
     if kind is str or kind is bool or kind is int or value is None:
         return value
@@ -95,12 +95,17 @@ def _plain_value(value: object) -> object:
     if issubclass(kind, bytes):
         return bytes.__getitem__(value, slice(None))  # type: ignore[call-overload]
     fields = getattr(kind, "__dataclass_fields__", None)
-    if fields is not None and kind.__module__.startswith("a13n_harness."):
-        return _plain_record(value, tuple(fields))
+    if fields is not None:
+        # A record held directly (an EnvironmentPath of an item) is made plain too; records
+        # in a sequence (a catalog's items) were made plain by their own constructors, and
+        # walking thousands of them again at every catalog would cost more than the scan.
+        if records and kind.__module__.startswith("a13n_harness."):
+            return _plain_record(value, tuple(fields))
+        return value
     items = plain_sequence(value)
     if items is None:
         return value
-    plain = [_plain_value(item) for item in items]
+    plain = [_plain_value(item, records=False) for item in items]
     if kind is tuple and all(a is b for a, b in zip(plain, value, strict=True)):  # type: ignore[call-overload]
         return value
     return tuple(plain) if issubclass(kind, tuple) else plain
