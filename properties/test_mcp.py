@@ -29,6 +29,7 @@ mcp = pytest.importorskip("mcp", reason="the mcp extra (pip install -e '.[dev]')
 
 import anyio  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from a13n_harness.cli import _mcp, build_parser  # noqa: E402
 from a13n_harness.context.errors import DefinitionError  # noqa: E402
@@ -245,6 +246,14 @@ def test_activate_skill_serves_the_certified_activation_once(tmp_path: Path) -> 
             ):
                 refused = await session.client.call_tool(tool, arguments)
                 assert _code(refused) == "skill_selection_unknown"
+            # The user's activation is a prompt, user-only skills included.
+            prompts = [p.name for p in (await session.client.list_prompts()).prompts]
+            assert prompts == [_mcp.CATALOG_PROMPT, "deploy", "review", "secrets"]
+            user = await session.client.get_prompt("secrets")
+            text = user.messages[0].content.text  # type: ignore[union-attr]
+            assert text.startswith('<skill_content name="secrets">')
+            with pytest.raises(MCPError, match="skill_selection_unknown"):
+                await session.client.get_prompt("nope")
 
     _run(scenario)
 
@@ -274,6 +283,26 @@ def test_the_catalog_is_budgeted_in_a_tokenizer_json(tmp_path: Path) -> None:
             block = await session.catalog()
             tokens = len(model.encode(block, add_special_tokens=False).ids)
             assert 0 < tokens <= 150, tokens
+
+    _run(scenario)
+
+
+def test_root_serves_a_collection_of_skills(tmp_path: Path) -> None:
+    """``--root skills``: a repository of skills (not a checkout's agent folders) is served,
+    and its changes are rescanned there."""
+    folder = tmp_path / "skills" / "pdf"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: pdf\ndescription: Fill PDF forms.\n---\nB\n")
+    _skill(tmp_path, "deploy", "deploy", "Deploy.")  # .agents/skills: not a root any more
+
+    async def scenario() -> None:
+        async with _session(tmp_path, options=("--root", "skills")) as session:
+            assert await session.enum() == ["pdf"]
+            other = tmp_path / "skills" / "xlsx"
+            other.mkdir()
+            (other / "SKILL.md").write_text("---\nname: xlsx\ndescription: Sheets.\n---\nB\n")
+            await session.announced("notifications/tools/list_changed")
+            assert await session.enum() == ["pdf", "xlsx"]
 
     _run(scenario)
 

@@ -7,8 +7,11 @@ What a client gets:
   block of the workspace (``SkillsCapability.prepare``: rendered, then certified by
   ``verify_rendering`` or ``verify_rendering_counted``), in the window or tokenizer the
   command's options give;
-* the tool ``activate_skill(name)``, ``name`` an enum of the activatable names, returning the
-  certified activation (``PreparedSkills.activate``);
+* the tool ``activate_skill(name)``, ``name`` an enum of the names the model may activate,
+  returning the certified activation (``PreparedSkills.activate``, then ``verify_activation``);
+* a prompt per skill the user may activate (``disable-model-invocation`` skills included: a
+  prompt is the user's choice, a slash command or a menu entry in the hosts), giving that
+  skill's activation ``by="user"``;
 * the tool ``read_skill_resource(name, path)``: a file of that skill's folder, ``path``
   relative to it. Every component is checked by listing its folder through the workspace's
   confined operator: no ``..``, no absolute path, no symbolic link (even one staying
@@ -21,8 +24,9 @@ Every tool failure is a tool result with ``isError`` whose text starts with our 
 message starts with the code.
 
 **Rescans.** The checkout's skill roots (``.agents/skills``, ``.claude/skills``,
-``.github/skills``) are fingerprinted by ``lstat``: the folders on the way, every entry of
-each root, and each entry's ``SKILL.md`` (kind, inode, size, change and modification times).
+``.github/skills``, or the ``--root`` folders given) are fingerprinted by ``lstat``: the
+folders on the way, every entry of each root, and each entry's ``SKILL.md`` (kind, inode,
+size, change and modification times).
 Before every request, and every :data:`POLL_SECONDS` in between, the fingerprint is taken
 again; when it differs the workspace's provider is retargeted (the previous scan's
 ``PreparedSkills`` go stale: a read still in flight through it fails with
@@ -63,6 +67,7 @@ from a13n_harness.capabilities import (
     FileSkillSource,
     PreparedSkills,
     RunBindings,
+    SkillActivation,
     SkillManager,
     SkillsCapability,
     SkillsPolicy,
@@ -130,16 +135,17 @@ def _status(path: str) -> tuple[object, ...]:
     )
 
 
-def fingerprint(workspace: str) -> tuple[object, ...]:
-    """What the checkout's skill roots are now, by ``lstat`` alone (the module docstring).
+def fingerprint(workspace: str, roots: Sequence[str] = ROOTS) -> tuple[object, ...]:
+    """What the checkout's skill ``roots`` (relative to ``workspace``) are now, by ``lstat``
+    alone (the module docstring).
 
     Counted work: the folders on the way to each root, at most :data:`FINGERPRINT_ENTRIES`
     entries per root, and one ``SKILL.md`` per entry.
     """
     parts: list[object] = [_status(workspace)]
-    for root in ROOTS:
+    for root in roots:
         here = workspace
-        for segment in root.split("/"):
+        for segment in filter(None, root.split("/")):
             here = os.path.join(here, segment)
             parts.append(_status(here))
         try:
@@ -264,6 +270,7 @@ class SkillsServer:
         self,
         workspace: str,
         *,
+        roots: Sequence[str] = (),
         context_tokens: int | None = None,
         response_reserve_tokens: int | None = None,
         token_counter: TokenCounter | None = None,
@@ -273,9 +280,18 @@ class SkillsServer:
         self.workspace = os.path.abspath(workspace)
         self.provider = LocalDirectoryProvider(self.workspace)
         self.environment = Environment({MOUNT: self.provider})
-        roots = tuple(f"/{MOUNT}/{root}" for root in ROOTS)
+        # Explicit roots (namespace form, "/skills") are required, the defaults are not: as
+        # for ``catalog``.
+        self.roots = tuple(root.strip("/") for root in roots) or ROOTS
         self.manager = SkillManager(
-            [FileSkillSource(MOUNT, roots, required=False)], policy=SkillsPolicy.checkout()
+            [
+                FileSkillSource(
+                    MOUNT,
+                    tuple(f"/{MOUNT}/{root}" if root else f"/{MOUNT}" for root in self.roots),
+                    required=bool(roots),
+                )
+            ],
+            policy=SkillsPolicy.checkout(),
         )
         options: dict[str, Any] = {"token_counter": token_counter, "fit": fit}
         if context_tokens is not None:
@@ -300,7 +316,7 @@ class SkillsServer:
         """The current scan: the one held when the checkout is unchanged, else a new one
         (and the client told what changed)."""
         async with self._lock:
-            now = fingerprint(self.workspace)
+            now = fingerprint(self.workspace, self.roots)
             held = self._scan
             if held.number and now == held.fingerprint:
                 return held
@@ -314,7 +330,7 @@ class SkillsServer:
             except OSError as error:  # the workspace itself went away or was refused
                 prepared = None
                 failure = DefinitionError(os_error_code(error), error.strerror or str(error))
-            after = fingerprint(self.workspace)
+            after = fingerprint(self.workspace, self.roots)
             if after != now:  # changed while scanned: scan again at the next look
                 after = (*after, object())
             self._scan = Scan(prepared, failure, after, held.number + 1)
@@ -329,11 +345,16 @@ class SkillsServer:
         def names(scan: Scan) -> tuple[str, ...]:
             return () if scan.prepared is None else _activatable(scan.prepared)
 
+        def users(scan: Scan) -> tuple[str, ...]:
+            return () if scan.prepared is None else scan.prepared.activatable(by="user")
+
         changes: list[Any] = []
         if names(before) != names(after):
             changes.append(ToolsListChanged())
         if catalog(before) != catalog(after):
-            changes += [ResourcesListChanged(), PromptsListChanged()]
+            changes.append(ResourcesListChanged())
+        if catalog(before) != catalog(after) or users(before) != users(after):
+            changes.append(PromptsListChanged())
         for change in changes:
             await self.bus.publish(change)
             session = self._session
@@ -394,8 +415,11 @@ class SkillsServer:
         )
 
     async def list_prompts(self, ctx: Any, params: Any) -> types.ListPromptsResult:
+        """The catalog prompt, then one prompt per skill the user may activate (a prompt is the
+        user's choice in every host: a slash command, a menu entry)."""
         self._seen(ctx)
-        await self.refresh()
+        scan = await self.refresh()
+        users = scan.prepared.activatable(by="user") if scan.prepared is not None else ()
         return types.ListPromptsResult(
             prompts=[
                 types.Prompt(
@@ -403,19 +427,32 @@ class SkillsServer:
                     title="Skills catalog",
                     description="The certified catalog of the workspace's skills, to put in "
                     "front of a conversation.",
-                )
+                ),
+                *(
+                    types.Prompt(
+                        name=name,
+                        title=f"Skill {name}",
+                        description="Activate this skill: its instructions, certified.",
+                    )
+                    for name in users
+                ),
             ]
         )
 
     async def get_prompt(self, ctx: Any, params: Any) -> types.GetPromptResult:
+        """The catalog, or the user's activation of a skill (``by="user"``)."""
         self._seen(ctx)
-        if params.name != CATALOG_PROMPT:
-            raise MCPError(
-                types.INVALID_PARAMS, f"skill_selection_unknown: no prompt {params.name!r}"
-            )
-        text = await self._catalog_text()
+        if params.name == CATALOG_PROMPT:
+            text = await self._catalog_text()
+            description = "The certified skills catalog"
+        else:
+            try:
+                text = (await self._activation(params.name, "user")).text
+            except DefinitionError as error:
+                raise MCPError(types.INVALID_PARAMS, _code_text(error)) from error
+            description = f"The instructions of skill {params.name}"
         return types.GetPromptResult(
-            description="The certified skills catalog",
+            description=description,
             messages=[
                 types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
             ],
@@ -473,16 +510,21 @@ class SkillsServer:
 
     # ------------------------------------------------------------ tools
 
-    async def activate_skill(self, name: object) -> types.CallToolResult:
+    async def _activation(self, name: object, by: str) -> SkillActivation:
+        """``name``'s certified activation ``by`` the model or the user, from the current scan."""
         scan = await self.refresh()
         prepared = scan.require()
-        if type(name) is not str or name not in _activatable(prepared):
+        if type(name) is not str or name not in prepared.activatable(by=by):
             raise DefinitionError(
-                "skill_selection_unknown", "name must be one of the activatable skills' names"
+                "skill_selection_unknown", f"name must be one of the skills the {by} may activate"
             )
-        activation = await prepared.activate(name, by="model")
+        activation = await prepared.activate(name, by=by)
         verify_activation(prepared, name, activation)  # certified before it is served
         await self._require_unchanged(scan)
+        return activation
+
+    async def activate_skill(self, name: object) -> types.CallToolResult:
+        activation = await self._activation(name, "model")
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=activation.text)],
             structured_content={
@@ -525,7 +567,7 @@ class SkillsServer:
 
     async def _require_unchanged(self, scan: Scan) -> None:
         """``skill_catalog_stale`` when the checkout moved since ``scan`` (and a rescan)."""
-        if fingerprint(self.workspace) != scan.fingerprint or scan is not self._scan:
+        if fingerprint(self.workspace, self.roots) != scan.fingerprint or scan is not self._scan:
             await self.refresh()
             raise DefinitionError(
                 "skill_catalog_stale",
