@@ -396,6 +396,25 @@ def test_github_format_places_a_configuration_error_at_its_file_and_line(tmp_pat
     )
 
 
+@pytest.mark.parametrize("form", ["text", "github"])
+def test_a_configuration_that_is_no_regular_file_is_placed_at_its_path(
+    tmp_path: Path, form: str
+) -> None:
+    """A configuration error names a file even when that path is a folder: text keeps its
+    ``path:1:1`` line on stdout, github its ``file`` and ``line``."""
+    skill(tmp_path / "skills", "a")
+    named = tmp_path / "c.toml"
+    named.mkdir()
+    result = run_cli("lint", "--format", form, "--config", named, tmp_path)
+    assert result.returncode == 1
+    first = result.stdout.decode().splitlines()[0]
+    if form == "text":
+        assert first.startswith(f"{named}:1:1: error: lint_config_invalid: "), first
+    else:
+        assert first.startswith("::error file="), first
+        assert ",line=1,col=1,title=lint_config_invalid::" in first
+
+
 def test_a_root_typed_through_a_linked_working_directory(tmp_path: Path) -> None:
     """``--root "$PWD/skills"`` with the working directory entered through a link: ``$PWD``
     keeps the link, the workspace's own path does not (it was ``skill_root_missing``)."""
