@@ -486,6 +486,8 @@ def test_facts_hold_only_in_their_own_module_and_function() -> None:
     assert fact_excuses(FACTS_UNDER_TEST, "encoder", "x_other", body, mutated) is None
     # A package's modules share its facts (lint split into lint/...): encoder.part is encoder's.
     assert fact_excuses(FACTS_UNDER_TEST, "encoder.part", "x_scan", body, mutated) is not None
+    assert fact_excuses(FACTS_UNDER_TEST, "encoder/part", "x_scan", body, mutated) is not None
+    assert fact_excuses(FACTS_UNDER_TEST, "encoders", "x_scan", body, mutated) is None
     assert source_name("xǁ_Bodyǁ__init__") == "_Body.__init__"
     assert source_name("x__scan_body") == "_scan_body"
 

@@ -19,6 +19,7 @@ import codecs
 import contextlib
 import copy
 import operator
+import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -602,7 +603,7 @@ def fact_excuses(
     relevant = [
         f
         for f in facts
-        if f.function == name and (module == f.module or module.startswith(f"{f.module}."))
+        if f.function == name and re.match(rf"{re.escape(f.module)}(?:$|[./])", module)
     ]
     if not relevant:
         return None
@@ -814,13 +815,6 @@ FACTS: tuple[Fact, ...] = (
         "_Mapping",
         "unreachable: a frontmatter that is not a mapping is refused before the walk",
         statement="return _Mapping((), 0)",
-    ),
-    Fact(
-        "lint",
-        "_content_issues",
-        VALUE,
-        "quiet",
-        "quiet only decides whether the exact rules run: they find what they find anyway",
     ),
     Fact(
         "lint",
