@@ -9,8 +9,9 @@
 cd "$SRC/a13n-harness"
 
 # The package and its one dependency (PyYAML); atheris comes with the base image. Hypothesis:
-# fuzz_discovery's reordering operator lives in a13n_harness.testing, which imports it.
-pip3 install . hypothesis
+# fuzz_discovery's reordering operator lives in a13n_harness.testing, which imports it. The hf
+# extra (tokenizers): fuzz_tokenizer_json loads the tokenizer.json it is given.
+pip3 install '.[hf]' hypothesis
 
 for fuzzer in fuzz/fuzz_*.py; do
   name=$(basename -s .py "$fuzzer")

@@ -4,7 +4,10 @@ mutmut's thousands of mutants, ``dev`` by default, ``nightly`` for the build box
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import re
+import signal
+import time
+from collections.abc import Callable, Iterator
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
@@ -45,7 +48,55 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=(HealthCheck.too_slow,),
 )
+# Symbolic execution (hypothesis-crosshair): each example is one path CrossHair's solver
+# chooses, not a sample. Counted work bounds it: 60 paths a property (the bound
+# docs/verification.md states); each path has CrossHair's own CPU budget (2.5 CPU s with no
+# deadline) and each property a CPU budget of its own (properties/symbolic.py).
+settings.register_profile(
+    "crosshair",
+    backend="crosshair",
+    database=None,
+    max_examples=60,  # properties/symbolic_properties.py PATHS
+    deadline=None,
+    suppress_health_check=tuple(HealthCheck),
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+class CpuBudgetSpent(BaseException):
+    """A property run symbolically spent its CPU budget (a BaseException: neither
+    Hypothesis nor CrossHair takes it for the property's own failure and retries)."""
+
+
+@pytest.fixture(autouse=True)
+def symbolic_cpu_budget(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Under the crosshair profile, stop a test that spends its CPU budget
+    (``properties/symbolic_properties.py``): ITIMER_PROF counts this process's CPU time,
+    not wall time, so a busy machine slows a property down without failing it."""
+    if getattr(settings.default, "backend", None) != "crosshair":
+        yield
+        return
+    from symbolic_properties import budget  # noqa: PLC0415 - only under this profile
+
+    seconds = budget(request.node.nodeid)
+
+    def spent(signum: int, frame: object) -> None:
+        raise CpuBudgetSpent(f"{request.node.nodeid}: CPU budget {seconds:.0f}s spent")
+
+    previous = signal.signal(signal.SIGPROF, spent)
+    started = time.process_time()
+    # Then again every CPU second: a stop that lands in a destructor is ignored there.
+    signal.setitimer(signal.ITIMER_PROF, seconds, 1.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+    used = time.process_time() - started
+    # In the JUnit file: docs/verification.md's "last result" reads each property's CPU time.
+    request.node.user_properties.append(("cpu_seconds", f"{used:.2f}"))
+    if used > seconds:
+        pytest.fail(f"CPU budget {seconds:.0f}s spent ({used:.1f} CPU s)", pytrace=False)
 
 
 @pytest.fixture
@@ -60,3 +111,20 @@ def no_fence(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
         monkeypatch.setattr(PreparedSkills, "check_boundary", lambda self, environment=None: None)
 
     return remove
+
+
+# A memory address in a test's id (``<object object at 0x7f...>``, an ``ids=repr`` of an object
+# without a repr of its own) differs from one process to the next: pytest-xdist's workers then
+# collect different tests and the run fails, and a node id printed for a rerun selects nothing.
+ADDRESS_IN_ID = re.compile(r"0x[0-9a-fA-F]{6,}")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Refuse a collection whose test ids are not the same in every process (an address)."""
+    unstable = [item.nodeid for item in items if ADDRESS_IN_ID.search(item.nodeid)]
+    if unstable:
+        shown = "\n  ".join(unstable[:10])
+        raise pytest.UsageError(
+            f"{len(unstable)} test ids hold a memory address, so they differ between processes "
+            f"(give the parameter an id of its own):\n  {shown}"
+        )

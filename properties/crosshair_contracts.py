@@ -22,7 +22,7 @@ from a13n_harness.context.render import (
     reference_render,
     render_catalog,
 )
-from contract_tables import CONTRACT_ESCAPED
+from contract_tables import CONTRACT_ESCAPED, contract_kept_raw
 
 _LARGE = 1 << 40
 
@@ -33,10 +33,15 @@ def no_surrogate(text: str) -> bool:
 
 
 def inert(text: str) -> bool:
-    """Whether ``text`` holds no raw ``<``, ``>`` nor any code point docs/contract.md §1 escapes."""
+    """Whether ``text`` holds no raw ``<``, ``>`` nor any code point docs/contract.md §1 escapes
+    (but a joiner inside an emoji sequence, §1's one exception)."""
     return all(
-        char not in "<>" and not any(lo <= ord(char) <= hi for lo, hi in CONTRACT_ESCAPED)
-        for char in text
+        char not in "<>"
+        and (
+            not any(lo <= ord(char) <= hi for lo, hi in CONTRACT_ESCAPED)
+            or contract_kept_raw(text, index)
+        )
+        for index, char in enumerate(text)
     )
 
 

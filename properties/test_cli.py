@@ -393,7 +393,14 @@ def test_catalog_json(tmp_path: Path) -> None:
     document = json.loads(result.stdout)
     assert document["rendering"]["form"] == "listing"
     assert (document["rendering"]["listed"], document["rendering"]["omitted"]) == (2, 4)
-    assert document["roots"] == [".agents/skills", ".claude/skills", ".github/skills"]
+    assert document["roots"] == [
+        ".agents/skills",
+        ".claude/skills",
+        ".github/skills",
+        ".gemini/skills",
+        ".cursor/skills",
+        ".codex/skills",
+    ]
     assert [s["name"] for s in document["skills"]][:2] == ["api-documentation", "code-review"]
     assert {d["code"] for d in document["diagnostics"]} >= {
         "skill_frontmatter_skipped",
@@ -426,7 +433,8 @@ def test_catalog_of_an_empty_workspace(tmp_path: Path) -> None:
     notice, summary = result.stderr.decode().splitlines()
     assert notice.startswith(
         f"a13n-skills: warning: no_skills_found: no skills found in {tmp_path} (looked in "
-        ".agents/skills/, .claude/skills/, .github/skills/); pass"
+        ".agents/skills/, .claude/skills/, .github/skills/, .gemini/skills/, .cursor/skills/, "
+        ".codex/skills/); pass"
     )
     assert summary == "listed=0 omitted=0 total=0 bytes=0 budget=9200"
 

@@ -195,6 +195,8 @@ def test_a_root_outside_the_workspace_is_refused_as_given(tmp_path: Path, typed:
 
 
 def test_a_host_path_elsewhere_names_nothing_in_the_workspace(tmp_path: Path) -> None:
+    """An existing folder outside WORKSPACE is outside (``skill_root_invalid``), not missing;
+    a host path that exists nowhere is missing. Neither is read."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
     skill(tmp_path / "other" / "skills", "leak")
@@ -202,7 +204,13 @@ def test_a_host_path_elsewhere_names_nothing_in_the_workspace(tmp_path: Path) ->
     result = run("catalog", workspace, "--root", typed)
     assert result.returncode == 1
     (line,) = result.stderr.decode().splitlines()
-    assert line.startswith(f"a13n-skills: skill_root_missing: {typed}: --root {typed!r}: ")
+    assert line.startswith(f"a13n-skills: skill_root_invalid: {typed}: --root {typed!r} ")
+    assert "outside_workspace" in line
+    assert b"leak" not in result.stdout
+    nowhere = str(tmp_path / "nowhere" / "skills")
+    result = run("catalog", workspace, "--root", nowhere)
+    (line,) = result.stderr.decode().splitlines()
+    assert line.startswith(f"a13n-skills: skill_root_missing: {nowhere}: --root {nowhere!r}: ")
 
 
 # --------------------------------------------------- default roots, never silent
@@ -315,3 +323,51 @@ def test_lint_walk_never_leaves_the_workspace(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout
     assert b"Outside" not in result.stdout
     assert result.stdout.decode().splitlines()[-1] == "0 errors, 0 warnings in 1 skill"
+
+
+# ------------------------------------------------------ the walk's depth bound, exactly
+
+
+def _walk(root: Path, depth: int):  # type: ignore[no-untyped-def]
+    from a13n_harness.cli._workspace import walk_workspace  # noqa: PLC0415
+    from a13n_harness.environment.local import (  # noqa: PLC0415
+        BlockingLocalFileOperator,
+        run_blocking,
+    )
+
+    with BlockingLocalFileOperator(root) as files:
+        return run_blocking(walk_workspace(files, depth=depth))
+
+
+def _chain(root: Path, prefix: str, levels: int) -> Path:
+    return root.joinpath(*(f"{prefix}{index}" for index in range(levels)))
+
+
+@pytest.mark.parametrize("bound", [1, 2, 5])
+def test_the_walk_lists_folders_down_to_its_bound_and_reports_the_first_level_past_it(
+    tmp_path: Path, bound: int
+) -> None:
+    """A walk bounded at ``bound`` levels lists every folder ``bound`` levels down (an agent
+    root held there is found, a skill folder there makes its parent a root) and nothing below;
+    the first folder below is named in one ``workspace_depth`` problem. A tree exactly
+    ``bound`` levels deep has no problem at all."""
+    exact = tmp_path / "exact"
+    (_chain(exact, "d", bound)).mkdir(parents=True)
+    (_chain(exact, "d", bound) / "notes.txt").write_text("x")
+    assert [problem.reason for problem in _walk(exact, bound).problems] == []
+    at = tmp_path / "at"
+    skill(_chain(at, "a", bound) / ".claude" / "skills", "x")  # the root's folder: bound deep
+    skill(_chain(at, "e", bound - 1), "y")  # the skill folder itself: bound deep
+    walked = _walk(at, bound)
+    assert walked.agent_roots == (
+        "/" + "/".join([f"a{i}" for i in range(bound)] + [".claude/skills"]),
+    )
+    assert walked.layout_roots == ("/" + "/".join(f"e{i}" for i in range(bound - 1)),)
+    past = tmp_path / "past"
+    skill(_chain(past, "a", bound + 1) / ".claude" / "skills", "x")
+    skill(_chain(past, "e", bound), "y")
+    walked = _walk(past, bound)
+    assert (walked.agent_roots, walked.layout_roots) == ((), ())
+    (problem,) = walked.problems
+    assert problem.reason == "workspace_depth"
+    assert problem.path == "/" + "/".join(f"a{i}" for i in range(bound + 1))

@@ -13,6 +13,8 @@ Run as the real ``a13n-skills`` console script in subprocesses:
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import shutil
 import socket
@@ -20,6 +22,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -360,3 +363,99 @@ def test_output_new_file_in_the_current_directory(tmp_path: Path, world: Path) -
     result = run_cli("manifest", "ws", "-o", "out.json", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     decode_manifest((tmp_path / "out.json").read_bytes())
+
+
+# ------------------------------------------------ a non-blocking stdout that fills up
+
+
+class _Filling(io.RawIOBase):
+    """A non-blocking stream that takes ``takes[i]`` bytes on its i-th write: a number below
+    the size offered is a short write, ``None`` takes nothing (a raw stream that would block),
+    ``-n`` raises ``BlockingIOError`` after taking ``n`` bytes (as ``BufferedWriter`` does)."""
+
+    def __init__(self, takes: list[int | None], descriptor: int) -> None:
+        self.takes = list(takes)
+        self.received = bytearray()
+        self.descriptor = descriptor
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.descriptor  # writable, so waiting for it returns at once
+
+    def write(self, data: object) -> int | None:
+        view = memoryview(data)  # type: ignore[arg-type]
+        take = self.takes.pop(0) if self.takes else len(view)
+        if take is None:
+            return None
+        if take < 0:
+            self.received += view[:-take]
+            raise BlockingIOError(errno.EAGAIN, "would block", -take)
+        self.received += view[:take]
+        return min(take, len(view))
+
+
+@pytest.mark.parametrize(
+    "takes",
+    [
+        [-3],
+        [-3, -4, None, 2],
+        [-1, None, None, -7],
+        [5, -2, 1],
+        [-10],
+    ],
+)
+def test_a_full_non_blocking_stdout_gets_every_byte_once(takes: list[int | None]) -> None:
+    """After a short write (a number, or ``BlockingIOError`` with the count it took) only the
+    rest is written again, after waiting for the stream: nothing is written twice, nothing
+    is lost."""
+    from a13n_harness.cli._output import _write_all  # noqa: PLC0415
+
+    data = bytes(range(48, 48 + 40))
+    reader, writer = os.pipe()
+    try:
+        stream = _Filling(takes, writer)
+        _write_all(stream, data)  # type: ignore[arg-type]
+        assert bytes(stream.received) == data
+    finally:
+        os.close(reader)
+        os.close(writer)
+
+
+_NON_BLOCKING_WRITER = """
+import fcntl, os, sys
+sys.path.insert(0, sys.argv[1])
+from a13n_harness.cli._output import write_out, write_out_bytes
+flags = fcntl.fcntl(1, fcntl.F_GETFL)
+fcntl.fcntl(1, fcntl.F_SETFL, flags | os.O_NONBLOCK)
+text = "".join(f"{i:07d} ü\\n" for i in range(40_000))
+write_out(text)
+write_out_bytes(text.encode())
+for i in range(4_000):  # small blocks: each meets a buffer the full pipe has not drained
+    write_out(f"{i:07d} ü\\n")
+"""
+
+
+def test_a_non_blocking_pipe_read_slowly_gets_the_whole_output(tmp_path: Path) -> None:
+    """End to end: stdout a non-blocking pipe whose reader is late (the pipe fills many times
+    over): both writers deliver every byte, in order, once, in one large block and in many
+    small ones (the stream contract itself, each way a write can stop short, is pinned above
+    with a stream that stops where it is told)."""
+    core = Path(__file__).resolve().parent.parent / "core"
+    child = subprocess.Popen(
+        [sys.executable, "-c", _NON_BLOCKING_WRITER, str(core)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdout is not None
+    received = bytearray()
+    while chunk := child.stdout.read(4096):
+        received += chunk
+        if len(received) < 2**16:
+            time.sleep(0.001)  # late at first: the child meets a full pipe
+    _, errors = child.communicate()
+    assert child.returncode == 0, errors
+    text = "".join(f"{i:07d} ü\n" for i in range(40_000)).encode()
+    small = "".join(f"{i:07d} ü\n" for i in range(4_000)).encode()
+    assert bytes(received) == text + text + small

@@ -1,10 +1,10 @@
 """CrossHair's contracts replayed as plain tests, so pytest checks them on every run.
 
-``properties/crosshair_contracts.py`` states the contracts; CrossHair searches
-for counterexamples in the gate. Every counterexample it reports is added to
-``REPLAYS`` below (none so far: the last run reported 9 conditions, none
-refuted), and the boundary inputs that matter most are checked here directly
-through the same wrapper functions and conditions.
+``properties/crosshair_contracts.py`` (the quick gate's) and ``properties/crosshair_core.py``
+(the full gate's) state the contracts; CrossHair searches for counterexamples in the gate.
+Every counterexample it reports is added to ``REPLAYS`` or ``CORE_REPLAYS`` below (none so
+far: the last runs refuted no condition, docs/verification.md), and the boundary inputs that
+matter most are checked here directly through the same wrapper functions and conditions.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from a13n_harness.context.catalog import MAX_TOTAL
 
 # Beside this file, not a package: pytest puts properties/ on sys.path.
 contracts = importlib.import_module("crosshair_contracts")
+core = importlib.import_module("crosshair_core")
 
 # (function name, positional arguments) of each counterexample CrossHair reported.
 REPLAYS: list[tuple[str, tuple[object, ...]]] = []
@@ -46,6 +47,86 @@ BOUNDARY: list[tuple[str, tuple[object, ...]]] = [
 def _conditions(function: object, kind: str) -> list[str]:
     doc = inspect.getdoc(function) or ""
     return [m.group(1) for m in re.finditer(rf"^{kind}: (.+)$", doc, re.MULTILINE)]
+
+
+# The same for the contracts of crosshair_core.py: each at the ends of its bounds and inside.
+CORE_REPLAYS: list[tuple[str, tuple[object, ...]]] = []
+CORE_BOUNDARY: list[tuple[str, tuple[object, ...]]] = [
+    *[("is_escaped_contract", (c,)) for c in (0, 0x1F, 0x85, 0x2028, 0xD800, 0x10FFFF)],
+    *[
+        ("joins_emoji_contract", (t, i))
+        for t in ("\U0001f468\u200d\U0001f469", "a\u200db")
+        for i in (0, 1)
+    ],
+    ("joins_emoji_contract", ("1\ufe0f\u20e3", 1)),
+    ("joins_emoji_contract", ("\u2764\ufe0e", 1)),
+    *[("name_contract", (n,)) for n in ("", "a-b", "a--b", "-a", "a-", "A", "a" * 64, "a" * 65)],
+    *[("normalize_contract", (t, 3)) for t in (" a  b ", "abcdefghij", "a\u2028b", "\u3000x")],
+    ("normalize_contract", ("a\x1cb\x85c", 8)),
+    *[("cut_contract", (d, c)) for d in ("", "abc", "abcd", "\u20ac" * 10) for c in (1, 3, 8)],
+    *[("allowance_contract", (c, r)) for c in (0, 19, 20, 10**20) for r in (0, 1, 10**20)],
+    *[("civil_date_contract", (e, o)) for e in (0, -1, 10**11, -(6 * 10**10)) for o in (-1, 0)],
+    ("catalog_contract", (1, 1, 0)),
+    ("catalog_contract", (6, 6, MAX_TOTAL - 2)),
+    *[("framed_contract", (30, 1, u, k)) for u in (0, 2) for k in (0, 1, 2)],
+    *[("minimal_contract", (k, u)) for k in (0, 1, 2) for u in (0, 1, 3)],
+    *[("compact_candidate_contract", (60, 104, 1, i)) for i in range(5)],
+    *[("reference_contract", (7, 3, 1, b)) for b in range(0, 801, 80)],
+    *[("verify_contract", (5, 30, b, f)) for b in (0, 250, 600) for f in (False, True)],
+    *[("counted_contract", (5, 30, 2, b)) for b in range(0, 601, 100)],
+    *[("declares_contract", (c,)) for c in range(5)],
+    ("facts_contract", ("", 0)),
+    ("facts_contract", ("<&\u2028>", MAX_TOTAL)),
+    *[("git_status_contract", (d,)) for d in (b"", b"\x00", b"# branch.head main\x00")],
+    *[("parse_contract", (d,)) for d in (b"", b"---\n", b"---\nname: a\n---\n", b"\xff---")],
+    *[("decided_contract", (b"---\nname: a\n---\n", r)) for r in (1, 3, 4, 12, 16, 20)],
+    *[("check_document_contract", (d,)) for d in (b"", b"---\nname: alpha\n---\n", b"\xfe")],
+    *[("rule_contract", (c,)) for c in ("", "yaml_syntax", "skill_frontmatter_invalid")],
+    ("rules_document_contract", ()),
+    ("manifest_contract", (1, 1, 0, "")),
+    ("manifest_contract", (12, 12, 2, "<&\u2028")),
+    *[("publish_contract", (5, 20, m)) for m in range(0, 701, 50)],
+    *[("body_codec_contract", (b,)) for b in ("", "a<b&c\r\n", "\ud800\u2028\t\n", "\r\r\n")],
+    *[("activation_body_contract", (b, c)) for b in ("", "a\nb", "a\r\nb\n") for c in (0, 1)],
+    *[("activation_contract", ("x\ny", b)) for b in range(0, 401, 40)],
+    *[("repeat_contract", (n,)) for n in ("a", "abcdefgh")],
+]
+
+
+def check_contract(module: object, name: str, args: tuple[object, ...]) -> None:
+    """Each ``pre:`` of ``module``'s contract ``name`` holds for ``args``, and each ``post:``
+    holds for its result."""
+    function = getattr(module, name)
+    names = list(inspect.signature(function).parameters)
+    scope = {**vars(module), **dict(zip(names, args, strict=True))}
+    for condition in _conditions(function, "pre"):
+        assert eval(condition, scope), condition
+    scope["__return__"] = function(*args)
+    posts = _conditions(function, "post")
+    assert posts
+    for condition in posts:
+        assert eval(condition, scope), condition
+
+
+@pytest.mark.parametrize(("name", "args"), CORE_REPLAYS + CORE_BOUNDARY, ids=repr)
+def test_core_contract_holds(name: str, args: tuple[object, ...]) -> None:
+    check_contract(core, name, args)
+
+
+def test_every_core_contract_is_replayed() -> None:
+    replayed = {name for name, _ in CORE_REPLAYS + CORE_BOUNDARY}
+    assert replayed == {name for name in vars(core) if name.endswith("_contract")}
+
+
+def test_negative_control_a_broken_cut_fails_its_contract(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cut that keeps ``cap`` code points before the mark (one too many) is caught."""
+    monkeypatch.setattr(
+        core, "cut_description", lambda d, cap: d if len(d) <= cap else d[:cap] + "…"
+    )
+    with pytest.raises(AssertionError):
+        check_contract(core, "cut_contract", ("abcd", 3))
 
 
 @pytest.mark.parametrize(("name", "args"), REPLAYS + BOUNDARY, ids=repr)

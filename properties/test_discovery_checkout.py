@@ -23,6 +23,7 @@ from a13n_harness.capabilities import (
     SkillScan,
     SkillsPolicy,
 )
+from a13n_harness.capabilities.discovery import PAGE
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import (
     LocalFileOperator,
@@ -274,3 +275,47 @@ def test_checkout_policy_values() -> None:
     with pytest.raises(DefinitionError) as caught:
         SkillsPolicy(mode="lenient")  # type: ignore[arg-type]
     assert caught.value.code == "catalog_invalid"
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1, PAGE + 1])
+def test_a_root_is_paged_to_exhaustion_at_every_page_edge(extra: int) -> None:
+    """Candidates are read a page at a time: a root of one entry past a page, exactly a page,
+    one short of it and past two pages lists every entry once, in name order; a bad entry on
+    each side of a page edge is skipped with its diagnostic."""
+    count = PAGE + extra
+    names = [f"s{i:05d}" for i in range(count)]
+    tree = {"skills": {name: {"SKILL.md": doc(name)} for name in names}}
+    scan = inspect(MemoryFileOperator(tree), ("/skills",), CHECKOUT)
+    assert [item.name for item in scan.items] == names
+    assert scan.diagnostics == ()
+    edges = sorted({PAGE - 1, PAGE, count - 1} & set(range(count)))
+    for index in edges:
+        tree["skills"][names[index]] = {"SKILL.md": b"---\nname: [\n---\n"}
+    scan = inspect(MemoryFileOperator(tree), ("/skills",), CHECKOUT)
+    assert [item.name for item in scan.items] == [
+        name for index, name in enumerate(names) if index not in edges
+    ]
+    assert [d.path for d in scan.diagnostics] == [
+        f"/skills/{names[index]}/SKILL.md" for index in edges
+    ]
+
+
+def test_one_root_judges_the_same_package_by_its_whole_document() -> None:
+    """Two entries of one root with one name are one package only when their ``SKILL.md``
+    bytes are identical (a vendored copy under another folder name: one skill). The same
+    name and description, what the catalog would show, over another body is a second
+    package: skipped as ``duplicate_name``, not silently taken for the first."""
+    twin = doc("a").replace(b"# a\n", b"# a, but other instructions\n")
+    assert twin != doc("a")
+    tree = {"skills": {"a": {"SKILL.md": doc("a")}, "b": {"SKILL.md": twin}}}
+    scan = inspect(MemoryFileOperator(tree), ("/skills",), CHECKOUT)
+    assert [item.path for item in scan.items] == ["/skills/a/SKILL.md"]
+    assert [(d.code, d.path, d.reason) for d in scan.diagnostics] == [
+        ("skill_name_mismatch", "/skills/b/SKILL.md", "name_mismatch"),
+        ("skill_entry_skipped", "/skills/b/SKILL.md", "duplicate_name"),
+    ]
+    # A copy with the same bytes under another folder is the same package: one skill.
+    copy = {"skills": {"a": {"SKILL.md": doc("a")}, "b": {"SKILL.md": doc("a")}}}
+    scan = inspect(MemoryFileOperator(copy), ("/skills",), CHECKOUT)
+    assert [item.path for item in scan.items] == ["/skills/a/SKILL.md"]
+    assert [d.reason for d in scan.diagnostics] == ["name_mismatch"]

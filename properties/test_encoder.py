@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable
 
@@ -13,13 +14,12 @@ from a13n_harness import DefinitionError
 from a13n_harness.context import encoder as encoder_module
 from a13n_harness.context.encoder import (
     ESCAPED_RANGES,
-    _none_printable,
     decode_value,
     encode_value,
 )
 from a13n_harness.testing.controls import control_settings, property_fails
 from a13n_harness.testing.strategies import hostile_text
-from contract_tables import CONTRACT_ESCAPED
+from contract_tables import CONTRACT_ESCAPED, CONTRACT_PICTOGRAPHIC, contract_kept_raw
 
 # docs/contract.md §1 from the test tree's own copy (contract_tables.py), independent of
 # the encoder's table: a range dropped from ESCAPED_RANGES cannot drop out of the tests with it.
@@ -29,12 +29,14 @@ ALL_ESCAPED_SET = frozenset(ALL_ESCAPED)
 
 
 def assert_inert(encoded: str) -> None:
-    """No raw tag character, no listed code point, valid UTF-8."""
+    """No raw tag character, no listed code point (but a joiner inside an emoji sequence,
+    the contract's one exception), valid UTF-8."""
     encoded.encode("utf-8")  # raises on a lone surrogate
     assert "<" not in encoded
     assert ">" not in encoded
-    for char in encoded:
-        assert ord(char) not in ALL_ESCAPED_SET, hex(ord(char))
+    for index, char in enumerate(encoded):
+        if ord(char) in ALL_ESCAPED_SET:
+            assert contract_kept_raw(encoded, index), (hex(ord(char)), encoded)
 
 
 @given(st.text(st.characters(blacklist_categories=())) | hostile_text())
@@ -45,7 +47,19 @@ def test_decode_inverts_encode_for_every_str(s: str) -> None:
     assert decode_value(encode_value(s)) == s
 
 
-@given(st.text() | hostile_text())
+# Text drawn from the contract's own table (not the encoder's): a range the encoder drops is
+# still drawn, with plain characters and emoji between.
+CONTRACT_TEXT = st.lists(
+    st.one_of(
+        *(st.integers(lo, hi).map(chr) for lo, hi in CONTRACT_ESCAPED),
+        st.sampled_from(["a", " ", "\U0001f642", "&"]),
+    ),
+    max_size=12,
+).map("".join)
+
+
+@given(st.text() | hostile_text() | CONTRACT_TEXT)
+@example("ignore\U000e0041\U000e0042 \U000e0100\u3164")  # tags, a selector, a filler
 def test_encoded_values_are_inert(s: str) -> None:
     """The output is valid UTF-8 and has no listed code point nor a raw < or >."""
     assert_inert(encode_value(s))
@@ -71,8 +85,8 @@ def test_decode_accepts_only_canonical_output(t: str) -> None:
 
 
 def test_every_listed_code_point_is_escaped_in_uppercase_hex() -> None:
-    """Listed code points become &#xH; (uppercase hex, no leading zeros), all 2,276 of them."""
-    assert len(ALL_ESCAPED) == 2_276
+    """Listed code points become &#xH; (uppercase hex, no leading zeros), all 6,292 of them."""
+    assert len(ALL_ESCAPED) == 6_292
     for code_point in ALL_ESCAPED:
         assert encode_value(chr(code_point)) == f"&#x{code_point:X};"
         assert decode_value(f"&#x{code_point:X};") == chr(code_point)
@@ -108,22 +122,38 @@ def test_unlisted_neighbours_are_copied() -> None:
         0xAE,
         0x61B,
         0x61D,
-        0x180D,
-        0x180F,
+        0x34E,
+        0x350,
+        0x115E,
+        0x1161,
+        0x17B3,
+        0x17B6,
+        0x180A,
+        0x1810,
         0x200A,
         0x2010,
         0x2027,
         0x202F,
         0x205F,
         0x2070,
+        0x3163,
+        0x3165,
+        0xFDFF,
+        0xFE10,
         0xFEFE,
         0xFF00,
-        0xFFF8,
+        0xFF9F,
+        0xFFA1,
+        0xFFEF,
         0xFFFC,
         0xE000,
         0xD7FF,
+        0x1BC9F,
+        0x1BCA4,
+        0x1D172,
+        0x1D17B,
         0xDFFFF,
-        0xE0080,
+        0xE1000,
         0x10FFFF,
     ):
         assert code_point not in ALL_ESCAPED_SET
@@ -158,6 +188,28 @@ def test_unlisted_neighbours_are_copied() -> None:
         ("\ufff9ann\ufffaot\ufffb", "&#xFFF9;ann&#xFFFA;ot&#xFFFB;"),
         ("\U000e0001\U000e0041\U000e007f", "&#xE0001;&#xE0041;&#xE007F;"),
         ("\U000e0000", "&#xE0000;"),
+        ("hangul\u3164\u115f\u1160\uffa0", "hangul&#x3164;&#x115F;&#x1160;&#xFFA0;"),
+        ("vs\U000e0100\U000e01ef", "vs&#xE0100;&#xE01EF;"),
+        ("a\ufe00\ufe0f", "a&#xFE00;&#xFE0F;"),
+        ("cgj\u034f", "cgj&#x34F;"),
+        ("\U0001bca0\U0001d173\ufff0", "&#x1BCA0;&#x1D173;&#xFFF0;"),
+        ("\u180b\u180f\u17b4", "&#x180B;&#x180F;&#x17B4;"),
+        ("\U000e0fff", "&#xE0FFF;"),
+        # Emoji sequences are text: their joiners and presentation selectors stay raw.
+        ("\U0001f469\u200d\U0001f4bb", "\U0001f469\u200d\U0001f4bb"),
+        ("\u26a0\ufe0f ok", "\u26a0\ufe0f ok"),
+        ("\u2764\ufe0f\u200d\U0001f525", "\u2764\ufe0f\u200d\U0001f525"),
+        ("\U0001f44d\U0001f3fd\u200d\U0001f642", "\U0001f44d\U0001f3fd\u200d\U0001f642"),
+        ("1\ufe0f\u20e3", "1\ufe0f\u20e3"),
+        # ... and nowhere else.
+        ("a\u200d\U0001f642", "a&#x200D;\U0001f642"),
+        ("\U0001f642\u200da", "\U0001f642&#x200D;a"),
+        ("\U0001f642\u200d", "\U0001f642&#x200D;"),
+        ("\U0001f642\u200d\u200d\U0001f642", "\U0001f642&#x200D;&#x200D;\U0001f642"),
+        ("\U0001f642\ufe0f\ufe0f", "\U0001f642\ufe0f&#xFE0F;"),
+        ("a\ufe0f", "a&#xFE0F;"),
+        ("1\ufe0f", "1&#xFE0F;"),
+        ("\U0001f642\U000e0041", "\U0001f642&#xE0041;"),
     ],
 )
 def test_exact_encodings(raw: str, encoded: str) -> None:
@@ -189,8 +241,15 @@ def test_exact_encodings(raw: str, encoded: str) -> None:
         "\U000e0041",
         "&#xe0041;",
         "&#x0E0041;",
-        "&#xE0080;",
+        "&#xE1000;",
         "&#x200A;",
+        "\u3164",
+        "\ufe0f",
+        "\U000e0100",
+        "a\u200d\U0001f642",
+        "\U0001f469&#x200D;\U0001f4bb",
+        "\u26a0&#xFE0F;",
+        "1&#xFE0F;\u20e3",
     ],
 )
 def test_non_canonical_text_is_refused(bad: str) -> None:
@@ -266,13 +325,109 @@ def test_printable_text_is_encoded_without_compiling_the_class_of_escaped_code_p
     assert encoder_module._numeric_only.cache_info().currsize == 0
 
 
-def test_none_printable_reads_every_code_point_of_every_range() -> None:
-    assert _none_printable(()) is True
-    assert _none_printable(((0x00, 0x1F),)) is True
-    assert _none_printable(((0x00, 0x1F), (0x7F, 0x9F))) is True
-    assert _none_printable(((0x1F, 0x20),)) is False  # a range's last code point
-    assert _none_printable(((0x20, 0x21),)) is False  # its first
-    assert _none_printable(((0x00, 0x1F), (0x41, 0x41))) is False  # a later range
-    # The shortcut holds on this Python: every escaped code point is unprintable.
-    assert _none_printable(ESCAPED_RANGES) is True
-    assert not any(chr(cp).isprintable() for cp in ALL_ESCAPED)
+def test_printable_escaped_is_every_escaped_code_point_isprintable_accepts() -> None:
+    """Printable text is checked against this set alone: it must hold every listed code
+    point ``str.isprintable`` accepts (variation selectors, fillers), and only those."""
+    expected = frozenset(chr(cp) for cp in ALL_ESCAPED if chr(cp).isprintable())
+    assert encoder_module.printable_escaped() == expected
+    assert {"\u3164", "\ufe0f", "\U000e0100", "\u034f", "\u115f"} <= expected
+
+
+# ---------------------------------------------------------------- default-ignorable set
+
+
+def _property_ranges(name: str) -> frozenset[int]:
+    """The code points of a Unicode property by the ``regex`` module's tables (Unicode 17.0)."""
+    # A dev dependency (tiktoken's), without type stubs: imported by name.
+    pattern = importlib.import_module("regex").compile(r"\p{" + name + "}")
+    return frozenset(
+        cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF and pattern.match(chr(cp))
+    )
+
+
+def test_every_default_ignorable_code_point_is_escaped() -> None:
+    """§1 covers Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt), which
+    Python's ``unicodedata`` lacks: the contract's table holds every one of them."""
+    ignorable = _property_ranges("Default_Ignorable_Code_Point")
+    assert len(ignorable) == 4_174
+    assert ignorable <= ALL_ESCAPED_SET
+
+
+def test_the_emoji_table_holds_every_extended_pictographic_code_point() -> None:
+    """A joiner between two emoji stays raw: the contract's emoji table covers Unicode 17.0's
+    Extended_Pictographic, and the library's is the contract's."""
+    table = frozenset(cp for lo, hi in CONTRACT_PICTOGRAPHIC for cp in range(lo, hi + 1))
+    assert _property_ranges("Extended_Pictographic") <= table
+    assert encoder_module._PICTOGRAPHIC_RANGES == CONTRACT_PICTOGRAPHIC
+    assert not table & ALL_ESCAPED_SET  # an emoji is never itself escaped
+
+
+_EMOJI_PIECES = st.sampled_from(
+    [
+        "\u200d",
+        "\ufe0f",
+        "\ufe0e",
+        "\U0001f469",
+        "\U0001f4bb",
+        "\u2764",
+        "\u26a0",
+        "\U0001f3fd",
+        "\u20e3",
+        "1",
+        "#",
+        "a",
+        "\u200b",
+        "&",
+        "\U000e0041",
+        "\U0001f1fa",
+        "\u3164",
+    ]
+)
+_EMOJI_TEXT = st.lists(_EMOJI_PIECES, max_size=12).map("".join)
+
+
+def assert_joiners_kept_as_the_contract_says(s: str, encode: Callable[[str], str]) -> None:
+    """Every ZWJ, VS15 and VS16 of ``s`` is raw in the output exactly when §1's exception
+    (read plainly in contract_tables) keeps it; the output decodes back to ``s``."""
+    encoded = encode(s)
+    kept = [s[i] for i in range(len(s)) if s[i] in "\u200d\ufe0e\ufe0f" and contract_kept_raw(s, i)]
+    assert [c for c in encoded if c in "\u200d\ufe0e\ufe0f"] == kept, (s, encoded)
+    assert decode_value(encoded) == s
+    assert_inert(encoded)
+
+
+@given(_EMOJI_TEXT)
+def test_joiners_stay_raw_inside_emoji_sequences_and_nowhere_else(s: str) -> None:
+    assert_joiners_kept_as_the_contract_says(s, encode_value)
+
+
+@given(_EMOJI_TEXT.map(encode_value) | _EMOJI_TEXT)
+def test_decode_accepts_emoji_sequences_only_in_canonical_form(t: str) -> None:
+    """An emoji's joiner written as an entity, or a raw joiner outside an emoji, is refused."""
+    try:
+        decoded = decode_value(t)
+    except DefinitionError as error:
+        assert error.code == "context_value_invalid"
+    else:
+        assert encode_value(decoded) == t
+
+
+def test_negative_control_encoders_that_keep_or_escape_every_joiner_fail() -> None:
+    """The property sees an encoder that keeps every ZWJ raw and one that escapes them all."""
+
+    def keeps_every_joiner(s: str) -> str:
+        return encode_value(s.replace("\u200d", "\x00")).replace("&#x0;", "\u200d")
+
+    def escapes_every_joiner(s: str) -> str:
+        return encode_value(s).replace("\u200d", "&#x200D;")
+
+    def under(encode: Callable[[str], str]) -> Callable[[], None]:
+        @control_settings
+        @given(_EMOJI_TEXT)
+        def run(s: str) -> None:
+            assert_joiners_kept_as_the_contract_says(s, encode)
+
+        return run
+
+    property_fails(under(keeps_every_joiner))
+    property_fails(under(escapes_every_joiner))

@@ -20,6 +20,9 @@ The lying objects are :mod:`a13n_harness.testing.hostile`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
+import inspect
 from collections.abc import Iterator, Set
 from pathlib import Path
 from typing import Any
@@ -28,6 +31,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import test_hostile_arguments as hostile_arguments
 from a13n_harness import Environment, RunBindings
 from a13n_harness.capabilities import (
     BoundSkillCatalog,
@@ -42,6 +46,7 @@ from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.encoder import decode_value, encode_value
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.facts import EnvironmentFacts, GitStatus, civil_date, render_environment
+from a13n_harness.context.frontmatter import FrontmatterLimits
 from a13n_harness.context.lint import check_document
 from a13n_harness.context.manifest import ContextManifest, decode_manifest, encode_manifest
 from a13n_harness.context.render import RenderedCatalog, render_catalog, verify_rendering
@@ -51,11 +56,18 @@ from a13n_harness.context.tokens import (
     render_catalog_counted,
     verify_rendering_counted,
 )
-from a13n_harness.environment import LocalDirectoryProvider, LocalFileOperator
+from a13n_harness.environment import (
+    EnvironmentPath,
+    LocalDirectoryProvider,
+    LocalFileOperator,
+    MemoryFileOperator,
+)
 from a13n_harness.testing.controls import control_settings, property_fails
 from a13n_harness.testing.discovery_strategies import skill_document
+from a13n_harness.testing.host_operators import LyingBytes, LyingList, LyingTuple
 from a13n_harness.testing.hostile import (
     CALLS,
+    LyingInt,
     LyingStr,
     RaisingCounter,
     RaisingSet,
@@ -608,3 +620,482 @@ def test_a_boundary_of_an_unknown_kind_is_never_entered(kind: type) -> None:
     assert isinstance(value, DefinitionError), value
     assert (value.code, value.reason) == (plain.code, plain.reason)
     assert entered == []
+
+
+# ------------------------------------------------ the whole public surface, from __all__
+#
+# Every callable named in a public ``__all__`` (found as test_hostile_arguments finds them)
+# and every public method of a valid instance of each class, called with valid arguments
+# and then with the same arguments as a Host's lying subclasses: each ``str`` a LyingStr,
+# each ``bytes`` a LyingBytes, each ``list`` and ``tuple`` a LyingList and LyingTuple,
+# recursively, and (in a second pass) each ``int`` a LyingInt and each record forged past
+# its constructor with such fields. The property: no method of those values runs, nothing
+# the call returns or raises holds one (every reachable value is of its exact built-in
+# type), and the outcome is the plain call's (the same value, or the same error code); an
+# ``int`` subclass or a forged record may instead be refused with a DefinitionError.
+
+
+def _record(value: Any) -> dict[str, object]:
+    return {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
+
+
+def _surface_values(root: Path) -> dict[str, object]:
+    """A valid value for each parameter name of the public surface (overridden per
+    callable by ``test_hostile_arguments.baselines``)."""
+    catalog = hostile_arguments.valid_catalog()
+    facts = hostile_arguments.valid_facts()
+    rendered = render_catalog(catalog, 400)
+    counted = render_catalog_counted(catalog, 400, Utf8ByteCounter())
+    selection = _forged(
+        EnvironmentPath,
+        path="/workspace/s",
+        mount="workspace",
+        mount_id="mount-1",
+        generation=1,
+        provider_path="/s",
+        default_route=True,
+    )
+    return {
+        "items": (),
+        "diagnostics": (),
+        "roots": ("/s",),
+        "name": "alpha",
+        "description": "Does alpha.",
+        "path": "/a",
+        "new_path": str(root),
+        "source_id": "w",
+        "root": str(root),
+        "description_truncated": False,
+        "directory": selection,
+        "document": selection,
+        "mount_id": "mount-1",
+        "observed_generation": 1,
+        "code": "skill_root_missing",
+        "message": "m",
+        "paths": ["/a"],
+        "limit": 100,
+        "instructions": "",
+        "skill_paths": (),
+        "catalog": catalog,
+        "rendering": rendered,
+        "rendered": rendered,
+        "materializers": (),
+        "sources": (FileSkillSource("w", ("/workspace/s",)),),
+        "data": b"---\nname: alpha\ndescription: d\n---\n",
+        "t": "x &amp; y",
+        "s": "x & y",
+        "text": "x & y",
+        "code_point": 0x202E,
+        "reason": "yaml_syntax",
+        **_record(facts),
+        "facts": facts,
+        **_record(facts.git),
+        "max_bytes": 100,
+        "issues": (),
+        "references": (),
+        "rule": "skill_name_mismatch",
+        "line": 1,
+        "column": 1,
+        "target": "a/b",
+        "id": "x",
+        "severity": "error",
+        "title": "t",
+        "checks": "c",
+        "source": "s",
+        "example": "e",
+        "folder": "alpha",
+        "markdown": "see [a](scripts/a.py)",
+        "form": "full",
+        **{k: v for k, v in _record(counted).items() if k != "text"},
+        "budget_bytes": 400,
+        "cap": 10,
+        "counter": Utf8ByteCounter(),
+        "declaration": "prefix_monotone",
+        "mount": "workspace",
+        "generation": 1,
+        "provider_path": "/s",
+        "default_route": True,
+        "selection": selection,
+        "kind": "file",
+        "size": 1,
+        "parent": ["a"],
+        "names": frozenset({"alpha"}),
+        "limits": FrontmatterLimits(),
+        "environment": Environment(),
+        "context_tokens": 200_000,
+        "response_reserve_tokens": 16_000,
+        "by": "model",
+        "prepared": hostile_arguments.instances(root)[
+            "a13n_harness.capabilities.skills.PreparedSkills"
+        ](),
+        "files": MemoryFileOperator({"a": b"x"}),
+        "budget": 1_000,
+        "body": "Use <b>this</b> & that.",
+        "resources": (),
+        "resources_omitted": 0,
+        "truncated": False,
+        "activation": None,
+        "index": 1,
+    }
+
+
+_SURFACE_OVERRIDES: dict[str, dict[str, object]] = {
+    # Stateful methods: the plain call and the Host's call must meet the same state.
+    "LocalFileOperator.remove": {"path": "/nothing-here"},
+    "BlockingLocalFileOperator.remove": {"path": "/nothing-here"},
+    "MemoryFileOperator.remove": {"path": "/nothing-here"},
+    "LocalFileOperator.write_bytes": {"path": "/written", "data": b"x"},
+    "BlockingLocalFileOperator.write_bytes": {"path": "/written", "data": b"x"},
+    "MemoryFileOperator.write_bytes": {"path": "/written", "data": b"x"},
+    "LocalFileOperator.make_directory": {"path": "/made"},
+    "BlockingLocalFileOperator.make_directory": {"path": "/made"},
+    "MemoryFileOperator.make_directory": {"path": "/made"},
+    "Environment.unmount": {"name": "nothing"},
+    "SkillCatalogItem": {"path": "/s/alpha/SKILL.md", "root": "/s"},
+    "SkillDiagnostic": {"path": "/s", "source_id": "w"},
+    "EnvironmentPath": {"path": "/workspace/s"},
+    "resolve_link_target": {"target": "b", "root": ["r"]},
+    "cut_description": {"description": "Does alpha at length.", "cap": 10},
+    "join_path": {"directory": "/a", "name": "b"},
+    "decisive_prefix": {"limit": 10},
+    "SkillActivation": {"directory": "/s/alpha", "text": "x", "form": "full"},
+    "check_repeat": {"directory": "/s/alpha"},
+    "list_resources": {"directory": "/"},
+}
+
+# Not called with a Host's values, each with the reason (never skipped silently).
+_SURFACE_UNREACHED = {
+    "a13n_harness.capabilities.skills.ObservedFiles": "built by PreparedSkills.files",
+    "a13n_harness.environment.environment.PinnedFiles": "built by Environment.open_scope",
+    "a13n_harness.environment.local.run_blocking": "takes a coroutine, no value to lie about",
+    "a13n_harness.capabilities.pool.read_all": "takes a file operator; test_host_operators",
+    "a13n_harness.capabilities.skills.PreparedSkills.model_call": "takes the Host's callable",
+    "a13n_harness.capabilities.skills.PreparedSkills.tool_call": "takes the Host's callable",
+    "a13n_harness.capabilities.manager.SkillManager.inspect": "a Host operator's values: "
+    "test_host_operators",
+    "a13n_harness.capabilities.manager.SkillManager.scan": "likewise",
+    "a13n_harness.capabilities.manager.SkillManager.scan_environment": "likewise",
+    "a13n_harness.capabilities.skills.SkillsCapability.prepare": "takes RunBindings only",
+    "a13n_harness.environment.environment.Environment.mount": "takes a Host provider: "
+    "test_host_operators",
+    "a13n_harness.tokenizers.TiktokenCounter": "built by token_counter(name) on tiktoken's "
+    "encoding (an optional extra)",
+    "a13n_harness.tokenizers.HuggingFaceCounter": "built by token_counter(name) on a "
+    "tokenizers object (an optional extra)",
+    "a13n_harness.tokenizers.Establishment": "built by the tokenizer loader",
+    "a13n_harness.context.activation.render_activation": "takes an ActivationSource: its "
+    "constructor is called here with a Host's values",
+    "a13n_harness.context.activation.reference_activation": "likewise",
+    "a13n_harness.context.activation.check_activation": "likewise",
+}
+
+
+def _host_copy(value: object, *, ints: bool) -> object:
+    """``value`` as a Host's lying copy (see above); ``value`` itself when nothing lies."""
+    if type(value) is str:
+        return LyingStr(value)
+    if type(value) is bytes:
+        return LyingBytes(value)
+    if type(value) is list:
+        return LyingList([_host_copy(item, ints=ints) for item in value])
+    if type(value) is tuple:
+        return LyingTuple(tuple(_host_copy(item, ints=ints) for item in value))
+    if type(value) is int and ints:
+        return LyingInt(value)
+    kind = type(value)
+    if ints and dataclasses.is_dataclass(value) and kind.__module__.startswith("a13n_harness."):
+        return _forged(
+            kind,
+            **{name: _host_copy(item, ints=ints) for name, item in _record(value).items()},
+        )
+    return value
+
+
+_HOST_TYPES = (LyingStr, LyingBytes, LyingList, LyingTuple, LyingInt)
+
+
+def _holds_no_host_value(value: object, seen: set[int] | None = None, depth: int = 0) -> bool:
+    """No value reachable from ``value`` (containers, records, the library's own objects,
+    errors) is one of the Host's lying subclasses."""
+    seen = set() if seen is None else seen
+    if id(value) in seen or depth > 8:
+        return True
+    seen.add(id(value))
+    kind = type(value)
+    if issubclass(kind, _HOST_TYPES):
+        return False
+    if kind in (str, bytes, int, float, bool, type(None)):
+        return True
+    children: list[object] = []
+    if kind in (tuple, list, set, frozenset):
+        children = list(value)  # type: ignore[call-overload]
+    elif isinstance(value, dict) and kind is dict:
+        children = [*value, *value.values()]
+    elif isinstance(value, BaseException):
+        children = list(BaseException.__dict__["__dict__"].__get__(value).values())
+    elif kind.__module__.startswith("a13n_harness.") and not isinstance(value, type):
+        for cls in type.__dict__["__mro__"].__get__(kind):
+            for slot in cls.__dict__.get("__slots__", ()):
+                descriptor = cls.__dict__.get(slot)
+                if descriptor is not None and hasattr(descriptor, "__get__"):
+                    with contextlib.suppress(AttributeError):
+                        children.append(descriptor.__get__(value))
+        state = getattr(value, "__dict__", None)
+        if type(state) is dict:
+            children.extend(state.values())
+    return all(_holds_no_host_value(child, seen, depth + 1) for child in children)
+
+
+def _surface_outcome(value: object) -> object:
+    """A value to compare with the plain call's, without asking the value itself."""
+    if isinstance(value, DefinitionError):
+        state = BaseException.__dict__["__dict__"].__get__(value)
+        return ("error", state.get("code"))
+    if isinstance(value, BaseException):
+        return ("raised", type(value).__name__)
+    kind = type(value)
+    if kind in (str, bytes, int, float, bool, type(None)):
+        return value
+    if kind in (tuple, list):
+        return tuple(_surface_outcome(item) for item in value)  # type: ignore[attr-defined]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return tuple(
+            (name, _surface_outcome(item))
+            for name, item in _record(value).items()
+            if name != "mount_id"
+        )
+    return kind.__name__
+
+
+def _surface_calls(root: Path) -> dict[str, tuple[Any, dict[str, object]]]:
+    """Each reached callable of the surface: a factory of the callable and its arguments."""
+    values = _surface_values(root)
+    baselines = hostile_arguments.baselines(root)
+    instances = hostile_arguments.instances(root)
+    found: dict[str, tuple[Any, dict[str, object]]] = {}
+
+    def arguments(function: Any, key: str) -> dict[str, object] | None:
+        chosen = {**baselines.get(key, {}), **_SURFACE_OVERRIDES.get(key, {})}
+        kwargs: dict[str, object] = {}
+        for parameter in hostile_arguments._parameters(function):
+            if parameter.name in chosen:
+                kwargs[parameter.name] = chosen[parameter.name]
+            elif parameter.name in values:
+                kwargs[parameter.name] = values[parameter.name]
+            elif parameter.default is not parameter.empty:
+                kwargs[parameter.name] = parameter.default
+            else:
+                return None
+            if parameter.kind is parameter.POSITIONAL_ONLY:
+                return None  # none on the surface takes a value positionally only
+        return kwargs
+
+    for qualified, function in hostile_arguments.CALLABLES.items():
+        if (
+            qualified in _SURFACE_UNREACHED
+            or qualified in hostile_arguments.DOCUMENTED_VALUE_ERRORS
+        ):
+            continue
+        kwargs = arguments(function, function.__qualname__)
+        if kwargs is not None:
+            found[qualified] = (lambda function=function: function, kwargs)
+    for qualified, method in hostile_arguments.METHODS:
+        name = f"{qualified}.{method}"
+        factory = instances.get(qualified)
+        cls = hostile_arguments.CALLABLES[qualified]
+        if name in _SURFACE_UNREACHED or factory is None:
+            continue
+        if isinstance(inspect.getattr_static(cls, method), property):
+            continue  # no argument to lie about
+        kwargs = arguments(getattr(factory(), method), f"{cls.__qualname__}.{method}")
+        if kwargs is not None:
+            found[name] = (
+                lambda factory=factory, method=method: getattr(factory(), method),
+                kwargs,
+            )
+    return found
+
+
+@pytest.fixture(scope="module")
+def surface_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("surface")
+    skill = root / ".agents" / "skills" / "alpha"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_bytes(b"---\nname: alpha\ndescription: Does alpha.\n---\nBody\n")
+    (root / "a").write_bytes(b"x")
+    return root
+
+
+_SURFACE = sorted(_surface_calls(Path("/nonexistent-surface-root")))
+
+
+def _call(make: Any, kwargs: dict[str, object]) -> object:
+    CALLS.clear()
+    try:
+        return hostile_arguments.outcome(lambda: make()(**kwargs))
+    except Exception as error:  # compared below
+        return error
+
+
+def check_surface_call(make: Any, kwargs: dict[str, object], name: str) -> None:
+    """The property for one callable: see the section comment."""
+    expected = _call(make, kwargs)
+    for ints in (False, True):
+        for chosen in [*kwargs, None]:  # each argument alone, then all of them at once
+            hostile = {
+                key: _host_copy(value, ints=ints) if chosen in (None, key) else value
+                for key, value in kwargs.items()
+            }
+            if all(hostile[key] is kwargs[key] for key in kwargs):
+                continue
+            got = _call(make, hostile)
+            calls = list(CALLS)
+            where = f"{name}({chosen or 'all'}, ints={ints})"
+            assert calls == [], f"{where} ran the Host's {calls}"
+            assert _holds_no_host_value(got), f"{where} kept a Host value"
+            if _surface_outcome(got) == _surface_outcome(expected):
+                continue
+            mismatch = (where, _surface_outcome(got), _surface_outcome(expected))
+            assert ints, mismatch  # a str, bytes, list or tuple subclass: the same outcome
+            assert isinstance(got, DefinitionError), mismatch
+
+
+# Open escapes the property found in modules other engineers own (the pure core,
+# ``a13n_harness.context``, and the activation feature), when it landed: each still runs
+# and is reported as xfail with what it shows, never skipped. A fix removes its line.
+_CORE = "a13n_harness.context."
+_RECORD = "a record keeps a Host's str subclass (no plain copy at construction)"
+_INT_RECORD = "a record keeps a Host's int subclass or a forged record"
+KNOWN_HOST_ESCAPES: dict[str, str] = {
+    _CORE + "encoder.is_escaped": "an int subclass's value answers, not a refusal",
+    _CORE + "encoder.joins_emoji": "a str subclass's __getitem__ runs",
+    _CORE + "facts.EnvironmentFacts": _INT_RECORD,
+    _CORE + "facts.GitStatus": _INT_RECORD,
+    _CORE + "facts.facts_problem": "a forged record's problem is a message, not an error",
+    _CORE + "facts.plain_facts": _INT_RECORD,
+    _CORE + "frontmatter.SkillFrontmatter": _RECORD,
+    _CORE + "frontmatter.decisive_prefix": "a bytes subclass's __len__ runs",
+    _CORE + "frontmatter.is_valid_name": "a str subclass's __len__ runs",
+    _CORE + "frontmatter.normalize_description": "a str subclass's split runs",
+    _CORE + "frontmatter.parse_skill_document": "a bytes subclass's __bytes__ runs (bytes(data))",
+    _CORE + "frontmatter.undecided": "a bytes subclass's __len__, startswith, __getitem__ run",
+    _CORE + "lint.DocumentCheck": _RECORD,
+    _CORE + "lint.Issue": _RECORD,
+    _CORE + "lint.Reference": _RECORD,
+    _CORE + "lint.Rule": _RECORD,
+    _CORE + "lint.find_references": "a str subclass's __getitem__ runs",
+    _CORE + "lint.rule_for_error": "a str subclass's __hash__ runs (a dict lookup)",
+    _CORE + "manifest.ContextManifest": _INT_RECORD,
+    _CORE + "manifest.decode_manifest": "a bytes subclass's __len__ runs",
+    _CORE + "manifest.publish_catalog": "a tuple subclass's __iter__ and __len__ run",
+    _CORE + "render.RenderedCatalog": _RECORD,
+    _CORE + "render.compact_candidate": "a str subclass form is refused, the plain one taken",
+    _CORE + "render.reference_render": "a str subclass fit is refused, the plain one taken",
+    _CORE + "render.render_catalog": "a str subclass fit is refused, the plain one taken",
+    _CORE + "render.verify_rendering": "a str subclass fit is refused, the plain one taken",
+    _CORE + "tokens.CountedRendering": _RECORD,
+    _CORE + "tokens.declares": "a str subclass declaration answers False, the plain one True",
+    _CORE + "tokens.render_catalog_counted": "a str subclass fit is refused",
+    _CORE + "tokens.verify_rendering_counted": "a str subclass fit is refused",
+    # The activation feature (capabilities/activation.py, context/activation.py), merged
+    # while this property landed.
+    "a13n_harness.capabilities.activation.activate": "a str subclass `by` is refused",
+    "a13n_harness.capabilities.skills.PreparedSkills.activatable": "a str subclass `by` is "
+    "refused (activation's _check_by)",
+    "a13n_harness.capabilities.skills.PreparedSkills.activate": "a str subclass `by` is refused",
+    _CORE + "activation.ActivationSource": "a str subclass's __len__ runs",
+    _CORE + "activation.SkillActivation": _RECORD,
+    _CORE + "activation.decode_body": "a str subclass is refused, the plain one taken",
+    _CORE + "activation.encode_body": "a str subclass is refused, the plain one taken",
+    _CORE + "activation.repeat_activation": "a str subclass's __len__ runs",
+    _CORE + "activation.repeat_note": "a str subclass's __len__ runs",
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_HOST_ESCAPES[n], strict=False))
+        if n in KNOWN_HOST_ESCAPES
+        else n
+        for n in _SURFACE
+    ],
+)
+def test_every_public_callable_takes_host_values_as_built_in_values(
+    name: str, surface_root: Path
+) -> None:
+    make, kwargs = _surface_calls(surface_root)[name]
+    check_surface_call(make, kwargs, name)
+
+
+def test_the_surface_is_reached_whole(surface_root: Path) -> None:
+    """Every public callable and method is called with a Host's values, or listed with the
+    reason it is not (a new one without a valid value for a parameter fails here)."""
+    reached = set(_surface_calls(surface_root))
+    every = set(hostile_arguments.CALLABLES) | {f"{q}.{m}" for q, m in hostile_arguments.METHODS}
+    properties = {
+        f"{q}.{m}"
+        for q, m in hostile_arguments.METHODS
+        if isinstance(inspect.getattr_static(hostile_arguments.CALLABLES[q], m), property)
+    }
+    unreached_classes = set(hostile_arguments.UNREACHED_CLASSES) | {
+        q for q in hostile_arguments.CALLABLES if q in _SURFACE_UNREACHED
+    }
+    missing = sorted(
+        name
+        for name in every
+        - reached
+        - properties
+        - set(_SURFACE_UNREACHED)
+        - hostile_arguments.DOCUMENTED_VALUE_ERRORS
+        if not any(name.startswith(q + ".") for q in unreached_classes)
+    )
+    assert missing == []
+    assert len(reached) > 100
+
+
+def test_negative_control_a_policy_that_asks_the_value_fails_the_surface_property(
+    monkeypatch: pytest.MonkeyPatch, surface_root: Path
+) -> None:
+    """``SkillsPolicy`` checking ``conflict`` by its own ``__eq__`` (as it did) is caught."""
+    original = SkillsPolicy.__post_init__
+
+    def trusting(self: SkillsPolicy) -> None:
+        if self.conflict not in ("precedence", "error"):
+            raise DefinitionError("catalog_invalid", "bad", reason="policy")
+        object.__setattr__(self, "conflict", str.__str__(self.conflict))
+        original(self)
+
+    monkeypatch.setattr(SkillsPolicy, "__post_init__", trusting)
+    name = "a13n_harness.capabilities.sources.SkillsPolicy"
+    make, kwargs = _surface_calls(surface_root)[name]
+    with pytest.raises(AssertionError, match="ran the Host"):
+        check_surface_call(make, kwargs, name)
+
+
+class _NotTextEqualsAll:
+    """Not a str at all, but equal to anything, by its own word."""
+
+    def __eq__(self, other: object) -> bool:
+        CALLS.append("__eq__")
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda v: SkillsPolicy(conflict=v),
+        lambda v: SkillsPolicy(invalid=v),
+        lambda v: SkillsPolicy(mode=v),
+        lambda v: SkillsPolicy.checkout(invalid=v),
+    ],
+    ids=["conflict", "invalid", "mode", "checkout_invalid"],
+)
+def test_a_policy_value_that_is_no_str_is_refused_without_asking_it(build: Any) -> None:
+    """``"precedence" == value`` asks the value itself when it is not a ``str``."""
+    value, calls = no_host_code(lambda: build(_NotTextEqualsAll()))
+    assert calls == []
+    assert isinstance(value, DefinitionError), value
+    assert (value.code, value.reason) == ("catalog_invalid", "policy")

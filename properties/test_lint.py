@@ -26,6 +26,7 @@ from a13n_harness.cli._lint import LINT_ROOTS, Finding, LintResult, format_findi
 from a13n_harness.cli._output import Progress
 from a13n_harness.cli._sarif import sarif_document
 from a13n_harness.context import lint as lint_module
+from a13n_harness.context.encoder import encode_value
 from a13n_harness.context.frontmatter import is_valid_name
 from a13n_harness.context.lint import (
     BODY_MAX_LINES,
@@ -358,8 +359,13 @@ def _quoted(text: str) -> str:
 @given(skill_names(), descriptions())
 def test_generated_valid_skills_pass(name: str, description: str) -> None:
     text = f"---\nname: {json.dumps(name)}\ndescription: {_quoted(description)}\n---\n"
-    found = rules_of(text, name)
-    assert set(found) <= {"skill_description_invalid"}  # a description of blanks only
+    found = set(rules_of(text, name))
+    hidden = {"skill_tag_characters", "skill_bidi_control", "skill_invisible_characters"}
+    # The value the catalog shows holds a character the encoder escapes (written raw or as
+    # a YAML escape), tabs and line ends aside, exactly when a content rule reports it.
+    shown = description.replace("\t", "").replace("\n", "").replace("\r", "")
+    assert bool(found & hidden) == ("&#x" in encode_value(shown))
+    assert found - hidden <= {"skill_description_invalid"}  # a description of blanks only
 
 
 # ----------------------------------------------------------------- references
@@ -665,3 +671,23 @@ def test_every_skill_md_example_fails_its_own_rule(rule: Rule) -> None:
 def test_findings_are_values() -> None:
     finding = Finding("p", 1, 1, "no_skills_found", "error", "m")
     assert finding == Finding("p", 1, 1, "no_skills_found", "error", "m")
+
+
+@pytest.mark.parametrize("code_first", [True, False])
+def test_one_target_as_inline_code_and_as_a_link_is_judged_for_each(
+    tmp_path: Path, code_first: bool
+) -> None:
+    """A path in inline code that names no folder of the skill is not a reference; the same
+    text as a link is, and a missing file is reported there. Each reference is judged for its
+    own kind, whichever comes first (a resolver remembering the target alone would report the
+    code span, or drop the link)."""
+    skill = tmp_path / "skills" / "a"
+    skill.mkdir(parents=True)
+    code, link = "`gone/x.md`", "[x](gone/x.md)"
+    line = f"{code} and {link}\n" if code_first else f"{link} and {code}\n"
+    write_skill(skill, "---\nname: a\ndescription: d\n---\n" + line)
+    column = line.index("[x]") + 5  # the target's first character, 1-based
+    result = run_lint(skill)
+    assert [(f.rule, f.line, f.column) for f in result.findings] == [
+        ("skill_reference_missing", 5, column)
+    ]

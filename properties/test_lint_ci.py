@@ -24,6 +24,7 @@ from a13n_harness.cli._github import escape_data, escape_property
 from a13n_harness.cli._lint import Finding, LintResult, format_findings, run_lint
 from a13n_harness.cli._output import Progress, one_line
 from a13n_harness.cli._sarif import FINGERPRINT, sarif_document
+from a13n_harness.context.lint import RULES
 from cli_run import run_cli
 
 GOOD = "---\nname: {name}\ndescription: Fill PDF forms.\n---\n# Body\n"
@@ -386,3 +387,98 @@ def test_the_install_and_pre_commit_snippets_name_the_same_tag() -> None:
     from a13n_harness import __version__  # noqa: PLC0415
 
     assert tags == {f"v{__version__}"}
+
+
+_FILE_RULES = sorted(rule for rule, spec in RULES.items() if not spec.tool_level)[:3]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a/SKILL.md", "b/SKILL.md", "c/notes.md"]),
+            st.sampled_from(_FILE_RULES),
+            st.sampled_from(["broken link", "other"]),
+            st.integers(1, 9),
+        ),
+        max_size=12,
+    )
+)
+def test_sarif_rank_counts_identical_findings_of_one_file_and_rule_only(
+    drawn: list[tuple[str, str, str, int]],
+) -> None:
+    """A finding's fingerprint depends on its rule, file, message and its rank among the
+    identical findings of that file only: the findings of other files, other rules or other
+    messages, before or after it, change nothing (a rank counted across files would move
+    every later file's fingerprints when one file gains a finding)."""
+    findings = tuple(
+        Finding(path, line, 1, rule, RULES[rule].severity, message)
+        for path, rule, message, line in drawn
+    )
+    root = "/work"
+
+    def prints(chosen: tuple[Finding, ...]) -> list[str]:
+        return _prints(sarif_document(LintResult(chosen, 1, root), "0"))
+
+    everything = prints(findings)
+    for group in {(f.path, f.rule, f.message) for f in findings}:
+        alone = tuple(f for f in findings if (f.path, f.rule, f.message) == group)
+        kept = [
+            p
+            for f, p in zip(findings, everything, strict=True)
+            if (f.path, f.rule, f.message) == group
+        ]
+        assert kept == prints(alone)
+
+
+def test_sarif_fingerprints_of_a_file_stay_when_another_file_gains_a_finding() -> None:
+    """The example of the rank property: two identical findings in ``b``, then ``a`` gains
+    the same finding; ``b``'s fingerprints do not move."""
+    rule = _FILE_RULES[0]
+
+    def finding(path: str, line: int) -> Finding:
+        return Finding(path, line, 1, rule, RULES[rule].severity, "broken link")
+
+    before = (finding("b/SKILL.md", 3), finding("b/SKILL.md", 7))
+    after = (finding("a/SKILL.md", 2), *before)
+    first = _prints(sarif_document(LintResult(before, 1, "/work"), "0"))
+    second = _prints(sarif_document(LintResult(after, 1, "/work"), "0"))
+    assert len(set(first)) == 2
+    assert second[1:] == first
+
+
+def test_an_empty_select_reports_nothing_and_no_select_reports_everything(
+    tmp_path: Path,
+) -> None:
+    """``select = []`` selects no rule: nothing is reported (an empty list is not an absent
+    key); the same file without ``select`` reports every finding."""
+    skill(tmp_path / "skills", "a", "---\nname: b\ndescription: d\nversion: 1\n---\n[x](gone.md)\n")
+    everything = rules(lint_here(tmp_path))
+    assert everything == ["skill_name_mismatch", "skill_field_unknown", "skill_reference_missing"]
+    for table in (
+        "[lint]\nselect = []\n",
+        '[lint]\nselect = []\nignore = ["skill_name_mismatch"]\n',
+    ):
+        (tmp_path / ".a13n-skills.toml").write_text(table)
+        assert rules(lint_here(tmp_path)) == [], table
+    (tmp_path / ".a13n-skills.toml").write_text("[lint]\nignore = []\n")
+    assert rules(lint_here(tmp_path)) == everything
+
+
+@pytest.mark.parametrize("order", [("one", "two"), ("two", "one")])
+def test_each_path_is_linted_under_its_own_configuration(
+    tmp_path: Path, order: tuple[str, str]
+) -> None:
+    """Several PATHs, each in a folder with a configuration of its own: each PATH's findings
+    follow its own, whichever comes first on the command line (not the first PATH's for all)."""
+    text = "---\nname: x\ndescription: d\nversion: 1\n---\n"
+    for name in ("one", "two"):
+        skill(tmp_path / name / "skills", "x", text)
+    (tmp_path / "one" / ".a13n-skills.toml").write_text(
+        '[lint]\nignore = ["skill_field_unknown"]\n'
+    )
+    (tmp_path / "two" / ".a13n-skills.toml").write_text(
+        '[lint]\nselect = ["skill_field_unknown"]\n'
+    )
+    result = lint_here(*(tmp_path / name for name in order))
+    found = sorted((Path(f.path).relative_to(tmp_path).parts[0], f.rule) for f in result.findings)
+    assert found == [("two", "skill_field_unknown")]

@@ -15,6 +15,7 @@ configuration reaches lint.
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import time
 import tomllib
@@ -98,10 +99,12 @@ def test_config_flag_naming_no_regular_file_is_a_finding_at_once(tmp_path: Path,
     workspace = _workspace(tmp_path / "ws")
     named = tmp_path / "c.toml"
     _make(named, kind)
-    result = run_cli("lint", "--config", named, workspace, timeout=30)
+    result = run_cli("lint", "--format", "json", "--config", named, workspace, timeout=30)
     assert result.returncode == 1, result.stdout
-    assert f"{named}:1:1: error: lint_config_invalid:".encode() in result.stdout
-    assert b"not a regular file" in result.stdout
+    (finding,) = json.loads(result.stdout)["findings"]
+    assert finding["rule"] == "lint_config_invalid"
+    assert (finding["path"], finding["line"], finding["column"]) == (str(named), 1, 1)
+    assert "not a regular file" in finding["message"]
 
 
 def test_a_fifo_below_the_start_of_the_lookup_is_reported_from_every_path(tmp_path: Path) -> None:

@@ -154,14 +154,17 @@ def plain_line(state: Found, line: str, number: int, in_comment: bool, example: 
                     break
                 content = raw.strip()
                 state.code(content, number, inner + raw.index(content) + 1)
-    if "](" in line or "]:" in line:
+    autolink = re.search(r"<file:[^\s<>]*>", line, re.IGNORECASE) is not None
+    if "](" in line or "]:" in line or autolink:
         chars = list(line)
         blank = ([(0, start)] if start else []) + comments + [(s[0], s[3]) for s in spans]
         for a, b in blank:
             chars[a:b] = " " * (b - a)
         blanked = "".join(chars)
         definition = lint._DEFINITION.match(blanked)
-        if definition and not definition.group(1).startswith("^"):
+        if definition and definition.group(2) in ("#", "<>", "<#>"):
+            state.comments.append((number, blanked.index("[") + 1))
+        elif definition and not definition.group(1).startswith("^"):
             state.link(definition.group(2), number, definition.start(2) + 1)
         for link in lint._LINK.finditer(blanked, definition.end() if definition else 0):
             if link.start() and blanked[link.start() - 1 : link.start() + 1] == "\\[":
@@ -170,6 +173,8 @@ def plain_line(state: Found, line: str, number: int, in_comment: bool, example: 
                 for inner_link in lint._LINK.finditer(blanked, link.start(1), link.end(1)):
                     state.link(inner_link.group(2), number, inner_link.start(2) + 1)
             state.link(link.group(2), number, link.start(2) + 1)
+        for found_link in re.finditer(r"<(file:[^\s<>]*)>", blanked, re.IGNORECASE):
+            state.link(found_link.group(1), number, found_link.start(1) + 1)
     return open_comment
 
 
@@ -243,7 +248,11 @@ def plain_scan(markdown: str) -> Found:
         scanned = (
             "-->" in line
             if in_comment
-            else "](" in line or "]:" in line or "<!--" in line or ("`" in line and "/" in line)
+            else "](" in line
+            or "]:" in line
+            or "<!--" in line
+            or ("`" in line and "/" in line)
+            or re.search("<file:", line, re.IGNORECASE) is not None
         )
         opened = lint._FENCE.match(line)
         fence = opened.group(1) if opened else ""
@@ -278,7 +287,8 @@ PIECES = (
     *("[d]: e/f.md", "[^n]: x/y", "[k]: <l m.md>", "![i](img/a.png)", "[![i](a.png)](b.md)"),
     *("[t](<s p.md>)", '[u](v.md "t")', "[q](#frag)", "[w](../up.md)", "https://x.y/z"),
     *("<!--", "-->", "<!-- c -->", "<!---->", "[k]: ", " ", "  ", "\t", "- ", "1. ", "# "),
-    *("a", "text", "x/y", "`<!--`", "`-->`"),
+    *("a", "text", "x/y", "`<!--`", "`-->`", "[//]: # (c)", "[c]: <> 'x'", "[e]: #", "[f]: #g"),
+    *("<file:///etc/p>", "<FILE:x y>", "<file:a>", "`<file:/b>`"),
     *("Example:", "e.g.", "**Example**", "examples:", "__Examples__", "`x`", "`{baseDir}/r`"),
     *("{baseDir}/run.sh", "`{baseDir}/s.sh`", "`{baseDir}/a/b`"),
     *("    ", "      ", "\t", "\n\n    ", "\n- ", "\n1. ", "\n  ", "\n# h\n"),
@@ -301,7 +311,7 @@ def _summary(
     references: list[Reference], comments: list[tuple[int, int]], found: int, considered: int
 ) -> tuple[object, ...]:
     ordered = sorted(references, key=lambda r: (r.line, r.column))
-    return ordered, len(comments), comments[:1], found, considered
+    return ordered, len(comments), sorted(comments)[:1], found, considered
 
 
 def _disagreements(markdowns: list[str]) -> list[str]:
@@ -342,7 +352,7 @@ def test_the_body_scan_inside_a_skill_md_is_placed_after_the_frontmatter() -> No
         assert found == moved, markdown
         comments = [i for i in check.issues if i.rule == "skill_html_comment"]
         assert [(i.line, i.column) for i in comments] == [
-            (line + 4, column) for line, column in plain.comments[:1]
+            (line + 4, column) for line, column in sorted(plain.comments)[:1]
         ], markdown
 
 

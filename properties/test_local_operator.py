@@ -499,7 +499,10 @@ def test_permission_denied_is_raised_for_outside_links_even_when_missing(tmp_pat
 _HOSTILE: list[object] = [None, 5, -1, 2**63, True, 1.5, "x", b"x", [[]], {"a": 1}, object(), int]
 
 
-@pytest.mark.parametrize("value", _HOSTILE, ids=repr)
+# An id of its own for object(): its repr holds an address, different in every process.
+@pytest.mark.parametrize(
+    "value", _HOSTILE, ids=lambda value: "object()" if type(value) is object else repr(value)
+)
 def test_engine_functions_refuse_hostile_arguments_with_definition_errors(value: object) -> None:
     """discover, read_all, read_limit, decisive_prefix, path helpers, SkillManager, PinnedFiles."""
     files = MemoryFileOperator({"a": b"x"})

@@ -135,8 +135,9 @@ def test_each_limit_is_exactly_where_it_is_stated(text: str, limit: str) -> None
 
 
 def test_negative_control_a_guard_that_reads_strings_as_text_fails_the_property() -> None:
-    """The valid-document property can fail: skipping no string counts what strings hold."""
-    text = 'a = "' + "." * 40 + "[" * 40 + '"\n'
+    """The valid-document property can fail: a multi-line string read as text counts what
+    it holds."""
+    text = 'a = """' + "." * 40 + "[" * 40 + '"""\n'
     check_toml(text)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_toml_guard, "_string_end", lambda text, kind, start: start)

@@ -42,6 +42,7 @@ from a13n_harness.environment.facts import (
     collect_environment_facts,
     collect_git_status,
 )
+from harness.scratch import bounded
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("git") is None, reason="needs git on PATH"),
@@ -980,6 +981,98 @@ def test_env_and_manifest_commands_on_a_ref_linked_to_dev_zero(tmp_path: Path, n
             assert manifest.environment.git is None
 
 
+# ------------------------------- the sandbox's edges: limits, links and carried values
+
+_LOWER_HARD_PROBE = """
+import json, resource, sys
+sys.path.insert(0, sys.argv[1])
+hard = int(sys.argv[3])
+resource.setrlimit(resource.RLIMIT_DATA, (hard, hard))
+from a13n_harness.environment.facts import collect_git_status
+status = collect_git_status(sys.argv[2])
+print(json.dumps(None if status is None else status.branch))
+"""
+
+
+@pytest.mark.parametrize("below", [1, 2**20, 256 * 2**20])
+def test_git_runs_bounded_under_a_lower_hard_memory_limit_of_the_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, below: int
+) -> None:
+    """A caller already held to a data limit below ``GIT_MEMORY_LIMIT_BYTES`` (a CI job's
+    cgroup-less ulimit) cannot raise it: git runs at the caller's own hard limit, and the fact
+    is known. A limit set above it makes the child fail before git starts (unknown)."""
+    real_git = shutil.which("git")
+    assert real_git is not None
+    box = _new_box(tmp_path / "box")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    marks = tmp_path / "limits"
+    wrapper = bin_dir / "git"
+    wrapper.write_text(f'#!/bin/sh\nulimit -d >> "{marks}"\nexec "{real_git}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    hard = (GIT_MEMORY_LIMIT_BYTES - below) // 1024 * 1024  # ulimit -d reports KiB
+    # Under a CPU budget, not a wall-clock timeout: a busy machine must not fail the test.
+    result = bounded([sys.executable, "-c", _LOWER_HARD_PROBE, str(CORE), str(box.repo), str(hard)])
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == "main", result.stderr
+    assert set(marks.read_text().split()) == {str(hard // 1024)}
+
+
+@pytest.mark.parametrize(
+    "name", ["refs/heads/main", "refs/remotes/origin/main", "refs/heads/topic/feature"]
+)
+def test_a_loose_ref_that_is_a_link_to_a_regular_file_is_not_followed(
+    tmp_path: Path, name: str
+) -> None:
+    """A loose ref linked to a regular file (anywhere: outside the checkout too) is a link
+    all the same: git is not given what it names, and the fact is unknown. Only a link to a
+    device was tried before, which the regular-file check refuses on its own."""
+    box = _new_box(tmp_path)
+    clone = _clone_with_upstream(box)
+    assert collect_git_status(clone) is not None
+    target = clone / ".git" / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    head = box.git(clone, "rev-parse", "HEAD")
+    elsewhere = tmp_path / "elsewhere-ref"
+    elsewhere.write_bytes(head)
+    if target.exists() or target.is_symlink():
+        target.unlink()
+    target.symlink_to(elsewhere)
+    assert collect_git_status(clone) is None
+    # Control: the same bytes as a regular file are an ordinary ref.
+    target.unlink()
+    target.write_bytes(head)
+    assert collect_git_status(clone) is not None
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "content"),
+    [
+        ("core.excludesFile", "evil", "*.txt\n"),
+        ("core.excludesFile", "x", "*\n"),
+        ("core.attributesFile", "evil", "*.txt filter=evil\n"),
+    ],
+)
+def test_a_carried_key_with_a_short_relative_file_value_changes_nothing(
+    tmp_path: Path, key: str, value: str, content: str
+) -> None:
+    """A value short and plain enough to pass as inert (``evil``) that names a file of the
+    checkout: the key is not carried into git's configuration, so the file is not read (the
+    untracked count is the same as without the key). An absolute path, the only form tried
+    before, is refused by the value filter whatever the key."""
+    box = _new_box(tmp_path)
+    for name in ("one.txt", "two.txt"):
+        (box.repo / name).write_text(name)
+    (box.repo / value).write_text(content)
+    baseline = collect_git_status(box.repo)
+    assert baseline is not None
+    assert baseline.untracked == 3
+    box.config((key, value))
+    assert collect_git_status(box.repo) == baseline
+    assert not box.canary.exists()
+
+
 # ------------------------------------------- links inside .git that leave the checkout
 
 
@@ -1135,3 +1228,33 @@ def test_a_loose_object_or_pack_file_linked_outside(tmp_path: Path) -> None:
         name = path.relative_to(gitdir).as_posix()
         with _moved_behind_link(gitdir, name, box.root / "out" / path.name):
             assert collect_git_status(clone) is None, name
+
+
+def test_no_file_of_a_linked_worktrees_git_directory_is_read_through_a_link_that_leaves(
+    tmp_path: Path,
+) -> None:
+    """The per-worktree git directory (``.git/worktrees/<name>``: ``HEAD``, ``index``,
+    ``commondir``, ``gitdir``) and the ``.git`` file of the worktree, each in turn moved
+    out behind a link: the same facts whether the outside path exists or not, unknown or
+    the worktree's own."""
+    box = _new_box(tmp_path)
+    worktree = box.root / "wt"
+    box.git(box.repo, "worktree", "add", "-q", "-b", "topic", str(worktree))
+    (worktree / "u").write_text("u")
+    clean = collect_git_status(worktree)
+    assert clean == _plain_status(box, worktree)
+    gitdir = box.repo / ".git" / "worktrees" / "wt"
+    unknown = []
+    for name in _every_entry(gitdir):
+        away = box.root / "outside" / name
+        with _moved_behind_link(gitdir, name, away):
+            existing = collect_git_status(worktree)
+            os.rename(away, away.with_name(away.name + ".gone"))
+            missing = collect_git_status(worktree)
+            os.rename(away.with_name(away.name + ".gone"), away)
+        assert existing == missing, name
+        assert existing in (None, clean), name
+        if existing is None:
+            unknown.append(name)
+    for name in ("HEAD", "commondir", "index"):
+        assert name in unknown, name

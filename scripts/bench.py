@@ -7,7 +7,7 @@ a reference timed alongside (interleaved rounds, medians) mean more.
     python scripts/bench.py render     # one section (render, parse, parse-growth,
                                        # manifest-growth, scan, scan-growth, tokens, counted,
                                        # compact, cli, cli-instructions,
-                                       # lint-growth, lint-peers)
+                                       # lint-growth, lint-peers, config-growth)
 
 ``lint-peers`` lints the largest of the seven published repositories (K-Dense-AI's
 claude-scientific-skills, 134 skills) from ``A13N_BENCH_REPOS`` (default
@@ -831,6 +831,94 @@ LINT_FENCED_BODIES = {
 }
 
 
+# ------------------------------------------------------------- lint's configuration
+
+# TOML a pull request may write into lint's configuration, each as far as the guard lets
+# it (a key of 32 parts, nesting 32 deep, 128 digits): tomllib's quadratic and recursive
+# shapes stop at the guard, and these are what it parses in their place.
+CONFIG_SHAPES = {
+    "keys of 32 parts": lambda i: "a." * 31 + f"k{i} = 1\n",
+    "headers of 32 parts": lambda i: "[" + "a." * 31 + f"t{i}]\nx = 1\n",
+    "arrays nested 32 deep": lambda i: f"x{i} = " + "[" * 32 + "]" * 32 + "\n",
+    "integers of 128 digits": lambda i: f"x{i} = " + "7" * 128 + "\n",
+    "strings of escapes": lambda i: f'x{i} = "' + "\\u0041\\n" * 8 + '"\n',
+    "multi-line strings of quotes": lambda i: f'x{i} = """' + '""\\"' * 8 + '"""\n',
+    "per-path ignores": lambda i: f'"skills/s{i}/*" = ["skill_field_unknown"]\n',
+}
+# Globs, each one pattern of the shape repeated (fnmatch looked for the "]" of every
+# unclosed "[" to the end of the pattern: 8,000 characters took 2.3 s).
+GLOB_SHAPES = ("[", "[!", "[a", "*[a]", "*a", "?", "[a-z]*")
+
+
+def _config_document(line: Callable[[int], str], size: int) -> bytes:
+    lines = ["[lint.per-path-ignores]\n"] if line is CONFIG_SHAPES["per-path ignores"] else []
+    total = 0
+    index = 0
+    while total < size:
+        text = line(index)
+        lines.append(text)
+        total += len(text)
+        index += 1
+    return "".join(lines).encode()
+
+
+def bench_config_growth() -> None:
+    """lint's configuration: CPU time per byte of the parser (guard and tomllib), of one glob
+    compiled and matched, and of per-path ignores (patterns and findings both grown) at
+    1x, 4x, 16x (<= 1.5x). 1x is 16 KiB, 16x 256 KiB, below the 1 MiB bound."""
+    from a13n_harness.cli._glob import compile_glob  # noqa: PLC0415
+    from a13n_harness.cli._lint_config import (  # noqa: PLC0415
+        ConfigProblem,
+        LintConfig,
+        parse_config,
+    )
+
+    def parse(data: bytes) -> Callable[[], object]:
+        def run() -> object:
+            try:
+                return parse_config(data, "c.toml", "/")
+            except ConfigProblem as problem:
+                return problem
+
+        return run
+
+    base = 16 * 1024
+    for label, line in CONFIG_SHAPES.items():
+        documents = {scale: _config_document(line, base * scale) for scale in (1, 4, 16)}
+        growth(f"config growth: {label}", documents, parse)
+
+    def glob(data: bytes) -> Callable[[], object]:
+        pattern = data.decode()
+        return lambda: compile_glob(pattern).matches("skills/a/b/SKILL.md")
+
+    for unit in GLOB_SHAPES:
+        documents = {scale: (unit * (base * scale // len(unit))).encode() for scale in (1, 4, 16)}
+        growth(f"glob growth: a pattern of {unit!r}", documents, glob)
+
+    def ignores(data: bytes) -> Callable[[], object]:
+        count = data.count(b"\n")  # as many findings, each at its own path, as patterns
+
+        def run() -> object:
+            config = LintConfig(
+                base="/repo",
+                per_path_ignores=tuple(
+                    (f"skills/s{i}/*", frozenset({"skill_field_unknown"})) for i in range(count)
+                ),
+            )
+            return [
+                config.ignores_at("skill_field_unknown", f"/repo/skills/s{i}/SKILL.md")
+                for i in range(count)
+            ]
+
+        return run
+
+    documents = {
+        scale: _config_document(CONFIG_SHAPES["per-path ignores"], base * scale // 4)
+        for scale in (1, 4, 16)
+    }
+    growth("per-path ignores: patterns and findings both grown", documents, ignores)
+
+
 def _real_repos() -> Path | None:
     for candidate in (
         os.environ.get("A13N_BENCH_REPOS"),
@@ -906,6 +994,7 @@ SECTIONS = {
     "cli-instructions": bench_cli_instructions,
     "lint-growth": bench_lint_growth,
     "lint-peers": bench_lint_peers,
+    "config-growth": bench_config_growth,
 }
 
 

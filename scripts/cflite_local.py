@@ -57,6 +57,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.append(str(Path(__file__).resolve().parent))
 
 from _gate import process
+from _gate.steps import confirmed
 
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACT_KINDS = ("crash-", "timeout-", "oom-", "leak-", "slow-unit-")
@@ -266,15 +267,18 @@ def run_target(
         done = process.run(command, limits=process.Limits(600), cwd=scratch)
     output = done.output
     problems = []
-    for path in sorted(p for p in artifacts_in(artifacts) if p.stat().st_mtime >= started):
+    # A timeout input counts only when its replay alone overruns in CPU (steps.confirmed); one
+    # that does not still explains libFuzzer's exit code.
+    recent = sorted(p for p in artifacts_in(artifacts) if p.stat().st_mtime >= started)
+    for path in [p for p in recent if confirmed(root, target, p)]:
         shown = path.relative_to(root) if path.is_relative_to(root) else path
         problems.append(
             f"{target}: {path.name} ({path.stat().st_size} bytes); replay: "
             f"python fuzz/{target}.py {shown}  (packaged: {wrapper} {shown})"
         )
-    if done.exit_code != 0 and not problems:
+    if done.exit_code != 0 and not recent:
         problems.append(f"{target}: exit {done.exit_code} without an artifact")
-    if "Done" not in output and not problems:
+    if "Done" not in output and not recent:
         problems.append(f"{target}: libFuzzer did not finish its runs")
     tail = [
         line

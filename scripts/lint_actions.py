@@ -29,8 +29,9 @@ from typing import Any
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
-# Seconds for one tool run: each takes well under one on these few files.
-TOOL_DEADLINE = 120
+# No wall-clock limit of its own on a tool run (each takes well under a second on these few
+# files): the gate's step bounds this script and its tools by CPU time and progress
+# (scripts/_gate/process.py), so a busy machine slows it down and never fails it.
 
 
 def installed_tool(distribution: str, name: str) -> str | None:
@@ -77,7 +78,6 @@ def shellcheck_action(action: dict[str, Any], shellcheck: str) -> tuple[int, lis
                 [shellcheck, "--norc", "--shell", shell, "--format", "gcc", str(script)],
                 capture_output=True,
                 text=True,
-                timeout=TOOL_DEADLINE,
                 check=False,
             )
             checked += 1
@@ -121,7 +121,6 @@ def main(argv: list[str] | None = None) -> int:
         capture_output=True,
         text=True,
         cwd=root,
-        timeout=TOOL_DEADLINE,
         check=False,
     )
     problems = [line for line in run.stdout.splitlines() if line.strip()]

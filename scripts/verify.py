@@ -1,4 +1,4 @@
-"""The merge gate: every check the harness has, each with a deadline, kept evidence and a count.
+"""The merge gate: every check the harness has, each with a CPU budget, kept evidence and a count.
 
 ``python scripts/verify.py`` (quick, the CI default) runs lint and types
 (ruff, ruff format, mypy strict, import-linter, the GitHub workflow schema),
@@ -14,12 +14,17 @@ runs the properties and the corpus replay against the built wheel installed into
 environment (``scripts/wheel_env.py``, a step between the static steps and the checks), as
 users get it; ``--target source`` (the local default) against the tree's ``core/``.
 
-Each step runs in a subprocess with a deadline; it passes only when it exits 0
-*and* did a non-zero amount of work (tests, files, runs, conditions). A
-missing tool is a failed step that names it, never a skip; every tool is run
-through the interpreter the gate runs under (``python -m ruff``, or the console
-script in its bin folder), never found on PATH. Steps run two at a time
-(``--jobs``).
+Each step runs in a subprocess with a budget of CPU seconds for its whole
+process tree (``_gate/process.py``): a busy machine slows a step down but never
+fails it; the one wall-clock limit is a backstop for a step that makes no
+progress at all (its tree's CPU time grows by under one second in five
+minutes). A step passes only when it exits 0 *and* did a non-zero amount of
+work (tests, files, runs, conditions). A missing tool is a failed step that
+names it, never a skip; every tool is run through the interpreter the gate runs
+under (``python -m ruff``, or the console script in its bin folder), never
+found on PATH. Steps run two at a time (``--jobs``); the properties are one
+pytest-xdist run over ``--jobs`` workers (work stealing), the corpus replay a
+step of its own.
 
 Fail fast: the static steps (ruff check, ruff format, the workflow schema,
 import-linter, mypy) run first, the quickest first; once one fails nothing more
@@ -42,7 +47,8 @@ line (per-step wall and CPU seconds, the load average) to
 ``build/verify-history.jsonl``; ends with the line ``N passed, N failed``
 (``, N not run`` when the static steps ended the gate) and exits non-zero when
 any step failed. ``--only NAME`` (repeatable) runs just
-the steps whose name contains NAME and fails when that selects none.
+the steps whose name contains NAME and fails when that selects none; its report,
+JUnit file and logs go to ``build/only/``, so the last whole run's are kept.
 
 The steps are registered in ``scripts/_gate/steps.py``; the runner, the JUnit reader and
 the report writers are in ``scripts/_gate/`` too.

@@ -132,13 +132,15 @@ class Scratch:
             encoding="utf-8",
         )
 
-    def build(self, name: str) -> Path:
-        """A file the gate kept under the tree's ``build/``."""
-        return self.root / "build" / name
+    def build(self, name: str, *, only: bool = False) -> Path:
+        """A file the gate kept under the tree's ``build/`` (``build/only/`` for what an
+        ``--only`` run kept: its report, JUnit file and logs)."""
+        return self.root / "build" / ("only" if only else "") / name
 
-    def report(self) -> dict[str, Any]:
-        """The gate's ``build/verify-report.json``."""
-        data = json.loads(self.build("verify-report.json").read_text(encoding="utf-8"))
+    def report(self, *, only: bool = False) -> dict[str, Any]:
+        """The gate's ``build/verify-report.json`` (an ``--only`` run's: ``build/only/``)."""
+        path = self.build("verify-report.json", only=only)
+        data = json.loads(path.read_text(encoding="utf-8"))
         assert isinstance(data, dict)
         return data
 

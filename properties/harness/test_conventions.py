@@ -1,6 +1,7 @@
 """Tests say what they pin: no test name or docstring cites an issue number (a reader
-learns the rule, not the ticket that found the gap), and every registered pytest marker
-is used (``--strict-markers`` catches a typo, not a marker nobody applies)."""
+learns the rule, not the ticket that found the gap), every registered pytest marker
+is used (``--strict-markers`` catches a typo, not a marker nobody applies), and every test
+id is the same in every process (pytest-xdist's workers must collect the same tests)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-from harness.scratch import REPO
+from harness.scratch import REPO, Scratch
 
 FOLDERS = ("properties", "fuzz", "scripts")
 ISSUE = re.compile(r"(?<![a-z])issues?[ _#-]*\d", re.IGNORECASE)
@@ -65,3 +66,31 @@ def test_every_registered_marker_is_used() -> None:
     text = "\n".join(path.read_text(encoding="utf-8") for path in sources())
     unused = [marker for marker in markers if f"mark.{marker}" not in text]
     assert unused == []
+
+
+ADDRESS_IDS = """
+import pytest
+
+
+@pytest.mark.parametrize("value", [1, object()], ids=repr)
+def test_value(value: object) -> None:
+    pass
+"""
+
+
+def test_a_test_id_holding_a_memory_address_fails_the_collection(bare: Scratch) -> None:
+    """The suite's conftest refuses an id that differs between processes (``ids=repr`` of an
+    object without a repr of its own): under pytest-xdist the workers would collect different
+    tests. Control: the same module with ids of its own collects."""
+    properties = bare.root / "properties"
+    (properties / "conftest.py").write_text(
+        (REPO / "properties" / "conftest.py").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (properties / "test_ids.py").write_text(ADDRESS_IDS, encoding="utf-8")
+    refused = bare.pytest("--collect-only", "properties/test_ids.py")
+    assert refused.returncode == 4, refused.stdout + refused.stderr
+    assert "hold a memory address" in refused.stdout + refused.stderr
+    fixed = ADDRESS_IDS.replace("ids=repr", 'ids=["one", "object"]')
+    (properties / "test_ids.py").write_text(fixed, encoding="utf-8")
+    collected = bare.pytest("--collect-only", "properties/test_ids.py")
+    assert collected.returncode == 0, collected.stdout + collected.stderr

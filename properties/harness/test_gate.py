@@ -186,6 +186,10 @@ def test_junit_reader_counts_a_real_run_and_names_the_failed_tests(tmp_path: Pat
         "properties/test_sample.py::test_fails",
         "properties/test_sample.py::test_param[x[1]]",
     }
+    assert set(totals.passed) == {  # the skipped one neither
+        "properties/test_sample.py::test_passes",
+        "properties/test_sample.py::test_param[a b]",
+    }
     # The names are pytest's own node ids: selecting them reruns exactly those tests.
     rerun = scratch.pytest(*totals.failed, f"--junitxml={junit}")
     again = read_junit(junit, tmp_path)
@@ -260,10 +264,9 @@ def test_verifier_stops_a_hanging_run_and_its_subprocesses(bare: Scratch, tmp_pa
         name="900_hang",
     )
     pid_file = tmp_path / "hang.pid"
-    # Without the backstop the run sleeps 120 s; with it, 5 s without a CPU second stop it.
-    started = time.monotonic()
+    # Without the backstop the run sleeps 120 s and passes (a survivor, no "no progress");
+    # with it, 5 s without a CPU second stop it.
     result = bare.verify_mutants("--stall-seconds", "5", env={"HANG_PID_FILE": str(pid_file)})
-    assert time.monotonic() - started < 110, result.stdout
     assert result.returncode == 1, result.stdout
     assert "timeout" in result.stdout
     assert "no progress" in result.stdout

@@ -33,7 +33,7 @@ if str(REPO / "scripts") not in sys.path:
     sys.path.append(str(REPO / "scripts"))  # the gate's package, _gate
 
 from _gate.gate import STATIC, slug
-from _gate.steps import Plan, build_steps
+from _gate.steps import Plan, build_steps, confirmed
 
 SWALLOWING_TARGET = '''"""Any bytes are accepted (a broken target: it hides every crash)."""
 from a13n_harness.context.errors import DefinitionError
@@ -145,6 +145,40 @@ def test_control_kill_by_a_test_failing_on_the_clean_tree_too_fails_the_verifier
     assert "0 killed" in result.stdout
 
 
+def test_control_a_kill_the_properties_run_confirmed_is_not_run_again_unless_stale(
+    tree: Scratch,
+) -> None:
+    """A killing test that a run of the same tree's properties passed (its JUnit file, newer
+    than every source) is confirmed without a second run; a JUnit file older than a source
+    describes another tree and is not used: the kill is confirmed by running it again, and a
+    test failing on the clean tree is still caught."""
+    (tree.root / "properties" / "test_always_failing.py").write_text(
+        '"""Fails whatever the code does."""\n\n\ndef test_always_fails() -> None:\n'
+        "    assert False\n"
+    )
+    tree.mutant(
+        "def is_escaped(",
+        "# control\ndef is_escaped(",
+        ["properties/test_always_failing.py", "-k", "always"],
+    )
+    junit = tree.root / "build" / "properties.junit.xml"
+    junit.parent.mkdir(parents=True)
+    junit.write_text(
+        '<testsuites><testsuite tests="1" failures="0" errors="0" skipped="0">'
+        '<testcase classname="properties.test_always_failing" name="test_always_fails"/>'
+        "</testsuite></testsuites>\n"
+    )
+    trusted = tree.verify_mutants("--workers", "1", "--passed-in", str(junit))
+    assert trusted.returncode == 0, trusted.stdout
+    assert "'confirmed_by_the_properties': 1" in trusted.stdout
+    assert "'confirmed_tests': 0" in trusted.stdout
+    os.utime(junit, (1_000_000_000, 1_000_000_000))  # older than every source: another tree
+    stale = tree.verify_mutants("--workers", "1", "--passed-in", str(junit))
+    assert stale.returncode == 1, stale.stdout
+    assert "not used: " in stale.stdout
+    assert "fails on the clean tree too" in stale.stdout
+
+
 @pytest.mark.parametrize("only", ["properties (ci)"])
 def test_control_step_selecting_nothing_fails_the_gate(tree: Scratch, only: str) -> None:
     # The properties step finds only a test module that collects nothing.
@@ -153,7 +187,7 @@ def test_control_step_selecting_nothing_fails_the_gate(tree: Scratch, only: str)
     result = tree.gate("--only", only)
     assert result.returncode == 1, result.stdout
     assert result.stdout.strip().splitlines()[-1] == "0 passed, 1 failed"
-    (step,) = tree.report()["steps"]
+    (step,) = tree.report(only=True)["steps"]
     assert (step["status"], step["count"]) == ("failed", 0)
 
 
@@ -168,20 +202,33 @@ BARE_PATH = {"PATH": os.defpath}
 
 
 def test_control_planted_lint_error_fails_the_gate_with_its_evidence(tree: Scratch) -> None:
-    """The failing step prints which errors, keeps its whole log, a JUnit case and the rerun."""
+    """The failing step prints which errors, keeps its whole log, a JUnit case and the rerun;
+    run with ``--only``, it keeps them in ``build/only/`` and leaves the last whole run's
+    report, JUnit file and logs as they were."""
     plant_lint_error(tree)
+    whole = {"verify-report.json": '{"mode": "quick"}\n', "junit.xml": "<testsuites/>\n"}
+    whole["logs/ruff-check.log"] = "the whole run's log\n"
+    for name, text in whole.items():
+        tree.build(name).parent.mkdir(parents=True, exist_ok=True)
+        tree.build(name).write_text(text, encoding="utf-8")
     result = tree.gate("--only", "ruff check", env=BARE_PATH)
     assert result.returncode == 1, result.stdout
     assert "properties/planted.py:1:8: F401" in result.stdout
     assert "rerun: PYTHONPATH=core python -m ruff check --no-cache" in result.stdout
-    assert "F401" in tree.build("logs/ruff-check.log").read_text(encoding="utf-8")
-    junit = tree.build("junit.xml").read_text(encoding="utf-8")
+    log = tree.build("logs/ruff-check.log", only=True)
+    assert "F401" in log.read_text(encoding="utf-8")
+    junit = tree.build("junit.xml", only=True).read_text(encoding="utf-8")
     assert '<testcase classname="verify" name="ruff check"' in junit
     assert "<failure" in junit
     assert "F401" in junit
-    (step,) = tree.report()["steps"]
+    report = tree.report(only=True)
+    (step,) = report["steps"]
     assert (step["name"], step["status"]) == ("ruff check", "failed")
     assert "seconds" in step
+    assert report["only"] == ["ruff check"]
+    for name, text in whole.items():  # the whole run's evidence, untouched
+        assert tree.build(name).read_text(encoding="utf-8") == text, name
+    assert "report: build/only/verify-report.json" in result.stdout
 
 
 def test_control_planted_lint_error_ends_the_gate_before_the_checks_start(
@@ -227,7 +274,7 @@ def test_control_keep_going_runs_the_checks_after_a_static_failure(tree: Scratch
 def _gate_steps(tree: Scratch, *arguments: str) -> list[dict[str, Any]]:
     result = tree.gate(*arguments, env=BARE_PATH)
     assert result.returncode == 1, result.stdout
-    steps = tree.report()["steps"]
+    steps = tree.report(only="--only" in arguments)["steps"]
     assert isinstance(steps, list)
     return steps
 
@@ -272,7 +319,7 @@ def test_control_planted_fuzz_crash_fails_the_gate_and_keeps_the_input(tree: Scr
         f"replay: python fuzz/fuzz_planted.py build/fuzz-artifacts/fuzz_planted/{crashes[0].name}"
         in (result.stdout)
     )
-    assert "planted crash" in (root / "build" / "logs" / "fuzz-fuzz-planted.log").read_text()
+    assert "planted crash" in tree.build("logs/fuzz-fuzz-planted.log", only=True).read_text()
     assert not list((root / "corpus" / "fuzz_planted").glob("*[0-9a-f]" * 40))  # corpus untouched
 
 
@@ -350,3 +397,36 @@ def test_control_crashing_packaged_target_fails_the_local_clusterfuzzlite_run(
     assert len(problems) == 1
     assert "crash-0123" in problems[0]
     assert "replay: python fuzz/fuzz_x.py artifacts/fuzz_x/crash-0123" in problems[0]
+
+
+PLANTED_LOOP = PLANTED_CRASH.replace(
+    """    if data.startswith(b"boom"):
+        raise ValueError("planted crash")""",
+    """    while data.startswith(b"loop"):
+        pass""",
+)
+
+
+def test_control_a_timeout_input_is_a_finding_only_when_its_replay_overruns_in_cpu(
+    tree: Scratch,
+) -> None:
+    """libFuzzer's per-input timeout is wall time: an input a busy machine held past it is
+    replayed alone under a CPU budget. One that ends in time is renamed ``slow-machine-...``
+    and fails nothing; one that spends the budget (a real hang) stays a finding."""
+    root = tree.root
+    (root / "fuzz" / "fuzz_planted.py").write_text(PLANTED_LOOP)
+    assert "while data.startswith" in PLANTED_LOOP
+    artifacts = root / "build" / "fuzz-artifacts" / "fuzz_planted"
+    artifacts.mkdir(parents=True)
+    slow = artifacts / "timeout-0123"
+    slow.write_bytes(b"fine")
+    hang = artifacts / "timeout-4567"
+    hang.write_bytes(b"loop")
+    crash = artifacts / "crash-89ab"
+    crash.write_bytes(b"fine")
+    assert not confirmed(root, "fuzz_planted", slow, cpu_seconds=2)
+    assert not slow.exists()
+    assert (artifacts / "slow-machine-timeout-0123").read_bytes() == b"fine"
+    assert confirmed(root, "fuzz_planted", hang, cpu_seconds=2)
+    assert hang.exists()
+    assert confirmed(root, "fuzz_planted", crash, cpu_seconds=2)  # not a timeout: as found

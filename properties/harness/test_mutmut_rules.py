@@ -23,7 +23,21 @@ if str(REPO / "scripts") not in sys.path:
 # scripts/ is on the path only from the lines above (E402 below).
 from _gate.mutmut_killsets import compare_kill_sets  # noqa: E402
 from _gate.mutmut_mutants import judge, mutant_changes  # noqa: E402
-from _gate.mutmut_rules import message_only, message_slots  # noqa: E402
+from _gate.mutmut_rules import (  # noqa: E402
+    ARGUMENT,
+    BOUND,
+    FACTS,
+    FALLBACK,
+    GAP,
+    SIGN,
+    VALUE,
+    ZIP,
+    Fact,
+    fact_excuses,
+    message_only,
+    message_slots,
+    source_name,
+)
 from _gate.mutmut_run import (  # noqa: E402
     DESELECTED,
     TEST_OVER_BUDGET,
@@ -365,3 +379,169 @@ def test_the_first_pass_follows_the_load_and_the_recheck_is_always_longer() -> N
     assert rechecked_multiplier(6.0, 0.5, 2) == 12.0
     assert rechecked_multiplier(2.0, 9.0, 2) == 16.0
     assert rechecked_multiplier(8.0, 40.0, 2) == 16.0
+
+
+FACT_MODULE = """
+def scan(data: bytes, position: int, limit: int):
+    found = data.find(b"\\n", position, limit + 1)
+    if found < 0:
+        return -1
+    seen = False
+    best = -1
+    for a, b in zip(data, data[1:], strict=True):
+        if seen:
+            best = a
+        seen = a == b
+    line = mark.line or 1
+    index = event.mark.index if event.mark is not None else 0
+    note(1, position, "label")
+    probe(1)
+    probe(found)
+    return found if best >= 0 else -1
+"""
+FACTS_UNDER_TEST = (
+    Fact("encoder", "scan", GAP, "found", "a search from position 1 or later", high=0),
+    Fact("encoder", "scan", BOUND, "data.find", "the bound only stops early"),
+    Fact("encoder", "scan", SIGN, "", "the caller reads the sign"),
+    Fact("encoder", "scan", VALUE, "seen", "a truth value", values="falsy", first=True),
+    Fact("encoder", "scan", VALUE, "best", "compared with 0 only", values="negative", first=True),
+    Fact("encoder", "scan", ZIP, "", "data and data[1:] ... one length by construction"),
+    Fact("encoder", "scan", FALLBACK, "mark.line", "a mark's line is 1 or more"),
+    Fact("encoder", "scan", FALLBACK, "event.mark is not None", "every event has a mark"),
+    Fact("encoder", "scan", ARGUMENT, "note", "only the label is free", index=2),
+    Fact("encoder", "scan", ARGUMENT, "probe", "a sample call only", statement="probe(1)"),
+)
+
+
+def _fact_for(original: str, mutated: str, module: str = "encoder") -> str | None:
+    body = FACT_MODULE.lstrip()
+    assert original in body
+    fact = fact_excuses(
+        FACTS_UNDER_TEST, module, "x_scan", body, body.replace(original, mutated, 1)
+    )
+    return None if fact is None else fact.kind
+
+
+@pytest.mark.parametrize(
+    ("original", "mutated", "kind"),
+    [
+        ("if found < 0:", "if found <= 0:", GAP),  # differs only at 0, which found never is
+        ("if found < 0:", "if found < 1:", GAP),
+        ("best >= 0 else", "best > 0 else", None),  # best has no gap fact
+        ("limit + 1)", "limit + 2)", BOUND),
+        (", limit + 1)", ", None)", BOUND),
+        (", limit + 1)", ")", BOUND),
+        ("        return -1", "        return -2", SIGN),
+        ("else -1\n", "else -2\n", SIGN),
+        ("seen = False", "seen = None", VALUE),
+        ("best = -1", "best = -2", VALUE),
+        ("strict=True", "strict=False", ZIP),
+        (", strict=True", "", ZIP),
+        ("mark.line or 1", "mark.line or 2", FALLBACK),
+        ("else 0\n", "else 1\n", FALLBACK),
+        ("if event.mark is not None else", "if (event.mark is not None) or True else", FALLBACK),
+        ('"label")', '"XXlabelXX")', ARGUMENT),
+        ('"label")', "None)", ARGUMENT),
+        ("probe(1)", "probe(2)", ARGUMENT),
+        ("probe(1)", "probe(None)", ARGUMENT),
+    ],
+)
+def test_facts_excuse_what_their_kind_says_cannot_matter(
+    original: str, mutated: str, kind: str | None
+) -> None:
+    assert _fact_for(original, mutated) == kind
+
+
+@pytest.mark.parametrize(
+    ("original", "mutated"),
+    [
+        ("if found < 0:", "if found < -1:"),  # differs at -1, a miss: the gap is only 0
+        ("if found < 0:", "if found > 0:"),
+        ("if found < 0:", "if found <= 1:"),  # differs at 1
+        ("limit + 1)", "limit - 1)"),  # a smaller bound may stop before the newline
+        ("limit + 1)", "limit + 0)"),
+        ("position, limit", "position + 1, limit"),  # the start is not the bound
+        ("        return -1", "        return 1"),  # a miss read as a find
+        ("seen = False", "seen = True"),  # another truth value
+        ("seen = a == b", "seen = None"),  # not the first assignment
+        ("best = -1", "best = 0"),  # no longer negative
+        ("best = a", "best = -2"),  # not the first assignment
+        ("zip(data, data[1:]", "zip(data, data[2:]"),  # the iterables, not the flag
+        ("mark.line or 1", "mark.column or 1"),  # the tested value itself
+        ("if event.mark is not None else", "if event.mark is None else"),
+        ("else 0\n", "else 0 + index\n"),  # still the fallback: excused (kept as a check below)
+        ("note(1,", "note(2,"),  # another argument than the free one
+        ("note(1, position,", "note(1, position + 1,"),
+        ("probe(found)", "probe(None)"),  # the same callee, not the sample call
+    ],
+)
+def test_facts_negative_control_a_change_outside_the_fact_is_left_to_the_tests(
+    original: str, mutated: str
+) -> None:
+    kind = _fact_for(original, mutated)
+    if mutated == "else 0 + index\n":
+        assert kind == FALLBACK  # the else branch is never taken: whatever it computes
+    else:
+        assert kind is None
+
+
+def test_facts_hold_only_in_their_own_module_and_function() -> None:
+    body = FACT_MODULE.strip()
+    mutated = body.replace("if found < 0:", "if found <= 0:")
+    assert fact_excuses(FACTS_UNDER_TEST, "render", "x_scan", body, mutated) is None
+    assert fact_excuses(FACTS_UNDER_TEST, "encoder", "x_other", body, mutated) is None
+    # A package's modules share its facts (lint split into lint/...): encoder.part is encoder's.
+    assert fact_excuses(FACTS_UNDER_TEST, "encoder.part", "x_scan", body, mutated) is not None
+    assert fact_excuses(FACTS_UNDER_TEST, "encoder/part", "x_scan", body, mutated) is not None
+    assert fact_excuses(FACTS_UNDER_TEST, "encoders", "x_scan", body, mutated) is None
+    assert source_name("xǁ_Bodyǁ__init__") == "_Body.__init__"
+    assert source_name("x__scan_body") == "_scan_body"
+
+
+def _core_sources(module: str) -> str:
+    """The source of a core module, or of every module of a core package of that name."""
+    folder = REPO / "core" / "a13n_harness" / "context"
+    files = [folder / f"{module}.py", *sorted((folder / module).glob("*.py"))]
+    return "\n".join(path.read_text(encoding="utf-8") for path in files if path.is_file())
+
+
+def test_every_fact_names_a_function_that_holds_its_target() -> None:
+    """A fact cannot rot silently: its function exists in its module (or package) and holds
+    what the fact is about, and every fact has a reason."""
+    import ast  # noqa: PLC0415 - only here
+
+    for fact in FACTS:
+        assert fact.reason.strip(), fact
+        tree = ast.parse(_core_sources(fact.module))
+        owner, _, name = fact.function.rpartition(".")
+        scopes = (
+            [
+                node
+                for node in ast.walk(tree)
+                if isinstance(node, ast.ClassDef) and node.name == owner
+            ]
+            if owner
+            else [tree]
+        )
+        functions = [
+            node
+            for scope in scopes
+            for node in (scope.body if owner else ast.walk(scope))
+            if isinstance(node, ast.FunctionDef) and node.name == name
+        ]
+        assert functions, f"{fact.module}.{fact.function}: no such function"
+        if fact.target:
+            texts = {ast.unparse(node) for node in ast.walk(functions[0])}
+            assert fact.target in texts, f"{fact.function}: no {fact.target}"
+        if fact.kind == ZIP:
+            assert "zip(" in ast.unparse(functions[0]), fact
+
+
+def test_the_listing_stays_short() -> None:
+    """What a rule cannot say is listed one mutant a line; families are facts or rules."""
+    listed = [
+        line
+        for line in (REPO / "scripts" / "mutmut_equivalent.txt").read_text().splitlines()
+        if line.strip() and not line.startswith(("#", " "))
+    ]
+    assert len(listed) <= 60

@@ -1,6 +1,7 @@
 """The gate's shared pieces: used by ``verify.py``, ``verify_mutants.py`` and ``mutmut.py``.
 
-- ``process``: one subprocess runner with a deadline (the process group is killed at it).
+- ``process``: one subprocess runner with a CPU budget for its process tree and a backstop
+  for a tree that makes no progress (the process group and the tree are killed at either).
 - ``pytest_results``: pytest's exit codes and its JUnit XML, read without parsing its output.
 - ``warm``: a fork pool whose parent has pytest and Hypothesis imported, for short pytest runs.
 - ``defects``: the injected-defect verifier (``verify_mutants.py`` is its command line).

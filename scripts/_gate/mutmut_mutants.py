@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from _gate.mutmut_rules import message_only, message_slots
+from _gate.mutmut_rules import FACTS, fact_excuses, message_only, message_slots
 
 REPO = Path(__file__).resolve().parents[2]
 EQUIVALENT = Path(__file__).resolve().parents[1] / "mutmut_equivalent.txt"
@@ -68,7 +68,8 @@ def mutant_bodies(
 
 def message_mutants(scratch: Path, modules: list[str]) -> set[str]:
     """The mutants equivalent by rule: they change only a message argument, or a spelling the
-    language makes equal (``message_only`` with ``spellings``)."""
+    language makes equal (``message_only`` with ``spellings``), or what a fact of ``FACTS``
+    says cannot matter in its function (``fact_excuses``)."""
     found: set[str] = set()
     for module in modules:
         original = scratch / "src" / "a13n_harness" / "context" / f"{module}.py"
@@ -79,7 +80,10 @@ def message_mutants(scratch: Path, modules: list[str]) -> set[str]:
             before = "\n".join(variants.get("orig", []))
             for suffix, body in variants.items():
                 mutated = "\n".join(body)
-                if suffix != "orig" and message_only(before, mutated, slots, spellings=True):
+                if suffix != "orig" and (
+                    message_only(before, mutated, slots, spellings=True)
+                    or fact_excuses(FACTS, module, function, before, mutated) is not None
+                ):
                     found.add(f"{PACKAGE}.{module}.{function}__mutmut_{suffix}")
     return found
 

@@ -11,15 +11,17 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import secrets
 import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from _gate import process
 from _gate.gate import PREPARE, STATIC, Outcome, Step, relative, slug
 from _gate.report import read_json
 
@@ -121,13 +123,19 @@ def pytest_step(
     decides who runs what)."""
     junit = plan.logs / f"{slug(name)}.junit.xml"
     spread = ["-n", str(workers), "--dist", "worksteal"] if workers > 1 else []
+    env = {"HYPOTHESIS_PROFILE": profile}
+    if workers > 1:
+        # Every worker must collect the same tests in the same order: one hash seed for all of
+        # them (drawn per run, and shown in the rerun command), so a parametrization over a set
+        # cannot differ between workers.
+        env["PYTHONHASHSEED"] = str(secrets.randbelow(2**32 - 1) + 1)
     return Step(
         name,
         [plan.test_python, *PYTEST, *spread, *files, f"--junitxml={plan.shown(junit)}"],
         cpu_seconds,
         pytest_ran,
         "module:xdist" if workers > 1 else "module:hypothesis",
-        env={"HYPOTHESIS_PROFILE": profile},
+        env=env,
         junit=junit,
         estimate=estimate,
         cores=workers,
@@ -302,7 +310,10 @@ def injected_defects(plan: Plan) -> Iterator[Step]:
             plan.shown(summary),
             "--logs",
             plan.shown(plan.logs / "mutants"),
-            *(["--full"] if plan.full else []),
+            # The properties step's JUnit file: a killing test it passed is confirmed already
+            # (the properties start first, the longest step, and take the cores they have).
+            "--passed-in",
+            plan.shown(plan.logs / f"{slug(PROPERTIES_CI)}.junit.xml"),
         ],
         # CPU s: about 1 per defect and its confirmation; room for four times as many defects.
         900 if not plan.full else 3600,
@@ -310,6 +321,9 @@ def injected_defects(plan: Plan) -> Iterator[Step]:
         "module:pytest",
         estimate=120,  # the longest step on its two workers: it starts first
     )
+
+
+PROPERTIES_CI = "properties (ci)"
 
 
 def property_workers(plan: Plan) -> int:
@@ -325,7 +339,7 @@ def properties(plan: Plan) -> Iterator[Step]:
     workers = property_workers(plan)
     yield pytest_step(
         plan,
-        "properties (ci)",
+        PROPERTIES_CI,
         ["properties", "--ignore=properties/test_corpus.py"],
         # CPU s: about 340 for the suite on two cores; room for it to double.
         cpu_seconds=1200,
@@ -333,6 +347,33 @@ def properties(plan: Plan) -> Iterator[Step]:
         estimate=400 / workers,
         workers=workers,
     )
+
+
+# libFuzzer's -timeout (seconds per input) is wall time, so a busy machine can turn a healthy
+# input into a "timeout-" artifact. Such an input is a finding only when its replay alone (the
+# target run over that one file, uninstrumented) spends more than INPUT_CPU CPU seconds or
+# fails; otherwise it is renamed "slow-machine-..." and kept, but fails nothing.
+INPUT_CPU = 10
+SLOW_MACHINE = "slow-machine-"
+
+
+def confirmed(root: Path, target: str, path: Path, cpu_seconds: float = INPUT_CPU) -> bool:
+    """Whether the artifact ``path`` of ``target`` is a finding: any but a timeout is; a timeout
+    is when its replay spends its CPU budget, makes no progress or fails. An unconfirmed
+    timeout is renamed with the prefix :data:`SLOW_MACHINE` (not an artifact kind)."""
+    if not path.name.startswith("timeout-"):
+        return True
+    env = {**os.environ, "PYTHONPATH": str(root / "core")}
+    replay = process.run(
+        [sys.executable, f"fuzz/{target}.py", str(path)],
+        limits=process.Limits(cpu_seconds, stall_seconds=60),
+        cwd=root,
+        env=env,
+    )
+    if replay.stopped or replay.exit_code != 0:
+        return True
+    path.rename(path.with_name(SLOW_MACHINE + path.name))
+    return False
 
 
 def fuzz_artifacts(folder: Path) -> set[Path]:
@@ -343,7 +384,10 @@ def fuzz_artifacts(folder: Path) -> set[Path]:
 
 
 def fuzz_detail(outcome: Outcome) -> dict[str, Any]:
-    runs = last_int(r"Done (\d+) runs", outcome.output)
+    # "Done N runs" at a normal end; after a timeout libFuzzer prints only its final stats.
+    runs = last_int(r"Done (\d+) runs", outcome.output) or last_int(
+        r"stat::number_of_executed_units: (\d+)", outcome.output
+    )
     return {"runs": runs, "exec_per_second": last_int(r"exec/s: (\d+)", outcome.output)}
 
 
@@ -368,7 +412,9 @@ def fuzz_step(plan: Plan, target: str, seconds: int) -> Step:
 
     def check(outcome: Outcome) -> list[str]:
         found = sorted(
-            path for path in fuzz_artifacts(artifacts) if path.stat().st_mtime >= started[0]
+            path
+            for path in fuzz_artifacts(artifacts)
+            if path.stat().st_mtime >= started[0] and confirmed(root, target, path)
         )
         return [
             f"{path.name} ({path.stat().st_size} bytes); replay: "
@@ -385,6 +431,7 @@ def fuzz_step(plan: Plan, target: str, seconds: int) -> Step:
         f"-max_total_time={seconds}",
         "-max_len=8192",
         "-timeout=10",
+        "-timeout_exitcode=0",  # a timeout fails the step only once confirmed (INPUT_CPU)
         "-rss_limit_mb=2048",
         f"-artifact_prefix={plan.shown(artifacts)}/",
         "-print_final_stats=1",
@@ -440,18 +487,29 @@ def clusterfuzzlite(plan: Plan) -> Iterator[Step]:
 # not shorten its search. Four seconds reach every branch of the two-entry contracts.
 CONDITION_CPU = 4
 CONTRACTS = "properties/crosshair_contracts.py"
+# The full gate's contracts besides: every other public function of the pure core.
+CORE_CONTRACTS = "properties/crosshair_core.py"
 
 
-def crosshair_cpu(root: Path) -> float:
+def contract_files(plan: Plan) -> list[str]:
+    """The contract modules CrossHair checks: the core's rest too in ``--full``."""
+    return [CONTRACTS, *([CORE_CONTRACTS] if plan.full else [])]
+
+
+def crosshair_cpu(root: Path, files: tuple[str, ...] | list[str] = (CONTRACTS,)) -> float:
     """The CrossHair step's CPU budget: each condition's budget three times over (its
     functions' first analysis and the solver's start come on top of it), and a minute to start."""
-    path = root / CONTRACTS
-    conditions = path.read_text(encoding="utf-8").count("post:") if path.is_file() else 0
+    conditions = sum(
+        (root / name).read_text(encoding="utf-8").count("post:")
+        for name in files
+        if (root / name).is_file()
+    )
     return 60 + 3 * CONDITION_CPU * conditions
 
 
 @step
 def crosshair(plan: Plan) -> Iterator[Step]:
+    files = contract_files(plan)
     yield Step(
         "crosshair",
         [
@@ -462,14 +520,43 @@ def crosshair(plan: Plan) -> Iterator[Step]:
             "--analysis_kind=PEP316",
             f"--per_condition_timeout={CONDITION_CPU}",
             "--report_all",
-            CONTRACTS,
+            *files,
         ],
-        crosshair_cpu(plan.root),
+        crosshair_cpu(plan.root, files),
         # --report_all prints one line per postcondition analysed.
         lambda out: sum(1 for line in out.output.splitlines() if re.search(r":\d+: ", line)),
         "module:crosshair",
-        estimate=60,  # sixteen conditions, each runs to its 4 CPU s budget
+        # Sixteen conditions, each runs to its 4 CPU s budget; the full gate's others besides.
+        estimate=60 if not plan.full else 300,
     )
+
+
+SYMBOLIC = "properties/symbolic_properties.py"
+
+
+@step
+def symbolic_properties(plan: Plan) -> Iterator[Step]:
+    """The pure core's properties under the hypothesis-crosshair backend (``--full``): each
+    property has its CPU budget in properties/symbolic_properties.py, the step their sum."""
+    path = plan.root / SYMBOLIC
+    if not plan.full or not path.is_file():
+        return
+    spec = importlib.util.spec_from_file_location("symbolic_properties", path)
+    assert spec is not None
+    assert spec.loader is not None
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    ids = table.node_ids()
+    built = pytest_step(
+        plan,
+        "symbolic properties",
+        ids,
+        # CPU s: every property's own budget, and a minute to collect and start.
+        cpu_seconds=60 + sum(table.budget(node) for node in ids),
+        profile="crosshair",
+        estimate=600,
+    )
+    yield replace(built, tool="module:hypothesis_crosshair_provider")
 
 
 def mutmut_step(plan: Plan, name: str, arguments: list[str], summary: Path, **kw: Any) -> Step:

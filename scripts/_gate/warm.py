@@ -46,10 +46,14 @@ PRELOAD = (
     "json",
     "tiktoken",
     "xml.etree.ElementTree",
+    "jsonschema",  # lint's SARIF and CI tests: a fifth of a CPU second a run
 )
 # pytest would rewrite the asserts of Hypothesis's modules (a plugin's distribution) and warns
 # that it cannot, the parent having imported them; the tests' own asserts are still rewritten.
 QUIET = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
+# A fork runs one defect's few tests in one process: pytest-xdist's plugins would only cost
+# their import (a tenth of a CPU second a run).
+NO_XDIST = ("-p", "no:xdist", "-p", "no:xdist.looponfail")
 # How often the parent looks for finished forks (seconds); their CPU time is read every
 # process.SAMPLE_SECONDS.
 POLL = 0.02
@@ -154,7 +158,7 @@ def _child(job: Job, tree: Path, junit: Path) -> NoReturn:
         sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
         import pytest  # noqa: PLC0415 - preloaded by the parent: a dictionary lookup
 
-        code = int(pytest.main([*QUIET, *job.arguments, f"--junitxml={junit}"]))
+        code = int(pytest.main([*QUIET, *NO_XDIST, *job.arguments, f"--junitxml={junit}"]))
     except BaseException:  # a harness error is reported as pytest's internal error
         traceback.print_exc()
     finally:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from a13n_harness.context.errors import DefinitionError
+from a13n_harness.environment.operator import plain_fields
 
 if TYPE_CHECKING:  # annotations only
     from a13n_harness.capabilities.items import SkillDiagnostic
@@ -34,6 +35,9 @@ class BoundSkillCatalogItem:
     observed_generation: int
     disable_model_invocation: bool = False  # user-only: not in the model's catalog (§10)
 
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
+
 
 @dataclass(frozen=True, slots=True)
 class BoundSkillCatalog:
@@ -42,6 +46,9 @@ class BoundSkillCatalog:
     items: tuple[BoundSkillCatalogItem, ...]
     diagnostics: tuple[SkillDiagnostic, ...]
     roots: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
 
     def item(self, name: str) -> BoundSkillCatalogItem | None:
         """The item called ``name``, if any."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from a13n_harness._lazy import lazy_getattr
+from a13n_harness.environment.operator import plain_fields
 
 if TYPE_CHECKING:  # loaded on first use, see the end
     from a13n_harness.capabilities.bound import BoundSkillCatalog, BoundSkillCatalogItem
@@ -82,6 +83,9 @@ class SkillDiagnostic:
     line: int | None = None
     column: int | None = None
 
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
+
 
 @dataclass(frozen=True, slots=True)
 class SkillCatalogItem:
@@ -102,6 +106,9 @@ class SkillCatalogItem:
     # by the user only (docs/contract.md §10).
     disable_model_invocation: bool = False
 
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
+
     @property
     def directory(self) -> str:
         """The package directory (``path`` without ``/SKILL.md``)."""
@@ -114,6 +121,9 @@ class SkillScan:
 
     items: tuple[SkillCatalogItem, ...]
     diagnostics: tuple[SkillDiagnostic, ...]
+
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
 
 
 # The two names this module defined before the bound catalog moved to its own module.

@@ -29,9 +29,10 @@ from a13n_harness.capabilities.sources import (
     FileSkillSource,
     SkillsPolicy,
     check_materializers,
+    check_policy,
     check_sources,
 )
-from a13n_harness.context._checks import describe
+from a13n_harness.context._checks import describe, plain_str
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment.local import LocalFileOperator, run_in_place
 
@@ -70,9 +71,7 @@ class SkillManager:
             raise DefinitionError(
                 "skill_root_invalid", f"source ids must be unique: {ids}", reason="duplicate_source"
             )
-        if not isinstance(policy, SkillsPolicy):
-            raise DefinitionError("catalog_invalid", "policy must be SkillsPolicy", reason="policy")
-        self._policy = policy
+        self._policy = check_policy(policy)
         roots: list[str] = []
         for source in self._sources:
             for root in source.roots:
@@ -81,7 +80,7 @@ class SkillManager:
         self._roots = tuple(roots)
         self._materializers = check_materializers(materializers)
         for materializer in self._materializers:
-            if materializer.target_root not in self._roots:
+            if plain_str(materializer.target_root) not in self._roots:
                 raise DefinitionError(
                     "skill_materializer_root",
                     f"materializer {describe(materializer.materializer_id)} targets "

@@ -37,7 +37,14 @@ from typing import Any, TypeVar, overload
 from a13n_harness.capabilities.bindings import RunBindings, _selection
 from a13n_harness.capabilities.bound import BoundSkillCatalog
 from a13n_harness.capabilities.manager import SkillManager
-from a13n_harness.context._checks import describe, is_count, is_kind, plain_str, type_name
+from a13n_harness.context._checks import (
+    describe,
+    is_count,
+    is_kind,
+    plain_str,
+    plain_tuple,
+    type_name,
+)
 from a13n_harness.context.activation import (
     ActivationSource,
     SkillActivation,
@@ -61,6 +68,7 @@ from a13n_harness.environment import (
     FileOperator,
     FileStat,
 )
+from a13n_harness.environment.operator import plain_fields
 
 __all__ = ["BOUNDARY_KINDS", "ObservedFiles", "PreparedSkills", "SkillPath", "SkillsCapability"]
 
@@ -77,6 +85,9 @@ class SkillPath:
     name: str
     directory: EnvironmentPath
     document: EnvironmentPath
+
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
 
 
 class PreparedSkills:
@@ -109,6 +120,9 @@ class PreparedSkills:
         token_counter: TokenCounter | None = None,
         limits: FrontmatterLimits | None = None,
     ) -> None:
+        # A Host's subclasses as their plain values (a tuple's items read by the base type).
+        instructions = plain_str(instructions)  # type: ignore[assignment]
+        skill_paths = plain_tuple(skill_paths)  # type: ignore[assignment]
         if (
             not isinstance(instructions, str)
             or not isinstance(skill_paths, tuple)
@@ -166,8 +180,8 @@ class PreparedSkills:
 
     def observe_read(self, path: str | EnvironmentPath) -> bool:
         """Record a read of a selected SKILL.md; returns whether ``path`` was one."""
-        text: object = path.path if isinstance(path, EnvironmentPath) else path
-        if not isinstance(text, str):  # no selected SKILL.md has such a path
+        text: object = plain_str(path.path if is_kind(path, EnvironmentPath) else path)
+        if type(text) is not str:  # no selected SKILL.md has such a path
             return False
         name = self._documents.get(text)
         if name is None:

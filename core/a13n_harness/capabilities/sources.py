@@ -7,13 +7,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from a13n_harness.capabilities._protocols import SkillMaterializer, SkillSource
-from a13n_harness.context._checks import describe, is_count, plain_str, plain_tuple
+from a13n_harness.capabilities.verdicts import check_limits
+from a13n_harness.context._checks import describe, is_count, is_kind, plain_str, plain_tuple
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import FrontmatterLimits
 from a13n_harness.environment import is_canonical_path
+from a13n_harness.environment.errors import contained_error
+from a13n_harness.environment.operator import plain_sequence
 
 if TYPE_CHECKING:
-    from typing import Literal
+    from typing import Any, Literal
 
 __all__ = [
     "CHECKOUT_MAX_ENTRIES",
@@ -68,45 +71,80 @@ def check_sources(sources: object) -> tuple[SkillSource, ...]:
 
     Anything else is ``skill_root_invalid`` (reason ``source``): a Host's own
     :class:`SkillSource` is checked like :class:`FileSkillSource` checks itself.
+
+    What a Host hands over is taken as its exact built-in value: a ``list`` or ``tuple``
+    subclass is read by the base type, and each source's four properties are read once,
+    here; a source that is not a plain :class:`FileSkillSource` is kept as a
+    :class:`FileSkillSource` of the plain values they gave (``str`` subclasses as their
+    characters), so no later scan asks the Host's object again or meets a value that lies.
     """
-    if isinstance(sources, str | bytes) or not isinstance(sources, Sequence):
+    items = _sequence(sources)
+    if items is None:
         raise DefinitionError(
             "skill_root_invalid",
             f"sources must be a sequence, not {describe(sources)}",
             reason="source",
         )
-    for source in sources:
+    checked: list[SkillSource] = []
+    for source in items:
         try:
-            source_id = source.source_id
-            roots = source.roots
-            required = source.required
-            bound = source.max_entries_per_root
+            fields = (
+                source.source_id,
+                source.roots,
+                source.required,
+                source.max_entries_per_root,
+            )
         except Exception as error:
             raise DefinitionError(
                 "skill_root_invalid",
-                f"not a skill source: {describe(source)} ({error})",
+                f"not a skill source: {describe(source)} ({contained_error(error).message})",
                 reason="source",
             ) from None
-        if not isinstance(source_id, str) or not isinstance(roots, tuple):
+        source_id, roots = plain_str(fields[0]), plain_tuple(fields[1])
+        required, bound = fields[2], fields[3]
+        if type(source_id) is not str or type(roots) is not tuple:
             raise DefinitionError(
                 "skill_root_invalid", f"not a skill source: {describe(source)}", reason="source"
             )
-        for root in roots:
-            check_root(root)
+        plain_roots = tuple(check_root(root) for root in roots)
         if type(required) is not bool:
             raise DefinitionError("skill_root_invalid", "required must be a bool", reason="source")
         _positive(bound, "max_entries_per_root", "skill_root_invalid", "limit")
-    return tuple(sources)
+        if type(source) is FileSkillSource and (source_id, plain_roots) == (
+            source.source_id,
+            source.roots,
+        ):
+            checked.append(source)  # the library's own, built by its constructor
+            continue
+        kept = object.__new__(FileSkillSource)  # the values read, as they were checked here
+        for name, value in zip(
+            ("source_id", "roots", "required", "max_entries_per_root"),
+            (source_id, plain_roots, required, bound),
+            strict=True,
+        ):
+            object.__setattr__(kept, name, value)
+        checked.append(kept)
+    return tuple(checked)
+
+
+def _sequence(value: object) -> list[Any] | None:
+    """A Host's ``list`` or ``tuple`` (a subclass read by the base type) or another
+    sequence (the Host's own type, iterated) as a plain list; ``None`` for anything else."""
+    plain = plain_sequence(value)
+    if plain is None and not isinstance(value, str | bytes) and isinstance(value, Sequence):
+        plain = list(value)
+    return plain
 
 
 def check_materializers(materializers: object) -> tuple[SkillMaterializer, ...]:
     """``materializers`` as a tuple, each with a str id, a str target root and ``materialize``."""
-    if isinstance(materializers, str | bytes) or not isinstance(materializers, Sequence):
+    items = _sequence(materializers)
+    if items is None:
         raise DefinitionError(
             "skill_materializer_root",
             f"materializers must be a sequence, not {describe(materializers)}",
         )
-    for materializer in materializers:
+    for materializer in items:
         try:
             shape = (
                 materializer.materializer_id,
@@ -117,14 +155,14 @@ def check_materializers(materializers: object) -> tuple[SkillMaterializer, ...]:
             shape = None
         if (
             shape is None
-            or not isinstance(shape[0], str)
-            or not isinstance(shape[1], str)
+            or not isinstance(plain_str(shape[0]), str)
+            or not isinstance(plain_str(shape[1]), str)
             or not callable(shape[2])
         ):
             raise DefinitionError(
                 "skill_materializer_root", f"not a skill materializer: {describe(materializer)}"
             )
-    return tuple(materializers)
+    return tuple(items)  # each checked just above
 
 
 def _positive(value: object, what: str, code: str, reason: str) -> int:
@@ -139,6 +177,25 @@ def _one_of(value: object, allowed: tuple[str, ...]) -> bool:
     """Whether ``value`` is a plain ``str`` equal to one of ``allowed`` (its own ``__eq__``,
     which a Host's object may make answer anything, is never asked)."""
     return type(value) is str and value in allowed
+
+
+_POLICY_FIELDS = ("conflict", "max_skills", "invalid", "frontmatter", "mode")
+
+
+def check_policy(policy: object) -> SkillsPolicy:
+    """``policy`` if it is a :class:`SkillsPolicy` whose fields hold what its constructor
+    accepts, as plain values; one forged past the constructor (or a subclass) is checked
+    by building it again from its slots (a ``str`` subclass becomes its characters, an
+    ``int`` subclass or forged limits are ``catalog_invalid``, reason ``policy``)."""
+    if not is_kind(policy, SkillsPolicy):
+        raise DefinitionError("catalog_invalid", "policy must be SkillsPolicy", reason="policy")
+    fields = {name: SkillsPolicy.__dict__[name].__get__(policy) for name in _POLICY_FIELDS}
+    rebuilt = SkillsPolicy(**fields)
+    if type(policy) is SkillsPolicy and all(
+        getattr(rebuilt, name) is value for name, value in fields.items()
+    ):
+        return policy  # the library's own, built by its constructor
+    return rebuilt
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,10 +299,7 @@ class SkillsPolicy:
                 reason="policy",
             )
         _positive(self.max_skills, "max_skills", "catalog_invalid", "policy")
-        if not isinstance(self.frontmatter, FrontmatterLimits):
-            raise DefinitionError(
-                "catalog_invalid", "frontmatter must be FrontmatterLimits", reason="policy"
-            )
+        check_limits(self.frontmatter)  # also one forged past its constructor
 
     @classmethod
     def checkout(

@@ -18,6 +18,7 @@ from __future__ import annotations
 import _thread  # threading.Lock itself; the threading module is not needed (start-up)
 from collections import OrderedDict
 
+from a13n_harness.context._checks import plain_bytes
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
 from a13n_harness.context.frontmatter import (
     FrontmatterLimits,
@@ -138,6 +139,7 @@ def document_verdict(
         raise DefinitionError(
             "catalog_invalid", "limits must be FrontmatterLimits", reason="policy"
         )
+    data = plain_bytes(data)  # type: ignore[assignment]  # a Host's subclass: its bytes
     decisive = decisive_prefix(data, limit, limits.max_bytes)
     if decisive is None:
         return None

@@ -14,6 +14,8 @@
     a13n-skills render-manifest FILE [--budget-bytes N | --context-tokens N --reserve-tokens N
                                 | --budget-tokens N] [--tokenizer NAME] [--fit prefix|compact]
                                 [--environment]
+    a13n-skills mcp [WORKSPACE] [--root ROOT]... [--context-tokens N --reserve-tokens N |
+                    --budget-tokens N] [--tokenizer NAME|PATH] [--fit prefix|compact]
 
 Exit codes: 0 ok; 1 findings (``lint``), a ``DefinitionError`` or an
 operating-system error, reported as one line ``a13n-skills: <code>: <message>``
@@ -68,6 +70,7 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
     from a13n_harness.capabilities import SkillDiagnostic
+    from a13n_harness.cli._workspace import WalkProblem
     from a13n_harness.context.catalog import SkillCatalog
     from a13n_harness.context.errors import DefinitionError
     from a13n_harness.context.render import RenderedCatalog
@@ -203,6 +206,16 @@ def _warn_diagnostics(workspace: str, diagnostics: Sequence[SkillDiagnostic]) ->
         write_err(f"{PROGRAM}: warning: {where}: {diagnostic.code}: {diagnostic.message}")
 
 
+def _warn_walk(workspace: str, problems: Sequence[WalkProblem]) -> None:
+    """What ``--nested``'s walk could not check, one coded warning line each (never silent)."""
+    from a13n_harness.cli._output import PROGRAM, write_err
+    from a13n_harness.cli._workspace import shown_in
+
+    for problem in problems:
+        where = shown_in(workspace, problem.path)
+        write_err(f"{PROGRAM}: warning: {where}: {problem.code}: {problem.message}")
+
+
 def _warn_nothing(message: str) -> None:
     """The never-silent line of a scan that found no skill (§8)."""
     from a13n_harness.cli._output import PROGRAM, write_err
@@ -293,12 +306,24 @@ def _run_catalog(args: argparse.Namespace) -> int:
                     "reason": d.reason,
                 }
                 for d in found.scan.diagnostics
+            ]
+            + [
+                {
+                    "code": p.code,
+                    "column": None,
+                    "line": None,
+                    "message": p.message,
+                    "path": p.path.lstrip("/") or ".",
+                    "reason": p.reason,
+                }
+                for p in found.problems
             ],
         }
         write_out(json_text(document))
     else:
         write_out(rendered.text)
         _warn_diagnostics(args.workspace, found.scan.diagnostics)
+        _warn_walk(args.workspace, found.problems)
     if nothing is not None:
         _warn_nothing(nothing)
     write_err(_summary(rendered, args.tokenizer, getattr(args, "fit", "prefix")))
@@ -335,6 +360,7 @@ def _run_manifest(args: argparse.Namespace) -> int:
 
         replace_file(args.output, data)  # never through a link at args.output
     _warn_diagnostics(args.workspace, found.scan.diagnostics)
+    _warn_walk(args.workspace, found.problems)
     nothing = found.nothing_found()
     if nothing is not None:
         _warn_nothing(nothing)
@@ -350,23 +376,70 @@ def _run_manifest(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_lint(args: argparse.Namespace) -> int:
-    from a13n_harness.cli._lint import format_findings, run_lint
-    from a13n_harness.cli._output import Progress, write_out
+def _run_mcp(args: argparse.Namespace) -> int:
+    from a13n_harness.cli._workspace import check_workspace, namespace_root
 
-    result = run_lint(
-        args.paths,
-        args.root,
-        Progress(),
-        profile=args.profile,
-        config_file=args.config,
-        use_config=not args.no_config,
+    if args.budget_tokens is not None:
+        if args.tokenizer is None:
+            raise _UsageError("--budget-tokens needs --tokenizer (a budget in whose tokens?)")
+        if args.context_tokens is not None or args.reserve_tokens is not None:
+            raise _UsageError("--budget-tokens excludes --context-tokens and --reserve-tokens")
+    try:
+        from a13n_harness.cli import _mcp
+    except ImportError as error:  # the extra is missing: say which
+        raise _UsageError(
+            "the mcp command needs the mcp extra: pip install 'a13n-harness-skills[mcp]'"
+        ) from error
+    counter = None
+    if args.tokenizer is not None:
+        from a13n_harness.tokenizers import token_counter
+
+        counter = token_counter(args.tokenizer)
+    workspace = check_workspace(args.workspace)
+    state = _mcp.SkillsServer(
+        workspace,
+        roots=[namespace_root(workspace, root) for root in args.root],
+        context_tokens=args.context_tokens,
+        response_reserve_tokens=args.reserve_tokens,
+        token_counter=counter,
+        budget_tokens=args.budget_tokens,
+        fit=args.fit,
     )
+    _mcp.run(state)
+    return 0
+
+
+def _run_lint(args: argparse.Namespace) -> int:
+    """Every format is a whole document on stdout whatever happened, run-level problems
+    are also coded lines on stderr, and the exit code is 1 when the run failed."""
+    from a13n_harness.cli._lint import (
+        LintResult,
+        format_findings,
+        problem_finding,
+        run_lines,
+        run_lint,
+    )
+    from a13n_harness.cli._output import Progress, write_err, write_out
+    from a13n_harness.context.errors import DefinitionError
+
+    try:
+        result = run_lint(
+            args.paths,
+            args.root,
+            Progress(),
+            profile=args.profile,
+            config_file=args.config,
+            use_config=not args.no_config,
+        )
+    except (DefinitionError, OSError) as error:  # OutputError is not raised before the write
+        result = LintResult((problem_finding(".", error),), 0)
     write_out(format_findings(result, args.format, __version__))
     if args.sarif_output is not None:
         from a13n_harness.cli._sarif import write_sarif
 
         write_sarif(result, args.sarif_output, __version__)
+    for line in run_lines(result):
+        write_err(line)
     return 1 if result.failed else 0
 
 
@@ -411,7 +484,7 @@ def _add_budget(parser: argparse.ArgumentParser) -> None:
 def _add_tokenizer(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tokenizer",
-        metavar="NAME",
+        metavar="NAME|PATH",
         help="count the budget in this tokenizer's tokens instead of UTF-8 bytes: cl100k_base "
         "or o200k_base (needs the tokens extra: pip install 'a13n-harness-skills[tokens]'), or "
         "the path of an open model's Hugging Face tokenizer.json, with a / or ending in .json "
@@ -433,15 +506,15 @@ def _add_roots(parser: argparse.ArgumentParser, *, nested: bool = True) -> None:
         metavar="ROOT",
         help="a folder of skill folders inside the workspace, as a path relative to it "
         "(skills, ./skills/), a path inside it ($PWD/skills) or in its namespace "
-        "(/.agents/skills); repeatable, required when given. Default: .agents/skills, "
-        ".claude/skills and .github/skills, optional",
+        "(/.agents/skills); repeatable, required when given. Default: the skills folder of "
+        ".agents, .claude, .github, .gemini, .cursor and .codex, optional",
     )
     if nested:
         parser.add_argument(
             "--nested",
             action="store_true",
-            help="also scan .agents/skills, .claude/skills and .github/skills in subfolders "
-            "(up to four levels down; dependency and virtual-environment folders skipped)",
+            help="also scan the agents' skill folders (.agents/skills, .claude/skills, ...) "
+            "found in subfolders (up to 32 levels down; dependency folders skipped)",
         )
 
 
@@ -498,11 +571,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="check skills against the Agent Skills specification and more",
         description="Check every skill of each PATH (a SKILL.md, a skill folder or a workspace; "
         "default .) against the Agent Skills specification (agentskills.io/specification) and "
-        "this tool's rules (docs/rules.md). In a workspace without --root every folder of "
-        "skill folders is found by a bounded walk (skills/, skills/.curated, plugins/*/skills, "
-        "a top-level folder of skills, nested .agents/skills; .git, dependency and "
-        "virtual-environment folders skipped). Text lines read path:line:column: severity: "
-        "rule: message, then a summary; exit 1 when any error is found.",
+        "this tool's rules (docs/rules.md). In a workspace without --root a bounded walk finds "
+        "every skill an agent loads (.agents/skills, .claude/skills, .github/skills, "
+        ".gemini/skills, .cursor/skills, .codex/skills at any depth) and every folder of "
+        "skill folders (skills/, skills/.curated, plugins/*/skills, a top-level folder of "
+        "skills; .git and dependency folders skipped); what it cannot check is a finding. "
+        "Text lines read path:line:column: severity: rule: message, then a summary; "
+        "run-level problems go to stderr as a13n-skills: <code>: <message>; exit 1 when any "
+        "error is found.",
     )
     lint.add_argument("paths", nargs="*", metavar="PATH")
     _add_roots(lint, nested=False)
@@ -574,6 +650,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--environment", action="store_true", help="print the environment block first"
     )
     render.set_defaults(run=_run_render_manifest)
+
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve the workspace's skills over the Model Context Protocol (stdio)",
+        description="Serve WORKSPACE's certified skill catalog (a resource and a prompt) and the "
+        "tools activate_skill and read_skill_resource over stdio; a change of the checkout is "
+        "rescanned and announced. Needs the mcp extra: pip install 'a13n-harness-skills[mcp]'.",
+    )
+    mcp.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE")
+    _add_roots(mcp, nested=False)
+    window = mcp.add_argument_group("budget", "the catalog's window, as for catalog")
+    window.add_argument("--context-tokens", type=_count, metavar="N")
+    window.add_argument("--reserve-tokens", type=_count, metavar="N")
+    window.add_argument("--budget-tokens", type=_count, metavar="N")
+    mcp.add_argument("--fit", choices=("prefix", "compact"), default="prefix")
+    _add_tokenizer(mcp)
+    mcp.set_defaults(run=_run_mcp)
     return parser
 
 

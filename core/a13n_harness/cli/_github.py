@@ -1,7 +1,8 @@
 """``a13n-skills lint --format github``: one GitHub Actions workflow command per finding.
 
 ``::error file=F,line=L,col=C,title=RULE::MESSAGE`` (``warning`` for a warning,
-``notice`` for a note; a finding about the run, not a file, carries only ``title``).
+``notice`` for a note; a finding about the run carries ``file`` and ``line`` when its
+path is a file, as a configuration error does, and only ``title`` otherwise).
 Paths are relative to the repository root (``LintResult.root``), as GitHub resolves an
 annotation's ``file``. Escaping is GitHub's own (the runner's ``escapeData`` and
 ``escapeProperty``): ``%`` becomes ``%25``, CR ``%0D``, LF ``%0A``, and in a property
@@ -47,10 +48,20 @@ def shown_path(path: str, root: str | None) -> str:
     return absolute
 
 
+def located(finding: Finding) -> bool:
+    """Whether ``finding`` has a file and line to annotate: every finding about a file, a
+    configuration error (at its key, or at the configuration path that is no regular file),
+    and a finding about the run whose path is a file (a PATH that is another file); not one
+    about a folder or a path that does not exist (no skill, a missing PATH or root)."""
+    if not RULES[finding.rule].tool_level or finding.rule == "lint_config_invalid":
+        return True
+    return os.path.isfile(finding.path)
+
+
 def github_line(finding: Finding, root: str | None) -> str:
     """The workflow command of one finding."""
     properties = []
-    if not RULES[finding.rule].tool_level:
+    if located(finding):
         properties += [
             f"file={escape_property(shown_path(finding.path, root))}",
             f"line={finding.line}",

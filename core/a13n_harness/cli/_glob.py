@@ -13,8 +13,10 @@ without backtracking. Grammar (the language of ``fnmatchcase``, which
     any     = "?"                   # one character, "/" included
     class   = "[" ["!"] ["]"] (char but "]")* "]"
               # a set of characters: "!" first negates it, a "]" first is a member,
-              # "a-z" a range (a reversed range is no member), the high end of a range
-              # does not start another; a "[" with no "]" after it is the character "["
+              # "a-z" a range, the high end of a range does not start another; a "["
+              # with no "]" after it is the character "["
+    # One departure: a reversed range ("z-a") is no member, its ends neither; fnmatch
+    # rewrites the set without it, and what is left can begin with "!" and negate it.
     char    = any other character, itself
 
 Cost: compiling is linear in the pattern's length; matching a path of ``n`` characters
@@ -27,6 +29,7 @@ prefixes and suffixes, and only the patterns whose prefix and suffix fit it are 
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -50,15 +53,15 @@ class _Class:
         return found != self.negated
 
 
-# One character of a pattern: itself (a str), any character (None), or a set.
+# A piece of a pattern: characters that stand for themselves (a str, one or more), any
+# one character (None), or a set of characters.
 _Token = str | None | _Class
 
 
-class _Star:
-    """The token of a run of ``*``."""
-
-
-_STAR = _Star()
+# The characters that mean something outside a class; a run of others is one token.
+_SPECIAL = re.compile(r"[*?\[]")
+# Once no "]" is left, a "[" is a plain character too.
+_SPECIAL_WITHOUT_CLASSES = re.compile(r"[*?]")
 
 
 def _class(body: str, negated: bool) -> _Class:
@@ -66,14 +69,19 @@ def _class(body: str, negated: bool) -> _Class:
     ranges: list[tuple[str, str]] = []
     in_range: set[int] = set()
     last_dash = -3
-    for index in range(1, len(body) - 1):
-        if body[index] == "-" and index >= last_dash + 3:
-            last_dash = index
-            in_range.update((index - 1, index, index + 1))
-            low, high = body[index - 1], body[index + 1]
+    dash = body.find("-", 1)
+    while 0 < dash < len(body) - 1:
+        if dash >= last_dash + 3:
+            last_dash = dash
+            in_range.update((dash - 1, dash, dash + 1))
+            low, high = body[dash - 1], body[dash + 1]
             if low <= high:  # a reversed range matches nothing, its ends included
                 ranges.append((low, high))
-    members = frozenset(char for index, char in enumerate(body) if index not in in_range)
+        dash = body.find("-", dash + 1)
+    if in_range:
+        members = frozenset(char for index, char in enumerate(body) if index not in in_range)
+    else:
+        members = frozenset(body)
     ranges.sort()
     starts: list[str] = []
     ends: list[str] = []
@@ -86,55 +94,72 @@ def _class(body: str, negated: bool) -> _Class:
     return _Class(members, tuple(starts), tuple(ends), negated)
 
 
-def _tokens(pattern: str) -> list[_Token | _Star]:
-    """The pattern as tokens (a run of stars is one)."""
-    tokens: list[_Token | _Star] = []
+def _segments(pattern: str) -> list[list[_Token]]:
+    """The pattern's segments: what lies between its runs of stars, as tokens (a run of
+    plain characters is one str)."""
+    segments: list[list[_Token]] = [[]]
+    segment = segments[0]
+    classes: dict[tuple[str, bool], _Class] = {}  # one set per distinct spelling
     length = len(pattern)
     close = -1  # the next "]" at or after the last place searched (length: none)
     index = 0
+    search = _SPECIAL.search
     while index < length:
+        special = search(pattern, index)
+        stop = length if special is None else special.start()
+        if stop > index:
+            segment.append(pattern[index:stop])
+            index = stop
+            continue
         char = pattern[index]
         index += 1
         if char == "*":
-            if not tokens or tokens[-1] is not _STAR:
-                tokens.append(_STAR)
+            if segment or len(segments) == 1:  # a run of stars is one
+                segment = []
+                segments.append(segment)
         elif char == "?":
-            tokens.append(None)
-        elif char == "[":
+            segment.append(None)
+        else:  # "["
             negated = index < length and pattern[index] == "!"
             first = index + 1 if negated else index
-            search = first + 1 if first < length and pattern[first] == "]" else first
-            if close != length and close < search:
+            after = first + 1 if first < length and pattern[first] == "]" else first
+            if close != length and close < after:
                 # Searches start past the last "]" found, so no character is read twice.
-                found = pattern.find("]", search)
+                found = pattern.find("]", after)
                 close = length if found < 0 else found
             if close == length:
-                tokens.append("[")
+                segment.append("[")
+                search = _SPECIAL_WITHOUT_CLASSES.search
                 continue
-            tokens.append(_class(pattern[first:close], negated))
+            body = pattern[first:close]
+            made = classes.get((body, negated))
+            if made is None:
+                made = classes[body, negated] = _class(body, negated)
+            segment.append(made)
             index = close + 1
-        else:
-            tokens.append(char)
-    return tokens
+    return segments
 
 
 def _fits(segment: Sequence[_Token], text: str, at: int) -> bool:
     """Whether ``segment`` matches ``text`` at ``at`` (the caller checked it fits in)."""
-    for offset, token in enumerate(segment):
+    for token in segment:
         if token is None:
-            continue
-        char = text[at + offset]
-        if isinstance(token, str):
-            if token != char:
+            at += 1
+        elif isinstance(token, str):
+            if not text.startswith(token, at):
                 return False
-        elif char not in token:
-            return False
+            at += len(token)
+        else:
+            if text[at] not in token:
+                return False
+            at += 1
     return True
 
 
-def _find(segment: Sequence[_Token], text: str, start: int, end: int) -> int:
-    """The first place in ``text[start:end]`` where ``segment`` matches, else -1."""
-    for at in range(start, end - len(segment) + 1):
+def _find(segment: Sequence[_Token], size: int, text: str, start: int, end: int) -> int:
+    """The first place in ``text[start:end]`` where ``segment`` (``size`` characters)
+    matches, else -1."""
+    for at in range(start, end - size + 1):
         if _fits(segment, text, at):
             return at
     return -1
@@ -150,6 +175,7 @@ class Glob:
     starred: bool
     prefix: str  # the characters every match starts with
     suffix: str  # the characters every match ends with, after the prefix's
+    sizes: tuple[int, ...]  # characters each segment matches
     fixed: int  # characters every match consumes (the segments' lengths)
 
     @property
@@ -167,60 +193,55 @@ class Glob:
             return length == self.fixed and _fits(segments[0], text, 0)
         if length < self.fixed:
             return False
-        first, last = segments[0], segments[-1]
-        end = length - len(last)
-        if not (_fits(first, text, 0) and _fits(last, text, end)):
+        sizes = self.sizes
+        end = length - sizes[-1]
+        if not (_fits(segments[0], text, 0) and _fits(segments[-1], text, end)):
             return False
-        position = len(first)
+        position = sizes[0]
         for index in range(1, len(segments) - 1):
             literal = self.texts[index]
             if literal is not None:
                 found = text.find(literal, position, end)
             else:
-                found = _find(segments[index], text, position, end)
+                found = _find(segments[index], sizes[index], text, position, end)
             if found < 0:
                 return False
-            position = found + len(segments[index])
+            position = found + sizes[index]
         return True
 
 
 def compile_glob(pattern: str) -> Glob:
     """``pattern`` compiled (linear in its length); every string is a pattern."""
-    tokens = _tokens(pattern)
-    segments: list[list[_Token]] = [[]]
-    for token in tokens:
-        if isinstance(token, _Star):
-            segments.append([])
-        else:
-            segments[-1].append(token)
-    texts = tuple(
-        "".join(t for t in segment if isinstance(t, str))
-        if all(isinstance(t, str) for t in segment)
-        else None
-        for segment in segments
-    )
+    segments = _segments(pattern)
+    texts: list[str | None] = []
+    sizes: list[int] = []
+    for segment in segments:
+        plain = [token for token in segment if isinstance(token, str)]
+        texts.append("".join(plain) if len(plain) == len(segment) else None)
+        sizes.append(sum(map(len, plain)) + len(segment) - len(plain))
     starred = len(segments) > 1
-    prefix = _literal_run(tokens)
-    suffix = "" if not starred and texts[0] is not None else _literal_run(tokens[::-1])[::-1]
+    prefix = _plain_run(segments[0])
+    suffix = "" if not starred and texts[0] is not None else _plain_run(segments[-1], True)
     return Glob(
         pattern,
-        tuple(tuple(segment) for segment in segments),
-        texts,
+        tuple(map(tuple, segments)),
+        tuple(texts),
         starred,
         prefix,
         suffix,
-        sum(len(segment) for segment in segments),
+        tuple(sizes),
+        sum(sizes),
     )
 
 
-def _literal_run(tokens: Sequence[_Token | _Star]) -> str:
-    """The characters ``tokens`` start with."""
+def _plain_run(tokens: Sequence[_Token], backwards: bool = False) -> str:
+    """The plain characters ``tokens`` start with (``backwards``: end with)."""
     run: list[str] = []
-    for token in tokens:
+    for token in reversed(tokens) if backwards else tokens:
         if not isinstance(token, str):
             break
         run.append(token)
-    return "".join(run)
+    return "".join(reversed(run) if backwards else run)
 
 
 class GlobSet:

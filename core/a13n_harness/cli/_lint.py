@@ -40,20 +40,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager
-from a13n_harness.cli._github import github_lines
+from a13n_harness.cli._github import github_lines, located
 from a13n_harness.cli._lint_config import ConfigProblem, LintConfig, config_for, load_config
 from a13n_harness.cli._output import PROGRAM, Progress, json_text, safe_line
 from a13n_harness.cli._sarif import sarif_document
 from a13n_harness.cli._workspace import (
     DEFAULT_ROOTS,
+    LAYOUT_ROOTS,
     SOURCE_ID,
     WALK_DEPTH,
-    layout_roots,
+    WalkProblem,
+    as_given,
     policy_for,
     shown_in,
     translate_roots,
+    walk_workspace,
 )
 from a13n_harness.context.errors import DefinitionError, format_location
+from a13n_harness.context.frontmatter import parse_skill_document
 from a13n_harness.context.lint import (
     DEFAULT_PROFILE,
     DOCUMENT_MAX_BYTES,
@@ -81,21 +85,18 @@ __all__ = [
     "LintResult",
     "format_findings",
     "lint",
+    "run_level",
+    "run_lines",
     "run_lint",
 ]
 
-LINT_ROOTS = (
-    *DEFAULT_ROOTS,
-    "/skills",
-    "/skills/.curated",
-    "/skills/.system",
-    "/skills/.experimental",
-)
-"""The conventional roots: an agent's (``/.agents/skills``, ``/.claude/skills``,
-``/.github/skills``), anthropics/skills' ``/skills`` and openai/skills'
-``/skills/.curated``, ``/skills/.system`` and ``/skills/.experimental``. The walk finds
-them like any other; overrides are reported across the ones it finds, and a folder
-without ``SKILL.md`` in one of them is a warning (elsewhere it is just a folder).
+LINT_ROOTS = (*DEFAULT_ROOTS, *LAYOUT_ROOTS)
+"""The conventional roots: the workspace's agent roots (``/.agents/skills``,
+``/.claude/skills``, ``/.github/skills``, ...), anthropics/skills' ``/skills`` and
+openai/skills' ``/skills/.curated``, ``/skills/.system`` and ``/skills/.experimental``.
+The walk finds them like any other; overrides are reported across the ones it finds, and
+a folder without ``SKILL.md`` in one of them (or in any agent root) is a warning
+(elsewhere it is just a folder).
 """
 
 JSON_FORMAT_VERSION = 1
@@ -158,32 +159,41 @@ class _Linter:
 
     # ---------------------------------------------------------------- one skill
 
-    async def skill(self, files: LocalFileOperator, document: str, shown: str, folder: str) -> None:
-        """Check the skill whose SKILL.md is ``document`` (an operator path of ``files``)."""
+    async def skill(
+        self, files: LocalFileOperator, document: str, shown: str, folder: str
+    ) -> tuple[str, int] | None:
+        """Check the skill whose SKILL.md is ``document`` (an operator path of ``files``);
+        its name as discovery reads it and the line of its ``name`` key, when it has one
+        and was not checked before."""
         host = os.path.join(files.root, document.lstrip("/"))
         key = os.path.realpath(host)
         if key in self.seen:
-            return
+            return None
         self.seen.add(key)
         self.skills += 1
         try:
             data = await files.read_bytes(document, DOCUMENT_MAX_BYTES + 1)
         except FilePermissionDenied as error:
             self.findings.append(_finding(shown, 1, 1, "skill_permission_denied", error.message))
-            return
+            return None
         except (FileUnsupported, NotADirectory, FileNotFound) as error:
             self.findings.append(_finding(shown, 1, 1, "skill_document_unsupported", error.message))
-            return
+            return None
         except DefinitionError as error:
             self.findings.append(_finding(shown, 1, 1, rule_for_error(error.code), error.message))
-            return
+            return None
         check = check_document(data, folder, self.profile)
         self.findings.extend(
             _finding(shown, issue.line, issue.column, issue.rule, issue.message)
             for issue in check.issues
         )
-        if not check.references:
-            return
+        named = _name_of(data)
+        if check.references:
+            await self._references(check.references, host, shown)
+        return named
+
+    async def _references(self, references: Sequence[Reference], host: str, shown: str) -> None:
+        """Resolve one skill's references (module docstring); ``host`` is its SKILL.md."""
         skill = os.path.realpath(os.path.dirname(host))
         parent = os.path.dirname(skill)
         if parent not in self.tops:
@@ -192,7 +202,7 @@ class _Linter:
         with BlockingLocalFileOperator(skill) as inside:
             resolver = _Resolver(inside, top, os.path.relpath(skill, top))
             try:
-                for reference in check.references:
+                for reference in references:
                     problem = await resolver.problem(reference)
                     if problem is not None:
                         rule, message = problem
@@ -210,6 +220,12 @@ class _Linter:
         with BlockingLocalFileOperator(path) as files:
             await self.skill(files, "/" + SKILL_FILE, shown, folder)
 
+    def _run_error(self, error: DefinitionError) -> None:
+        """A problem of the run (a ``--root`` that is not usable): a tool-level finding
+        naming the root as given."""
+        rule = rule_for_error(error.code)
+        self.findings.append(_finding(error.path or ".", 1, 1, rule, error.message))
+
     # ------------------------------------------------------------- a workspace
 
     async def workspace(self, workspace: str, roots: Sequence[str]) -> None:
@@ -223,21 +239,26 @@ class _Linter:
     async def _workspace(
         self, files: LocalFileOperator, workspace: str, roots: Sequence[str]
     ) -> None:
-        given = translate_roots(workspace, roots)
+        try:
+            given = translate_roots(workspace, roots)
+        except DefinitionError as error:
+            self._run_error(error)
+            return
         explicit = bool(given)
+        nested: tuple[tuple[str, str], ...] = ()
+        agent: tuple[str, ...] = ()
+        problems: tuple[WalkProblem, ...] = ()
         if explicit:
             chosen = tuple(given)
         else:
             self.progress.show(f"looking for skills in {workspace}")
-            try:
-                chosen = await layout_roots(files, LINT_ROOTS)
-            except DefinitionError as error:
-                self._scan_error(workspace, "/", error)
-                return
+            walk = await walk_workspace(files)
+            chosen = walk.lint_roots
+            nested, agent, problems = walk.nested, walk.agent_roots, walk.problems
         policy = policy_for("skip")
         before = self.skills
         failed = False
-        conventional = set(LINT_ROOTS) | set(chosen if explicit else ())
+        conventional = set(LINT_ROOTS) | set(agent) | set(chosen if explicit else ())
         for root in chosen:
             self.progress.show(f"linting {root}")
             first = len(self.findings)
@@ -245,20 +266,51 @@ class _Linter:
             try:
                 scan = await SkillManager([source], policy=policy).inspect(files=files)
             except DefinitionError as error:
-                self._scan_error(workspace, given.get(root, root), error)
+                if explicit:
+                    self._run_error(as_given(error, given))
+                else:
+                    self._scan_error(workspace, root, error)
                 failed = True
                 continue
             documents = {item.path: item.path for item in scan.items}
             for diagnostic in scan.diagnostics:
                 self._diagnostic(workspace, diagnostic, documents, root in conventional)
+            # Every SKILL.md of the root, whatever precedence or conflict policy kept.
+            documents.update((d, d) for d in await _documents_of(files, root))
+            names: dict[str, list[tuple[str, int]]] = {}
             for document in sorted(documents):
                 directory = posixpath.dirname(document)
                 folder = posixpath.basename(directory) or os.path.basename(
                     os.path.abspath(workspace)
                 )
-                await self.skill(files, document, shown_in(workspace, document), folder)
+                shown = shown_in(workspace, document)
+                named = await self.skill(files, document, shown, folder)
+                if named is not None:
+                    names.setdefault(named[0], []).append((shown, named[1]))
+            self._conflicts(names)
             # Within a root, findings in path order (the sort is stable: each file keeps its order).
             self.findings[first:] = sorted(self.findings[first:], key=lambda f: f.path)
+        for document, parent in nested:
+            shown = shown_in(workspace, document)
+            self.findings.append(
+                _finding(
+                    shown,
+                    1,
+                    1,
+                    "skill_nested",
+                    f"this SKILL.md is inside the skill folder {shown_in(workspace, parent)}; "
+                    "no agent discovers a skill there: move it to a skill root, or rename it "
+                    "if it is a file of that skill",
+                )
+            )
+            folder = posixpath.basename(posixpath.dirname(document))
+            await self.skill(files, document, shown, folder)
+        # What the walk could not check, unless a root's scan said it already.
+        said = {(f.path, f.rule) for f in self.findings}
+        for problem in problems:
+            shown = shown_in(workspace, problem.path)
+            if (shown, problem.code) not in said:
+                self.findings.append(_finding(shown, 1, 1, problem.code, problem.message))
         together = chosen if explicit else tuple(r for r in LINT_ROOTS if r in chosen)
         if not failed and len(together) > 1:
             self.progress.show("checking overrides across roots")
@@ -278,9 +330,11 @@ class _Linter:
                 looked = ", ".join(f"{typed.rstrip('/')}/" for typed in given.values())
             else:
                 looked = (
-                    f"every folder up to {WALK_DEPTH} levels down for folders of skill folders "
-                    "such as skills/, skills/.curated/, plugins/*/skills/, .agents/skills/ and "
-                    ".claude/skills/, skipping .git, dependency and virtual-environment folders"
+                    f"every folder up to {WALK_DEPTH} levels down for the agents' skill folders "
+                    "(.agents/skills, .claude/skills, .github/skills, .gemini/skills, "
+                    ".cursor/skills, .codex/skills) and folders of skill folders such as "
+                    "skills/, skills/.curated/ and plugins/*/skills/, skipping .git and "
+                    "dependency folders"
                 )
             self.findings.append(
                 _finding(
@@ -293,6 +347,25 @@ class _Linter:
                     "--root PATH",
                 )
             )
+
+    def _conflicts(self, names: dict[str, list[tuple[str, int]]]) -> None:
+        """Two packages of one name below one root: an error on each (discovery would keep
+        one of them, the gate checks and reports both)."""
+        for name, places in names.items():
+            if len(places) < 2:
+                continue
+            for shown, line in places:
+                others = ", ".join(other for other, _ in places if other != shown)
+                self.findings.append(
+                    _finding(
+                        shown,
+                        line,
+                        1,
+                        "skill_name_conflict",
+                        f"another skill of this root is also named {name!r}: {others}; "
+                        "an agent loads only one of them",
+                    )
+                )
 
     def _diagnostic(
         self,
@@ -307,6 +380,9 @@ class _Linter:
             documents[diagnostic.path] = diagnostic.path
             return
         if code != "skill_entry_skipped" or reason in _QUIET_REASONS:
+            return
+        if reason == "duplicate_name":
+            documents[diagnostic.path] = diagnostic.path  # checked; the conflict is an error
             return
         document = posixpath.join(diagnostic.path, SKILL_FILE)
         if reason in _UNSUPPORTED_REASONS:
@@ -335,6 +411,43 @@ class _Linter:
                 f"{error.message} ({error.reason})" if error.reason else error.message,
             )
         )
+
+
+def _name_of(data: bytes) -> tuple[str, int] | None:
+    """The skill's name as discovery reads it and the line of its ``name`` key (1 when not
+    found by a plain reading), or ``None`` when discovery would not take the document."""
+    try:
+        name = parse_skill_document(data).name
+    except DefinitionError:
+        return None
+    for number, line in enumerate(data.split(b"\n")[1:64], start=2):
+        if line.startswith(b"name:"):
+            return name, number
+    return name, 1
+
+
+async def _documents_of(files: LocalFileOperator, root: str) -> tuple[str, ...]:
+    """Every SKILL.md below ``root`` the way discovery lays packages out (the root itself,
+    each child folder that is not hidden), as regular files through the operator: the
+    documents a scan may keep out of its items (two routes, one name)."""
+    try:
+        listing = await files.list_directory(root)
+    except DefinitionError:
+        return ()  # the scan reported the root
+    found: list[str] = []
+    candidates = [root] + [
+        posixpath.join(root, entry.name)
+        for entry in listing
+        if not entry.name.startswith(".") and entry.kind in ("directory", "symlink")
+    ]
+    for folder in candidates:
+        document = posixpath.join(folder, SKILL_FILE)
+        try:
+            if (await files.stat(document)).kind == "file":
+                found.append(document)
+        except DefinitionError:
+            continue  # the scan reported the entry (or it is no package)
+    return tuple(found)
 
 
 def repository_top(path: str, workspace: str | None = None) -> str:
@@ -464,15 +577,32 @@ class _Resolver:
         return await _stat_finding(self.inside, "/" + reference.path, target, "the skill folder")
 
 
-def _classify(path: str) -> str:
-    """``skill`` for a SKILL.md or a folder holding one, ``workspace`` for another folder."""
+def _classify(path: str) -> str | Finding:
+    """``skill`` for a SKILL.md or a folder holding one, ``workspace`` for another folder,
+    or the run-level finding of a PATH that is neither (reported, and the others linted)."""
     if os.path.isdir(path):
         return "skill" if os.path.lexists(os.path.join(path, SKILL_FILE)) else "workspace"
     if not os.path.lexists(path):
-        raise FileNotFoundError(0, "no such file or directory", path)
+        return _finding(path, 1, 1, "path_not_found", "no such file or directory")
     if os.path.basename(path) != SKILL_FILE:
-        raise NotADirectoryError(0, "not a SKILL.md, a skill folder or a workspace", path)
+        return _finding(
+            path, 1, 1, "path_not_a_directory", "not a SKILL.md, a skill folder or a workspace"
+        )
     return "document"
+
+
+def problem_finding(path: str, error: DefinitionError | OSError) -> Finding:
+    """A failure that stopped the lint of ``path`` (an operator that cannot be opened, a
+    scan error): a finding, so the run still writes its whole document."""
+    if isinstance(error, DefinitionError):
+        where = error.path if error.path is not None else path
+        return _finding(where, 1, 1, rule_for_error(error.code), error.message)
+    rule = (
+        "skill_permission_denied"
+        if isinstance(error, PermissionError)
+        else ("skill_provider_failed")
+    )
+    return _finding(path, 1, 1, rule, error.strerror or str(error))
 
 
 def lint(
@@ -481,17 +611,24 @@ def lint(
     progress: Progress,
     profile: str = DEFAULT_PROFILE,
 ) -> LintResult:
-    """Lint every PATH (default ``.``) in order under ``profile``; see the module docstring."""
+    """Lint every PATH (default ``.``) in order under ``profile``; see the module docstring.
+    A PATH that cannot be linted is a run-level finding and the others are linted."""
     targets = [(path, _classify(path)) for path in (paths or ["."])]
 
     async def run() -> LintResult:
         linter = _Linter(progress, profile)
         for path, kind in targets:
-            if kind == "workspace":
-                await linter.workspace(path, roots)
-            else:
-                folder = (os.path.dirname(path) or ".") if kind == "document" else path
-                await linter.skill_folder(folder)
+            if isinstance(kind, Finding):
+                linter.findings.append(kind)
+                continue
+            try:
+                if kind == "workspace":
+                    await linter.workspace(path, roots)
+                else:
+                    folder = (os.path.dirname(path) or ".") if kind == "document" else path
+                    await linter.skill_folder(folder)
+            except (DefinitionError, OSError) as error:
+                linter.findings.append(problem_finding(path, error))
         return LintResult(tuple(linter.findings), linter.skills)
 
     try:
@@ -587,12 +724,37 @@ def summary(result: LintResult) -> str:
     )
 
 
+def run_level(finding: Finding) -> bool:
+    """Whether ``finding`` is about the run (no skill, a bad PATH, root or configuration),
+    not about a file: its message goes to stderr (:func:`run_lines`)."""
+    return RULES[finding.rule].tool_level
+
+
+def run_lines(result: LintResult) -> list[str]:
+    """The run-level findings as coded lines for stderr: ``a13n-skills: <code>: <where>:
+    <message>`` (contract §8: run-level messages on stderr, with their code)."""
+    lines = []
+    for f in result.findings:
+        if run_level(f):
+            where = (
+                f.path
+                if (f.line, f.column) == (1, 1)
+                else format_location(f.path, f.line, f.column)
+            )
+            lines.append(f"{PROGRAM}: {f.rule}: {where}: {f.message}")
+    return lines
+
+
 def _text(result: LintResult) -> str:
+    """Each finding with a file as one line, then the summary (which counts every finding);
+    a run-level finding without a file (no skill, a missing PATH or root) is on stderr
+    only (:func:`run_lines`)."""
     lines = [
         safe_line(
             f"{format_location(f.path, f.line, f.column)}: {f.severity}: {f.rule}: {f.message}"
         )
         for f in result.findings
+        if located(f)
     ]
     lines.append(summary(result))
     return "".join(line + "\n" for line in lines)

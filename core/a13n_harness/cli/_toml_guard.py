@@ -51,9 +51,9 @@ _TOKEN = re.compile(
     (?P<span>[^.\"'#\[\]{}\n]+)
     | (?P<dot>\.)
     | (?P<mlbasic>\"\"\")
-    | (?P<basic>\")
+    | (?P<basic>\"(?:[^\"\\\n]+|\\[^\n])*\"?)
     | (?P<mlliteral>''')
-    | (?P<literal>')
+    | (?P<literal>'[^'\n]*'?)
     | (?P<comment>\#[^\n]*)
     | (?P<open>[\[{])
     | (?P<close>[\]}])
@@ -62,11 +62,9 @@ _TOKEN = re.compile(
 )
 # What a span outside strings holds besides a key's parts and blanks: it ends a key.
 _NOT_KEY = re.compile(r"[^ \tA-Za-z0-9_-]")
-# The bodies of strings, as tomllib ends them (an escape is a backslash and one more
-# character: the rest of any valid escape holds no quote or backslash).
-_BASIC_BODY = re.compile(r'(?:[^"\\\n]+|\\[^\n])*')
+# Strings end where tomllib ends them: an escape is a backslash and one more character
+# (the rest of any valid escape holds no quote or backslash).
 _ML_BASIC_BODY = re.compile(r'(?:[^"\\]+|\\[\s\S]|"(?!""))*')
-_LITERAL_BODY = re.compile(r"[^'\n]*")
 # A run is tried from its first character only (the look-behind), so each is read once.
 _DIGITS = re.compile(rf"(?<![0-9_])[0-9_]{{{DIGITS_MAX + 1}}}")
 _KEY_RUN = frozenset({"span", "dot", "basic", "literal"})
@@ -88,13 +86,8 @@ def _end(pattern: re.Pattern[str], text: str, start: int) -> int:
 
 
 def _string_end(text: str, kind: str, start: int) -> int:
-    """Where the string whose opening delimiter ends at ``start`` ends (past its closing one)."""
-    if kind == "basic":
-        end = _end(_BASIC_BODY, text, start)
-        return end + 1 if text.startswith('"', end) else end
-    if kind == "literal":
-        end = _end(_LITERAL_BODY, text, start)
-        return end + 1 if text.startswith("'", end) else end
+    """Where the multi-line string whose opening delimiter ends at ``start`` ends (past its
+    closing delimiter and up to two more quotes, which belong to the string)."""
     if kind == "mlbasic":
         end = _end(_ML_BASIC_BODY, text, start)
         quote = '"'
@@ -107,7 +100,6 @@ def _string_end(text: str, kind: str, start: int) -> int:
             return len(text)
         end = found
     end += 3
-    # Up to two more quotes belong to the string (a closing run of four or five).
     for _ in range(2):
         if text.startswith(quote, end):
             end += 1
@@ -133,7 +125,7 @@ def check_toml(text: str) -> None:
             continue
         kind = token.lastgroup
         end = token.end()
-        if kind in ("basic", "literal", "mlbasic", "mlliteral"):
+        if kind in ("mlbasic", "mlliteral"):  # one-line strings are whole tokens
             end = _string_end(text, str(kind), end)
         elif kind == "span":
             long = _DIGITS.search(text, position, end)

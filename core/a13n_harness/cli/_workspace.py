@@ -8,22 +8,29 @@ commands show is relative to it: the root ``/.agents/skills`` is displayed as
 the way an agent whose working directory is the workspace would name them
 (Codex's pointer line reads "list .agents/skills/ and .claude/skills/").
 
-Roots (§8 "Roots and layouts"):
+Roots (§8 "What an agent loads", "Roots as typed", "What lint checks"):
 
-* ``catalog`` and ``manifest`` default to :data:`DEFAULT_ROOTS`, what an agent sees in a
-  checkout: ``.agents/skills`` (Codex, Copilot), ``.claude/skills`` (Claude Code,
-  Copilot) and ``.github/skills`` (GitHub Copilot's documented project location), all
-  optional. ``--nested`` adds the same three folders found in subfolders of a monorepo
-  (:func:`nested_roots`, at most :data:`NESTED_DEPTH` levels down).
-* ``lint`` with no ``--root`` finds every skill however the repository lays them out
-  (:func:`layout_roots`): a bounded walk of the workspace (at most :data:`WALK_DEPTH`
-  levels, :data:`WALK_ENTRIES` listed entries) whose roots are the folders holding
-  skill folders (``skills/``, ``skills/.curated``, ``plugins/*/skills``,
-  ``scientific-skills/``, a nested ``.agents/skills``); the workspace itself when it
-  holds ``SKILL.md`` or skill folders.
-* Every walk goes through the workspace's operator, descends only into directories
-  (never a symbolic link), and skips :data:`SKIPPED_FOLDERS` and any folder holding
-  ``pyvenv.cfg`` (a virtual environment): nothing outside the workspace is listed.
+* What an agent loads is one definition, :func:`walk_workspace`'s ``agent_roots``: the
+  ``skills`` folder of every agent folder (:data:`AGENT_FOLDERS`: ``.agents``, ``.claude``,
+  ``.github``, ``.gemini``, ``.cursor``, ``.codex``) at any depth of the workspace, up to
+  :data:`WALK_DEPTH` levels, reached through links that stay inside the workspace.
+* ``catalog`` and ``manifest`` default to :data:`DEFAULT_ROOTS`, the workspace's own
+  agent roots, all optional; ``--nested`` adds the agent roots the walk finds in
+  subfolders.
+* ``lint`` with no ``--root`` scans every agent root the walk finds, every folder holding
+  a skill folder (``skills/``, ``skills/.curated``, ``plugins/*/skills``,
+  ``scientific-skills/``; the workspace itself when it is a skill) and the
+  :data:`LAYOUT_ROOTS` it meets: a superset of what ``catalog --nested`` lists, on every
+  tree (``properties/test_lint_gate.py``).
+* The walk goes through the workspace's operator, descends only into directories (never
+  a symbolic link) and skips :data:`SKIPPED_FOLDERS`; a folder holding ``pyvenv.cfg`` (a
+  virtual environment) and what is below it hold no skill of the repository's, but their
+  agent folders are looked for like any other. An agent folder or its
+  ``skills`` may be a link: one that stays inside is followed (as discovery follows it),
+  one that leaves is a problem. Nothing is skipped silently: a folder that cannot be
+  listed, a link leaving the workspace at an agent root, an agent root that is not a
+  directory and the depth and entry bounds are :class:`WalkProblem` values, and a
+  ``SKILL.md`` below another skill's folder is listed in ``nested``.
 * ``--root`` is taken as users type it (:func:`namespace_root`).
 
 The scan is the library's (``SkillManager.inspect`` with :meth:`SkillsPolicy.checkout`,
@@ -38,6 +45,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from a13n_harness.capabilities import (
@@ -48,8 +56,10 @@ from a13n_harness.capabilities import (
     SkillsPolicy,
 )
 from a13n_harness.cli._output import Progress
+from a13n_harness.context._checks import has_lone_surrogate
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.errors import DefinitionError
+from a13n_harness.environment.errors import FileNotFound, FilePermissionDenied, NotADirectory
 from a13n_harness.environment.local import BlockingLocalFileOperator, run_blocking
 
 if TYPE_CHECKING:
@@ -57,11 +67,19 @@ if TYPE_CHECKING:
 
     from a13n_harness.environment import DirectoryEntry, LocalFileOperator
 
-DEFAULT_ROOTS = ("/.agents/skills", "/.claude/skills", "/.github/skills")
+AGENT_FOLDERS = (".agents", ".claude", ".github", ".gemini", ".cursor", ".codex")
+"""The folders whose ``skills`` subfolder an agent reads, as the platforms document them
+(docs/contract.md §8 cites each): ``.agents`` (Codex, GitHub Copilot, Gemini CLI, Cursor),
+``.claude`` (Claude Code, Copilot, Cursor), ``.github`` (Copilot), ``.gemini`` (Gemini CLI),
+``.cursor`` (Cursor) and ``.codex`` (Cursor's Codex compatibility). In this order a later
+root beats an earlier one of the same name (§7 precedence)."""
+
+DEFAULT_ROOTS = tuple(f"/{folder}/skills" for folder in AGENT_FOLDERS)
 """The roots ``catalog`` and ``manifest`` scan when no ``--root`` is given (all optional)."""
 
-AGENT_FOLDERS = (".agents", ".claude", ".github")
-"""The folders whose ``skills`` subfolder an agent reads (:data:`DEFAULT_ROOTS`)."""
+LAYOUT_ROOTS = ("/skills", "/skills/.curated", "/skills/.system", "/skills/.experimental")
+"""Authoring layouts lint treats as roots when the walk meets them: anthropics/skills'
+``/skills`` and openai/skills' ``/skills/.curated``, ``.system`` and ``.experimental``."""
 
 SOURCE_ID = "workspace"
 
@@ -86,13 +104,13 @@ SKIPPED_FOLDERS = frozenset(
 )
 """Folders a walk never enters: version control, dependencies, virtual environments, caches."""
 
-# 8 levels: plugins/NAME/skills/SKILL/ is 4, a monorepo's pkg/sub/.agents/skills/SKILL/ 5;
+# 32 levels: the deepest real checkouts (Java packages under src/main/java, generated code)
+# stay below 20 folder levels, and a path 32 folders deep is still short; a deeper chain
+# ends with a skill_root_overflow finding (a path of length n costs O(n) at each level).
+WALK_DEPTH = 32
 # 100,000 listed entries: a large monorepo's source tree (dependencies skipped) in about
-# a second, while a walk pointed at a huge tree ends with an error instead of crawling it.
-WALK_DEPTH = 8
+# a second, while a walk pointed at a huge tree ends with a finding instead of crawling it.
 WALK_ENTRIES = 100_000
-NESTED_DEPTH = 4
-"""``--nested``: ``.agents/skills`` in folders up to four levels below the workspace."""
 
 SKILL_FILE = "SKILL.md"
 
@@ -129,6 +147,31 @@ def _outside(given: str) -> DefinitionError:
     )
 
 
+def _below_logical(workspace: str, given: str) -> str | None:
+    """The part of the host path ``given`` below ``workspace`` when ``given`` spells the
+    workspace another way (``"$PWD/skills"`` in a directory entered through a symbolic
+    link: ``$PWD`` keeps the link, the workspace's own path does not), else ``None``.
+
+    The shortest leading part of ``given`` that is the workspace directory itself (same
+    device and inode) decides; nothing below it is looked at, so no link inside the
+    workspace is followed here."""
+    try:
+        here = os.stat(workspace)
+    except OSError:
+        return None
+    parts = given.split("/")
+    for cut in range(2, len(parts) + 1):
+        if parts[cut - 1] in ("", ".", ".."):
+            continue  # the spelling of a folder already tried, or one that climbs
+        try:
+            found = os.stat("/".join(parts[:cut]))
+        except (OSError, ValueError):
+            return None  # a prefix that does not exist: nothing longer does either
+        if (found.st_dev, found.st_ino) == (here.st_dev, here.st_ino):
+            return "/".join(parts[cut:])
+    return None
+
+
 def namespace_root(workspace: str, given: str) -> str:
     """The root ``given`` on the command line, in the workspace's namespace (``/...``).
 
@@ -155,6 +198,8 @@ def namespace_root(workspace: str, given: str) -> str:
             if given.startswith(base):
                 relative = given[len(base) :]
                 break
+        if relative is None:
+            relative = _below_logical(workspace, given)
     else:
         relative = given
     segments: list[str] = []
@@ -170,109 +215,247 @@ def namespace_root(workspace: str, given: str) -> str:
     return "/" + "/".join(segments)
 
 
-# ------------------------------------------------------------------------ the walks
+# ------------------------------------------------------------------------ the walk
 
 
-class _Walk:
-    """A bounded breadth-first walk of the workspace through its operator."""
+@dataclass(frozen=True, slots=True)
+class WalkProblem:
+    """A part of the workspace the walk could not check: reported, never skipped silently.
 
-    def __init__(self, files: LocalFileOperator, depth: int, entries: int) -> None:
-        self.files = files
-        self.depth = depth
-        self.budget = entries
+    ``code`` is a lint rule and scan error code: ``skill_root_overflow`` (the walk's
+    depth or entry bound, ``reason`` ``workspace_depth`` or ``workspace_walk``),
+    ``skill_permission_denied`` (a folder the operator refuses, or a link at an agent
+    root leaving the workspace, ``reason`` ``link_escapes``), ``skill_provider_failed``
+    (a listing that failed) or ``skill_entry_skipped`` (an agent root that is not a
+    directory). ``path`` is an operator path."""
 
-    async def listing(self, path: str) -> Sequence[DirectoryEntry] | None:
-        try:
-            listed = await self.files.list_directory(path)
-        except DefinitionError:
-            return None  # a folder the operator refuses is not walked (nothing outside is)
-        self.budget -= len(listed)
-        if self.budget < 0:
-            raise DefinitionError(
-                "skill_root_overflow",
-                f"the workspace walk listed more than {WALK_ENTRIES} entries; "
-                "name the skill roots with --root",
-                path=path,
-                reason="workspace_walk",
-            )
-        return sorted(listed, key=lambda entry: entry.name)
+    code: str
+    path: str
+    message: str
+    reason: str
 
 
-def _walked(entry: DirectoryEntry, listing: Sequence[DirectoryEntry]) -> bool:
-    del listing
-    return entry.kind == "directory" and entry.name not in SKIPPED_FOLDERS
+@dataclass(frozen=True, slots=True)
+class WorkspaceWalk:
+    """What one walk of the workspace found (:func:`walk_workspace`), every tuple in path order.
+
+    ``agent_roots``: every ``<agent folder>/skills`` directory (:data:`AGENT_FOLDERS`), the
+    workspace's own included, reached through links that stay inside. ``layout_roots``: every
+    folder holding a skill folder (``/`` when the workspace itself is a skill).
+    ``conventional``: the :data:`LAYOUT_ROOTS` the walk met. ``nested``: each ``SKILL.md``
+    below another skill's folder, with that folder. ``problems``: what could not be checked.
+    """
+
+    agent_roots: tuple[str, ...]
+    layout_roots: tuple[str, ...]
+    conventional: tuple[str, ...]
+    nested: tuple[tuple[str, str], ...]
+    problems: tuple[WalkProblem, ...]
+
+    @property
+    def lint_roots(self) -> tuple[str, ...]:
+        """Every root lint scans: agent roots, authoring layouts and conventional roots."""
+        return tuple(sorted({*self.agent_roots, *self.layout_roots, *self.conventional}))
 
 
 def _join(parent: str, name: str) -> str:
     return f"{parent.rstrip('/')}/{name}"
 
 
-async def layout_roots(
-    files: LocalFileOperator, conventional: Sequence[str] = ()
-) -> tuple[str, ...]:
-    """Every folder of the workspace that holds skill folders (module docstring), in path
-    order; ``/`` first when the workspace itself is a skill or holds skill folders. A
-    ``conventional`` root the walk meets is a root even when no skill folder shows in its
-    listing (its entries may be links, which the walk does not follow: discovery does)."""
-    walk = _Walk(files, WALK_DEPTH, WALK_ENTRIES)
-    roots: set[str] = set()
-    wanted = set(conventional)
-    level = ["/"]
-    for depth in range(WALK_DEPTH + 1):
-        following: list[str] = []
-        for folder in level:
-            listing = await walk.listing(folder)
-            if listing is None:
-                continue
-            names = {entry.name for entry in listing}
-            if folder in wanted:
-                roots.add(folder)
-            if SKILL_FILE in names and folder != "/":
-                parent = folder.rsplit("/", 1)[0] or "/"
-                roots.add(parent)
-                continue  # a skill folder's content is the skill's
-            if SKILL_FILE in names:
-                roots.add("/")
-            if "pyvenv.cfg" in names or depth == WALK_DEPTH:
-                continue
-            following.extend(
-                _join(folder, entry.name) for entry in listing if _walked(entry, listing)
-            )
-        level = following
-    return tuple(sorted(roots))
+def _problem(error: DefinitionError, path: str, what: str) -> WalkProblem:
+    if isinstance(error, FilePermissionDenied):
+        reason = error.reason or "permission_denied"
+        if reason == "link_escapes":
+            message = f"{what} is a symbolic link that leads out of the workspace; not followed"
+        else:
+            message = f"{what} cannot be read: {error.message}"
+        return WalkProblem("skill_permission_denied", path, message, reason)
+    return WalkProblem(
+        "skill_provider_failed", path, f"{what} cannot be read: {error.message}", "unreadable"
+    )
 
 
-async def nested_roots(files: LocalFileOperator) -> tuple[str, ...]:
-    """``.agents/skills``, ``.claude/skills`` and ``.github/skills`` folders in subfolders
-    of the workspace, at most :data:`NESTED_DEPTH` levels down, in path order (the
-    workspace's own are :data:`DEFAULT_ROOTS`)."""
-    walk = _Walk(files, NESTED_DEPTH, WALK_ENTRIES)
-    found: list[str] = []
-    level = [
-        _join("/", entry.name)
-        for entry in (await walk.listing("/") or ())
-        if _walked(entry, ()) and not entry.name.startswith(".")
-    ]
-    for depth in range(1, NESTED_DEPTH + 1):
-        following: list[str] = []
-        for folder in level:
-            listing = await walk.listing(folder)
-            if listing is None:
-                continue
-            for entry in listing:
-                if entry.name in AGENT_FOLDERS and entry.kind == "directory":
-                    inner = await walk.listing(_join(folder, entry.name))
-                    if any(e.name == "skills" and e.kind == "directory" for e in inner or ()):
-                        found.append(_join(_join(folder, entry.name), "skills"))
-            if "pyvenv.cfg" in {entry.name for entry in listing} or depth == NESTED_DEPTH:
-                continue
-            following.extend(
-                _join(folder, entry.name)
-                for entry in listing
-                if _walked(entry, listing) and not entry.name.startswith(".")
+_Place = tuple[str, "str | None", bool]
+
+
+class _Walk:
+    """One bounded breadth-first walk of the workspace through its operator."""
+
+    def __init__(self, files: LocalFileOperator, depth: int, entries: int) -> None:
+        self.files = files
+        self.depth = depth
+        self.entries = entries
+        self.budget = entries
+        self.agent_roots: set[str] = set()
+        self.layout_roots: set[str] = set()
+        self.conventional: set[str] = set()
+        self.nested: list[tuple[str, str]] = []
+        self.problems: list[WalkProblem] = []
+
+    async def listing(self, path: str) -> list[DirectoryEntry] | None:
+        """The entries of ``path`` in name order, or ``None`` (the problem recorded)."""
+        try:
+            listed = await self.files.list_directory(path)
+        except DefinitionError as error:
+            self.problems.append(_problem(error, path, f"the folder {display_path(path)}"))
+            return None
+        self.budget -= len(listed)
+        return sorted(listed, key=lambda entry: entry.name)
+
+    async def agent_root(self, root: str, linked: bool) -> bool:
+        """Whether ``root`` (``<folder>/.agents/skills`` ...) is a directory an agent reads.
+
+        Looked up through the operator, so a link that stays inside the workspace is
+        followed (as discovery follows it) and one that leaves it is a problem. ``linked``:
+        the agent folder is a link (one naming nothing is a problem too)."""
+        try:
+            found = await self.files.stat(root)
+        except (FileNotFound, NotADirectory):
+            if linked or await self._has_entry(root):
+                self.problems.append(
+                    WalkProblem(
+                        "skill_entry_skipped",
+                        root,
+                        f"the agent skill root {display_path(root)} is a link to nothing "
+                        "or to something that is not a directory; no agent loads skills "
+                        "from it",
+                        "not_a_directory",
+                    )
+                )
+            return False
+        except DefinitionError as error:
+            what = f"the agent skill root {display_path(root)}"
+            self.problems.append(_problem(error, root, what))
+            return False
+        if found.kind == "directory":
+            return True
+        self.problems.append(
+            WalkProblem(
+                "skill_entry_skipped",
+                root,
+                f"the agent skill root {display_path(root)} is not a directory ({found.kind}); "
+                "no agent loads skills from it",
+                "not_a_directory",
             )
-        level = following
-    return tuple(sorted(found))
+        )
+        return False
+
+    async def _has_entry(self, root: str) -> bool:
+        """Whether ``root``'s folder lists an entry named like ``root`` (a dangling link)."""
+        folder, name = root.rsplit("/", 1)
+        try:
+            listed = await self.files.list_directory(folder)
+        except DefinitionError:
+            return False
+        self.budget -= len(listed)
+        return any(entry.name == name for entry in listed)
+
+    async def run(self) -> WorkspaceWalk:
+        # (folder, the skill folder it is in or None, inside a virtual environment).
+        level: list[_Place] = [("/", None, False)]
+        for depth in range(self.depth + 1):
+            following: list[_Place] = []
+            for place in level:
+                if self.budget < 0:
+                    break
+                following.extend(await self.folder(*place))
+            if self.budget < 0:
+                self.problems.append(
+                    WalkProblem(
+                        "skill_root_overflow",
+                        "/",
+                        f"the workspace walk listed more than {self.entries} entries and "
+                        "stopped; what it did not reach is not checked: name the skill "
+                        "roots with --root",
+                        "workspace_walk",
+                    )
+                )
+                break
+            if depth == self.depth and following:
+                first = following[0][0]
+                self.problems.append(
+                    WalkProblem(
+                        "skill_root_overflow",
+                        first,
+                        f"the workspace walk stops {self.depth} levels down: "
+                        f"{len(following)} folder(s) below that depth (the first: "
+                        f"{display_path(first)}) are not checked; name the skill roots "
+                        "there with --root",
+                        "workspace_depth",
+                    )
+                )
+            level = following
+        return WorkspaceWalk(
+            tuple(sorted(self.agent_roots)),
+            tuple(sorted(self.layout_roots)),
+            tuple(sorted(self.conventional)),
+            tuple(sorted(self.nested)),
+            tuple(self.problems),
+        )
+
+    async def folder(self, folder: str, skill: str | None, venv: bool) -> list[_Place]:
+        """Look at one folder; return the folders to walk next."""
+        listing = await self.listing(folder)
+        if listing is None:
+            return []
+        # A root's entries are packages in their own right, whatever holds the root.
+        is_root = folder == "/" or folder in self.agent_roots or folder in LAYOUT_ROOTS
+        if is_root:
+            skill = None
+        if folder in self.agent_roots:
+            venv = False
+        if folder in LAYOUT_ROOTS and not venv:
+            self.conventional.add(folder)
+        names = {entry.name for entry in listing}
+        # A virtual environment (a folder holding pyvenv.cfg, and all below it) holds no
+        # skill of the repository's, but its agent folders are looked for like any other:
+        # an agent reads .agents/skills wherever it is.
+        venv = venv or "pyvenv.cfg" in names
+        if SKILL_FILE in names and not venv:
+            if skill is not None:
+                self.nested.append((_join(folder, SKILL_FILE), skill))
+            else:
+                self.layout_roots.add(folder.rsplit("/", 1)[0] or "/")
+                if not is_root:
+                    skill = folder  # what lies below is this skill's content
+        for entry in listing:
+            if entry.name in AGENT_FOLDERS and entry.kind in ("directory", "symlink"):
+                root = _join(_join(folder, entry.name), "skills")
+                if await self.agent_root(root, entry.kind == "symlink"):
+                    self.agent_roots.add(root)
+        following: list[_Place] = []
+        for entry in listing:
+            if entry.kind != "directory" or entry.name in SKIPPED_FOLDERS:
+                continue
+            path = _join(folder, entry.name)
+            if has_lone_surrogate(entry.name):
+                # No path of the operator can name it; discovery says the same of a
+                # package folder (reason name_not_unicode).
+                self.problems.append(
+                    WalkProblem(
+                        "skill_entry_skipped",
+                        path,
+                        "the folder's name is not valid Unicode; it is not walked",
+                        "name_not_unicode",
+                    )
+                )
+                continue
+            following.append((path, skill, venv))
+        return following
+
+
+async def walk_workspace(
+    files: LocalFileOperator, *, depth: int | None = None, entries: int | None = None
+) -> WorkspaceWalk:
+    """Walk the workspace once (module docstring): the one definition of what an agent
+    loads (:attr:`WorkspaceWalk.agent_roots`), shared by ``catalog --nested``, ``manifest
+    --nested`` and ``lint``, plus lint's authoring layouts. Never raises for the tree's
+    content: every folder it cannot check is a :class:`WalkProblem`."""
+    return await _Walk(
+        files,
+        WALK_DEPTH if depth is None else depth,
+        WALK_ENTRIES if entries is None else entries,
+    ).run()
 
 
 # ------------------------------------------------------------------------- the scan
@@ -285,7 +468,7 @@ class WorkspaceScan:
     about a millisecond, and nothing compares or prints a workspace scan.
     """
 
-    __slots__ = ("roots", "scan", "shown_roots", "workspace")
+    __slots__ = ("problems", "roots", "scan", "shown_roots", "workspace")
 
     def __init__(
         self,
@@ -293,11 +476,13 @@ class WorkspaceScan:
         scan: SkillScan,
         workspace: str = ".",
         shown_roots: tuple[str, ...] | None = None,
+        problems: tuple[WalkProblem, ...] = (),
     ) -> None:
         self.roots = roots
         self.scan = scan
         self.workspace = workspace
         self.shown_roots = shown_roots
+        self.problems = problems  # what ``--nested``'s walk could not check
 
     @property
     def display_roots(self) -> tuple[str, ...]:
@@ -325,7 +510,7 @@ class WorkspaceScan:
         return (
             f"no skills found in {self.workspace} (looked in {', '.join(looked)}){extra}; "
             "pass a folder of skill folders with --root PATH, or --nested for "
-            ".agents/skills and .claude/skills in subfolders"
+            "the same folders in subfolders"
         )
 
 
@@ -347,13 +532,17 @@ def source_for(roots: Sequence[str], *, required: bool | None = None) -> FileSki
     return FileSkillSource(SOURCE_ID, DEFAULT_ROOTS, required=False)
 
 
-def _as_given(error: DefinitionError, given: dict[str, str]) -> DefinitionError:
+def as_given(error: DefinitionError, given: dict[str, str]) -> DefinitionError:
     """``error`` naming the root as the user typed it, when it is about a ``--root``."""
     typed = given.get(error.path or "")
     if typed is None:
         return error
     message = f"--root {typed!r}: {error.message}"
     if error.code == "skill_root_missing" and typed.startswith("/"):
+        if os.path.exists(typed):
+            # The user's own argument names a folder of this machine outside WORKSPACE:
+            # say so (looking at the path they typed reads nothing of the checkout).
+            return _outside(typed)
         message += " in the workspace (a host path must be inside WORKSPACE)"
     return DefinitionError(
         error.code,
@@ -384,6 +573,7 @@ def scan_workspace(
     """Scan ``workspace`` (the operator's ``/``) once, every root in one source."""
     given = translate_roots(workspace, roots)
     manager_roots: tuple[str, ...]
+    problems: tuple[WalkProblem, ...] = ()
     with BlockingLocalFileOperator(check_workspace(workspace)) as files:
         if given:
             source = source_for(tuple(given))
@@ -394,9 +584,11 @@ def scan_workspace(
             if nested:
                 progress.show(f"looking for nested skill roots in {workspace}")
                 try:
-                    found = run_blocking(nested_roots(files))
+                    walk = run_blocking(walk_workspace(files))
                 finally:
                     progress.clear()
+                problems = walk.problems
+                found = tuple(root for root in walk.agent_roots if root not in DEFAULT_ROOTS)
                 if found:
                     sources.append(FileSkillSource("nested", found, required=False))
         manager_roots = tuple(root for s in sources for root in s.roots)
@@ -405,8 +597,11 @@ def scan_workspace(
         try:
             scan = run_blocking(manager.inspect(files=files))
         except DefinitionError as error:
-            raise _as_given(error, given) from None
+            raise as_given(error, given) from None
         finally:
             progress.clear()
     shown = tuple(given.values()) if given else None
-    return WorkspaceScan(manager_roots, scan, workspace, shown)
+    return WorkspaceScan(manager_roots, scan, workspace, shown, problems)
+
+
+_as_given = as_given  # the name the scan-agreement tests knew it by

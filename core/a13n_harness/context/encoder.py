@@ -3,45 +3,170 @@
 Every untrusted value that reaches model context goes through
 :func:`encode_value`. Its output cannot author a tag, an entity or a new
 line, and it shows the reader that a bidi control, a separator or an
-invisible format character (zero-width characters, the soft hyphen,
+invisible character (every default-ignorable code point: zero-width
+characters, the soft hyphen, variation selectors, Hangul fillers,
 interlinear annotation, tag characters) was there instead of silently
 dropping it: text a person cannot see must not reach a model unseen.
 
 Grammar of the encoded form (what :func:`decode_value` accepts)::
 
-    encoded   = *( plain / "&amp;" / "&lt;" / "&gt;" / "&#x" hex ";" )
+    encoded   = *( plain / joiner / "&amp;" / "&lt;" / "&gt;" / "&#x" hex ";" )
     plain     = any code point that is not "&", "<", ">" nor ESCAPED
-    hex       = uppercase hexadecimal of an ESCAPED code point, no leading zeros
+    joiner    = U+200D, U+FE0E or U+FE0F inside an emoji sequence (joins_emoji)
+    hex       = uppercase hexadecimal of an ESCAPED code point, no leading zeros,
+                and not a joiner inside an emoji sequence
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from functools import cache
 
 from a13n_harness.context._checks import is_kind, type_name
 from a13n_harness.context.errors import DefinitionError
 
-__all__ = ["ESCAPED_RANGES", "decode_value", "encode_value", "is_escaped"]
+__all__ = [
+    "ESCAPED_RANGES",
+    "decode_value",
+    "encode_value",
+    "is_escaped",
+    "joins_emoji",
+    "printable_escaped",
+]
 
 ESCAPED_RANGES: tuple[tuple[int, int], ...] = (
     (0x0000, 0x001F),  # C0 controls: new lines, tabs, escape sequences
     (0x007F, 0x009F),  # DEL and C1 controls, U+0085 NEXT LINE among them
     (0x00AD, 0x00AD),  # SOFT HYPHEN: invisible unless a line breaks there
+    (0x034F, 0x034F),  # COMBINING GRAPHEME JOINER
     (0x061C, 0x061C),  # ARABIC LETTER MARK, a bidi control
-    (0x180E, 0x180E),  # MONGOLIAN VOWEL SEPARATOR, zero width
-    (0x200B, 0x200F),  # ZWSP, ZWNJ, ZWJ, LRM, RLM
+    (0x115F, 0x1160),  # HANGUL CHOSEONG and JUNGSEONG FILLER: blank letters
+    (0x17B4, 0x17B5),  # KHMER VOWEL INHERENT AQ and AA, not rendered
+    (0x180B, 0x180F),  # Mongolian free variation selectors and vowel separator
+    (0x200B, 0x200F),  # ZWSP, ZWNJ, ZWJ, LRM, RLM (a ZWJ between two emoji excepted)
     (0x2028, 0x2029),  # LINE SEPARATOR, PARAGRAPH SEPARATOR
     (0x202A, 0x202E),  # bidi embeddings and overrides
     (0x2060, 0x2065),  # word joiner, invisible operators
     (0x2066, 0x2069),  # bidi isolates
     (0x206A, 0x206F),  # deprecated format characters (symmetric swapping, digit shapes)
+    (0x3164, 0x3164),  # HANGUL FILLER
     (0xD800, 0xDFFF),  # surrogates: never valid UTF-8 on their own
+    (0xFE00, 0xFE0F),  # variation selectors (VS15, VS16 right after an emoji excepted)
     (0xFEFF, 0xFEFF),  # BOM / zero-width no-break space
+    (0xFFA0, 0xFFA0),  # HALFWIDTH HANGUL FILLER
+    (0xFFF0, 0xFFF8),  # unassigned, reserved as default-ignorable
     (0xFFF9, 0xFFFB),  # interlinear annotation: text a renderer may hide
+    (0x1BCA0, 0x1BCA3),  # shorthand format controls
+    (0x1D173, 0x1D17A),  # musical symbol format controls (beams, ties, slurs, phrases)
     (0xE0000, 0xE007F),  # tag characters: "ASCII smuggling" a person cannot see
+    (0xE0080, 0xE00FF),  # unassigned, reserved as default-ignorable
+    (0xE0100, 0xE01EF),  # variation selectors supplement: 240 invisible "bytes"
+    (0xE01F0, 0xE0FFF),  # unassigned, reserved as default-ignorable
 )
-"""Inclusive code point ranges that are written as ``&#xH;``."""
+"""Inclusive code point ranges that are written as ``&#xH;``: controls, separators,
+surrogates, interlinear annotation, and every Default_Ignorable_Code_Point of Unicode 17.0
+(DerivedCoreProperties.txt; Python's ``unicodedata`` does not have the property, so the
+ranges are written here and the output does not change with the Python or Unicode version).
+
+Two uses of default-ignorable code points are text, not hiding, and stay raw (see
+:func:`joins_emoji`): a ZERO WIDTH JOINER between two emoji (👩‍💻) and VARIATION
+SELECTOR-15 or -16 right after an emoji (⚠️) or in a keycap (1️⃣)."""
+
+# Extended_Pictographic (Unicode's emoji-data.txt), taken by whole blocks where Unicode
+# reserves them for emoji: a superset, so a joiner between two pictographs is never escaped
+# for a table this old; the Misc Symbols, Dingbats and the emoji blocks of plane 1.
+_PICTOGRAPHIC_RANGES: tuple[tuple[int, int], ...] = (
+    (0x00A9, 0x00A9),
+    (0x00AE, 0x00AE),
+    (0x203C, 0x203C),
+    (0x2049, 0x2049),
+    (0x2122, 0x2122),
+    (0x2139, 0x2139),
+    (0x2194, 0x2199),
+    (0x21A9, 0x21AA),
+    (0x231A, 0x231B),
+    (0x2328, 0x2328),
+    (0x2388, 0x2388),
+    (0x23CF, 0x23CF),
+    (0x23E9, 0x23F3),
+    (0x23F8, 0x23FA),
+    (0x24C2, 0x24C2),
+    (0x25AA, 0x25AB),
+    (0x25B6, 0x25B6),
+    (0x25C0, 0x25C0),
+    (0x25FB, 0x25FE),
+    (0x2600, 0x27BF),
+    (0x2934, 0x2935),
+    (0x2B05, 0x2B07),
+    (0x2B1B, 0x2B1C),
+    (0x2B50, 0x2B50),
+    (0x2B55, 0x2B55),
+    (0x3030, 0x3030),
+    (0x303D, 0x303D),
+    (0x3297, 0x3297),
+    (0x3299, 0x3299),
+    (0x1F000, 0x1FAFF),
+    (0x1FC00, 0x1FFFD),
+)
+_PICTOGRAPHIC_STARTS = tuple(lo for lo, _ in _PICTOGRAPHIC_RANGES)
+_ZWJ = "\u200d"
+_PRESENTATION = ("\ufe0e", "\ufe0f")  # VS15 (text style), VS16 (emoji style)
+_KEYCAP = "\u20e3"
+_SKIN_TONES = (0x1F3FB, 0x1F3FF)
+
+
+def _pictographic(char: str) -> bool:
+    code_point = ord(char)
+    at = bisect_right(_PICTOGRAPHIC_STARTS, code_point) - 1
+    return at >= 0 and code_point <= _PICTOGRAPHIC_RANGES[at][1]
+
+
+def joins_emoji(text: str, index: int) -> bool:
+    """Whether ``text[index]`` is a default-ignorable code point that is part of an emoji
+    sequence, which the encoder keeps raw and lint does not report.
+
+    That is a ZERO WIDTH JOINER whose neighbours are emoji (an emoji: a pictograph,
+    optionally followed by a skin tone and VARIATION SELECTOR-16), or VARIATION
+    SELECTOR-15 or -16 right after a pictograph or between a keycap's ``#``, ``*`` or digit
+    and U+20E3. Decided from the two code points either side, so a scan stays linear.
+    """
+    char = text[index]
+    if char == _ZWJ:
+        before = index - 1
+        if before >= 0 and text[before] == "\ufe0f":
+            before -= 1
+        if before >= 0 and _SKIN_TONES[0] <= ord(text[before]) <= _SKIN_TONES[1]:
+            before -= 1
+        return (
+            before >= 0
+            and _pictographic(text[before])
+            and index + 1 < len(text)
+            and _pictographic(text[index + 1])
+        )
+    if char in _PRESENTATION and index > 0:
+        previous = text[index - 1]
+        return _pictographic(previous) or (
+            previous in "#*0123456789" and text[index + 1 : index + 2] == _KEYCAP
+        )
+    return False
+
+
+_JOINERS = frozenset((_ZWJ, *_PRESENTATION))
+
+
+@cache
+def printable_escaped() -> frozenset[str]:
+    """The escaped code points ``str.isprintable`` accepts in this Python (combining marks
+    and fillers: the grapheme joiner, variation selectors, Hangul fillers), so that text
+    ``isprintable`` accepts is checked against these alone. Built on first use."""
+    return frozenset(
+        chr(code_point)
+        for lo, hi in ESCAPED_RANGES
+        for code_point in range(lo, hi + 1)
+        if chr(code_point).isprintable()
+    )
+
 
 _ESCAPED_CLASS = "".join(
     f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ESCAPED_RANGES
@@ -84,26 +209,12 @@ def _numeric_ascii() -> re.Pattern[str]:
     return re.compile("[\x00-\x1f\x7f]")
 
 
-def _none_printable(ranges: tuple[tuple[int, int], ...]) -> bool:
-    """Whether no code point of the inclusive ``ranges`` is printable (``str.isprintable``)."""
-    return not any(any(map(str.isprintable, map(chr, range(lo, hi + 1)))) for lo, hi in ranges)
-
-
-@cache
-def _printable_never_escaped() -> bool:
-    """Whether printable text can hold no escaped code point, in this Python.
-
-    True for every Unicode version so far: the escaped code points are controls,
-    format characters, separators, surrogates and unassigned code points, none of
-    which ``str.isprintable`` accepts. The output never depends on it: a Python
-    whose tables made one of them printable keeps searching with the pattern.
-    """
-    return _none_printable(ESCAPED_RANGES)
-
-
 def _numeric(match: re.Match[str]) -> str:
     # Computed per match (no table of every escaped code point built at import).
-    return f"&#x{ord(match.group()):X};"
+    char = match.group()
+    if char in _JOINERS and joins_emoji(match.string, match.start()):
+        return char  # part of an emoji sequence: text, not hiding
+    return f"&#x{ord(char):X};"
 
 
 def encode_value(s: str) -> str:
@@ -127,10 +238,10 @@ def encode_value(s: str) -> str:
         if len(s.encode("ascii").translate(None, _ASCII_CHANGED)) == len(s):
             return s
         numeric = _numeric_ascii()  # no need to test ASCII against the astral ranges
-    elif s.isprintable() and _printable_never_escaped():
-        # Printable text holds no escaped code point (checked for this Python's Unicode
-        # tables on first use): only & < > can change, and no pattern is compiled (the
-        # class of escaped code points costs a command's start-up about a millisecond).
+    elif s.isprintable() and printable_escaped().isdisjoint(s):
+        # Printable text holds no escaped code point but the printable few (checked as a
+        # set, in C): only & < > can change, and no pattern is compiled (the class of
+        # escaped code points costs a command's start-up about a millisecond).
         numeric = None
     elif _needs_encoding().search(s) is None:
         return s
@@ -172,7 +283,16 @@ def decode_value(t: str) -> str:
         position = match.end()
     _check_plain(t, position, len(t))
     parts.append(t[position:])
-    return "".join(parts)
+    decoded = "".join(parts)
+    # A joiner or selector inside an emoji sequence is written raw: its entity there is
+    # not what the encoder writes (decided by its neighbours, so checked once whole).
+    if not _JOINERS.isdisjoint(decoded) and encode_value(decoded) != t:
+        raise DefinitionError(
+            "context_value_invalid",
+            "not canonical encoder output: a joiner of an emoji sequence written as an entity",
+            reason="entity",
+        )
+    return decoded
 
 
 def _canonical_hex(digits: str) -> bool:
@@ -180,8 +300,9 @@ def _canonical_hex(digits: str) -> bool:
 
 
 def _check_plain(t: str, start: int, end: int) -> None:
-    found = _needs_encoding().search(t, start, end)
-    if found is not None:
+    for found in _needs_encoding().finditer(t, start, end):
+        if found.group() in _JOINERS and joins_emoji(t, found.start()):
+            continue  # raw inside an emoji sequence, as the encoder writes it
         raise DefinitionError(
             "context_value_invalid",
             f"raw U+{ord(found.group()):04X} at offset {found.start()}",

@@ -54,6 +54,9 @@ ERROR_CODES: frozenset[str] = frozenset(
         "os_error",
         "output_failed",
         "usage_invalid",
+        # Run-level problems of ``lint``, printed on stderr like the errors above.
+        "no_skills_found",
+        "lint_config_invalid",
     }
 )
 """Every code a :class:`DefinitionError` may carry (docs/contract.md "Error codes and reasons"),
@@ -122,6 +125,7 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
                 "surrogate",
                 "version",
                 "catalog",
+                "not_canonical",  # valid JSON of a valid manifest, not spelled as encoded
             }
         ),
         "date_out_of_range": frozenset(),
@@ -146,8 +150,8 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
             {"not_entered", "entered", "no_mount", "unknown_mount", "outside_namespace"}
         ),
         "skill_root_unsupported": frozenset({"link_loop"}),
-        "skill_root_overflow": frozenset({"workspace_walk", "resources"}),
-        "skill_permission_denied": frozenset({"link_escapes"}),
+        "skill_root_overflow": frozenset({"resources"}),
+        "skill_permission_denied": frozenset({"link_escapes", "outside_skill"}),
         "skill_provider_failed": frozenset(),
         "skill_catalog_overflow": frozenset(),
         "skill_name_conflict": frozenset(),
@@ -164,6 +168,8 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
         "os_error": frozenset(),
         "output_failed": frozenset(),
         "usage_invalid": frozenset(),
+        "no_skills_found": frozenset(),
+        "lint_config_invalid": frozenset(),
     }
 )
 """The ``reason`` values each code may carry (docs/contract.md "Error codes and reasons").

@@ -252,7 +252,9 @@ def _fence_end(data: bytes, position: int) -> int | None:
     size = len(data)
     dashes = data[position : position + 3]
     if dashes != b"---":
-        return None if size - position < 3 and b"---".startswith(dashes) else -1
+        # Three bytes that are not ``---`` never start it: only a read ending inside the
+        # dashes (fewer than three bytes left) leaves the line to the next bytes.
+        return None if b"---".startswith(dashes) else -1
     end = position + 3
     while end < size and data[end] in _BLANKS:
         end += 1
@@ -273,8 +275,8 @@ def undecided(data: bytes, max_bytes: int) -> bool:
     """
     _check_bytes_and_counts(data, max_bytes)
     size = len(data)
-    if size < len(_BOM) and _BOM.startswith(data):
-        return True  # a read ending inside a BOM (or empty): the next bytes decide
+    if _BOM.startswith(data):
+        return True  # a read ending inside a BOM or right after it: the next bytes decide
     start = len(_BOM) if data.startswith(_BOM) else 0
     end = _fence_end(data, start)
     if end is None:
@@ -447,12 +449,13 @@ def _scan_events(
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, column = _locate(text, mark.index) if mark is not None else (2, 1)
-        problem = str(error.problem or "invalid YAML")
         # libyaml 0.2.6 and later (PyYAML 6.0.4 wheels) refuse nesting past
         # 1,000 in the scanner, which reads ahead of the events our depth guard
         # sees: that refusal is too_deep too, whichever libyaml is installed.
-        reason = "too_deep" if "maximum nesting depth" in problem else "yaml_syntax"
-        raise FrontmatterError(reason, problem, line=line, column=column) from None
+        reason = "too_deep" if "maximum nesting depth" in str(error.problem) else "yaml_syntax"
+        raise FrontmatterError(
+            reason, str(error.problem or "invalid YAML"), line=line, column=column
+        ) from None
     except yaml.YAMLError as error:
         # A ReaderError (an unacceptable character) carries a code point position.
         position = getattr(error, "position", None)

@@ -37,7 +37,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from a13n_harness.context._checks import describe, is_count, is_text, plain_str
 from a13n_harness.context.catalog import SkillCatalog, catalog_total
@@ -215,17 +215,20 @@ def catalog_allowance(context_tokens: int, response_reserve_tokens: int) -> int:
 
     The result is used as a UTF-8 byte budget under :data:`BYTE_BOUNDED`.
     """
-    for label, value in (
-        ("context_tokens", context_tokens),
-        ("response_reserve_tokens", response_reserve_tokens),
-    ):
-        if not is_count(value):
-            raise DefinitionError(
-                "allowance_invalid",
-                f"{label} must be a non-negative int, got {describe(value)}",
-                reason="budget",
-            )
+    if not is_count(context_tokens):
+        _refuse_allowance(
+            f"context_tokens must be a non-negative int, got {describe(context_tokens)}"
+        )
+    if not is_count(response_reserve_tokens):
+        _refuse_allowance(
+            f"response_reserve_tokens must be a non-negative int, got "
+            f"{describe(response_reserve_tokens)}"
+        )
     return max(0, context_tokens - response_reserve_tokens) // 20
+
+
+def _refuse_allowance(message: str) -> NoReturn:
+    raise DefinitionError("allowance_invalid", message, reason="budget")
 
 
 def _entry_plan(catalog: SkillCatalog) -> tuple[list[str], list[int]]:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from types import MappingProxyType, TracebackType
 from typing import Protocol, TypeVar
 
-from a13n_harness.context._checks import describe
+from a13n_harness.context._checks import describe, is_kind, plain_str
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment.errors import (
     FileNotFound,
@@ -53,6 +53,7 @@ from a13n_harness.environment.operator import (
     FileOperator,
     FileStat,
     is_batch_reader,
+    plain_fields,
     plain_sequence,
 )
 from a13n_harness.environment.paths import is_canonical_path, path_segments
@@ -148,6 +149,9 @@ class EnvironmentPath:
     provider_path: str
     default_route: bool
 
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
+
     @property
     def route(self) -> tuple[str, str, int, str, bool]:
         """Everything that must stay equal for this path to still mean the same file."""
@@ -165,8 +169,9 @@ class _Incarnation:
 
 
 def _check_mount_name(name: object) -> str:
+    name = plain_str(name)  # a Host's str subclass: its characters, none of its methods
     if (
-        not isinstance(name, str)
+        type(name) is not str
         or name in ("", ".", "..")
         or not is_canonical_path("/" + name)
         or "/" in name
@@ -207,14 +212,32 @@ def _check_provider(provider: object) -> FileProvider:
     return provider  # type: ignore[return-value]
 
 
+def _is_plain_selection(selection: object) -> bool:
+    """Whether ``selection`` is an :class:`EnvironmentPath` whose every field is of its exact
+    built-in type (asked of the types, so nothing of a Host's runs)."""
+    if not is_kind(selection, EnvironmentPath):
+        return False
+    return (
+        type(selection.path) is str
+        and type(selection.mount) is str
+        and type(selection.mount_id) is str
+        and type(selection.generation) is int
+        and type(selection.provider_path) is str
+        and type(selection.default_route) is bool
+    )
+
+
 def _check_selection(selection: object) -> EnvironmentPath:
-    if not isinstance(selection, EnvironmentPath):
+    """``selection`` when it is an :class:`EnvironmentPath` whose fields are exact built-in
+    values (one forged with a Host's subclasses, whose ``__eq__`` could make a moved route
+    look current, is refused)."""
+    if not _is_plain_selection(selection):
         raise DefinitionError(
             "skill_root_invalid",
             f"not an EnvironmentPath from select_files: {describe(selection)}",
             reason="selection",
         )
-    return selection
+    return selection  # type: ignore[return-value]  # checked just above
 
 
 def _stale(path: str, why: str) -> DefinitionError:
@@ -286,7 +309,8 @@ class Environment:
     def unmount(self, name: str) -> None:
         """Remove mount ``name``."""
         live = self._require_live()
-        if not isinstance(name, str) or name not in live:
+        name = plain_str(name)  # type: ignore[assignment]  # its characters decide
+        if type(name) is not str or name not in live:
             raise DefinitionError(
                 "skill_root_unroutable", f"no mount named {describe(name)}", reason="unknown_mount"
             )
@@ -302,7 +326,7 @@ class Environment:
 
     def _route(self, path: str) -> tuple[_Incarnation, str, bool]:
         live = self._require_live()
-        if not is_canonical_path(path):
+        if not is_canonical_path(path) or type(path) is not str:
             raise DefinitionError(
                 "skill_root_invalid", "not a canonical absolute path", path=describe(path)
             )
@@ -329,7 +353,8 @@ class Environment:
         return incarnation, "/" + "/".join(rest), default_route
 
     def select_files(self, path: str) -> EnvironmentPath:
-        """Capture the route ``path`` takes now."""
+        """Capture the route ``path`` takes now (a ``str`` subclass as its plain characters)."""
+        path = plain_str(path)  # type: ignore[assignment]  # a non-str is refused by _route
         incarnation, provider_path, default_route = self._route(path)
         return EnvironmentPath(
             path=path,
@@ -342,8 +367,7 @@ class Environment:
 
     def is_current(self, selection: EnvironmentPath) -> bool:
         """True when ``selection.path`` still takes exactly the route it took."""
-        checked: object = selection  # a Host may pass anything
-        if not isinstance(checked, EnvironmentPath):
+        if not _is_plain_selection(selection):  # a Host may pass anything
             return False
         try:
             return self.select_files(selection.path).route == selection.route

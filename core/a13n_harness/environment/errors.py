@@ -45,10 +45,17 @@ class FileOperatorError(DefinitionError):
     ) -> None:
         # A reason the code does not carry (a Host's operator spelling one of its own) is
         # dropped, never an error of its own: the class and the code still say what failed.
-        known = (
-            reason if isinstance(reason, str) and reason in _reasons(self.default_code) else None
+        # A Host's str subclasses as their plain characters: none of their methods runs.
+        text: object = plain_str(message)
+        where: object = plain_str(path)
+        spelled: object = plain_str(reason)
+        known = spelled if type(spelled) is str and spelled in _reasons(self.default_code) else None
+        super().__init__(
+            self.default_code,
+            text,  # type: ignore[arg-type]
+            path=where,  # type: ignore[arg-type]
+            reason=known,
         )
-        super().__init__(self.default_code, message, path=path, reason=known)
 
 
 class FileNotFound(FileOperatorError):

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if sys.platform != "win32":
     import resource
 
+from a13n_harness.context._checks import plain_str, type_name
 from a13n_harness.context.defaults import GIT_TIMEOUT_SECONDS
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment.paths import resolve_link_target
@@ -93,13 +94,13 @@ def _checked_directory(cwd: object) -> str:
     path: object = None
     if isinstance(cwd, (str, os.PathLike)):
         try:
-            path = os.fspath(cwd)
-        except TypeError:  # a __fspath__ that returns neither str nor bytes
+            path = plain_str(os.fspath(cwd))  # a Host's str subclass: its characters
+        except Exception:  # a __fspath__ that returns neither str nor bytes, or fails
             path = None
-    if not isinstance(path, str):
+    if type(path) is not str:
         raise DefinitionError(
             "context_value_invalid",
-            f"cwd must be a str or os.PathLike[str] path, not {type(cwd).__name__}",
+            f"cwd must be a str or os.PathLike[str] path, not {type_name(type(cwd))}",
             reason="cwd",
         )
     return path

@@ -45,7 +45,7 @@ from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING
 
-from a13n_harness.context._checks import describe, is_bytes_like, plain_str
+from a13n_harness.context._checks import describe, is_bytes_like, plain_bytes, plain_str
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment._confinement import (
     LIST_FLAGS,
@@ -66,7 +66,7 @@ from a13n_harness.environment.errors import (
     NotADirectory,
     check_limit,
 )
-from a13n_harness.environment.operator import DirectoryEntry, FileStat
+from a13n_harness.environment.operator import DirectoryEntry, FileStat, plain_sequence
 from a13n_harness.environment.paths import is_canonical_path, path_segments
 
 if TYPE_CHECKING:
@@ -122,6 +122,7 @@ def _kind(mode: int) -> EntryKind:
 
 
 def _check_path(path: object) -> str:
+    path = plain_str(path)  # a Host's str subclass: its characters, none of its methods
     if not is_canonical_path(path):
         raise FilePermissionDenied("path is not a canonical absolute path", path=describe(path))
     assert isinstance(path, str)
@@ -132,13 +133,19 @@ def _check_data(data: object) -> bytes:
     # bytes(5) would allocate five NULs and bytes(10**10) ten gigabytes: only byte strings.
     if not is_bytes_like(data):
         raise FileProviderError(f"data must be bytes, not {type(data).__name__}")
-    return bytes(data)
+    plain: bytes = bytes(plain_bytes(data))  # type: ignore[call-overload]  # no __bytes__ of its own
+    return plain
 
 
 def _check_paths(paths: object) -> list[object]:
-    if isinstance(paths, str | bytes) or not isinstance(paths, Sequence):
-        raise FileProviderError("paths must be a sequence of paths")
-    return list(paths)
+    """``paths`` as a plain list of plain ``str`` (a ``list`` or ``tuple`` subclass read by
+    the base type); another sequence is the Host's own object and is iterated."""
+    plain = plain_sequence(paths)
+    if plain is None:
+        if isinstance(paths, str | bytes) or not isinstance(paths, Sequence):
+            raise FileProviderError("paths must be a sequence of paths")
+        plain = list(paths)
+    return [plain_str(path) for path in plain]
 
 
 def check_host_directory(root: object) -> str:

@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from a13n_harness.context._checks import describe, is_bytes_like
+from a13n_harness.context._checks import describe, is_bytes_like, plain_bytes, plain_str
 from a13n_harness.environment._confinement import MAX_LINK_HOPS
 from a13n_harness.environment.errors import (
     FileNotFound,
@@ -35,7 +35,7 @@ from a13n_harness.environment.errors import (
     NotADirectory,
     check_limit,
 )
-from a13n_harness.environment.operator import DirectoryEntry, EntryKind, FileStat
+from a13n_harness.environment.operator import DirectoryEntry, EntryKind, FileStat, plain_fields
 from a13n_harness.environment.paths import (
     is_canonical_path,
     path_segments,
@@ -58,6 +58,9 @@ class MemorySymlink:
 
     target: str
 
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
+
 
 @dataclass(frozen=True, slots=True)
 class MemorySpecial:
@@ -70,12 +73,18 @@ class MemoryDenied:
 
     kind: EntryKind = "file"
 
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
+
 
 @dataclass(frozen=True, slots=True)
 class MemoryBroken:
     """An entry (listed as ``kind``) whose every access fails in the provider."""
 
     kind: EntryKind = "file"
+
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
 
 
 MemoryNode = (
@@ -123,6 +132,12 @@ def _kind(node: MemoryNode) -> EntryKind:
     return "file"
 
 
+def _plain_path(path: str) -> str:
+    """A Host's ``str`` subclass as its plain characters (none of its methods run)."""
+    plain: str = plain_str(path)  # type: ignore[assignment]  # a non-str is refused later
+    return plain
+
+
 class MemoryFileOperator:
     """A file tree held in memory; see the module docstring."""
 
@@ -142,6 +157,7 @@ class MemoryFileOperator:
         operator's ``/`` is its own root, so an absolute target is read from
         it), and a target leaving the root is :class:`FilePermissionDenied`.
         """
+        path = plain_str(path)  # a Host's str subclass: its characters, none of its methods
         if not is_canonical_path(path):
             raise FilePermissionDenied("path is not a canonical absolute path", path=describe(path))
         assert isinstance(path, str)
@@ -201,6 +217,7 @@ class MemoryFileOperator:
         return node
 
     async def list_directory(self, path: str) -> Sequence[DirectoryEntry]:
+        path = _plain_path(path)
         node = self._node(path)
         if not isinstance(node, dict):
             raise NotADirectory("not a directory", path=path)
@@ -208,6 +225,7 @@ class MemoryFileOperator:
 
     def read_now(self, path: str, limit: int) -> bytes:
         """:meth:`read_bytes` without the coroutine."""
+        path = _plain_path(path)
         check_limit(limit)
         if not is_canonical_path(path):
             raise FilePermissionDenied("path is not a canonical absolute path", path=describe(path))
@@ -221,18 +239,21 @@ class MemoryFileOperator:
         return self.read_now(path, limit)
 
     async def stat(self, path: str) -> FileStat:
+        path = _plain_path(path)
         node = self._node(path)
         return FileStat(_kind(node), len(node) if isinstance(node, bytes) else 0)
 
     async def write_bytes(self, path: str, data: bytes) -> None:
+        path = _plain_path(path)
         if not is_bytes_like(data):
             raise FileProviderError(f"data must be bytes, not {type(data).__name__}")
         parent, name = self._resolve(path)
         if name is None or isinstance(parent.get(name), dict | MemorySpecial):
             raise FileUnsupported("not a regular file", path=path)
-        parent[name] = bytes(data)
+        parent[name] = bytes(plain_bytes(data))  # type: ignore[call-overload]
 
     async def make_directory(self, path: str) -> None:
+        path = _plain_path(path)
         segments = path_segments(path) if is_canonical_path(path) else None
         if segments is None:
             raise FilePermissionDenied("path is not a canonical absolute path", path=describe(path))
@@ -248,6 +269,7 @@ class MemoryFileOperator:
                 raise NotADirectory("not a directory", path=prefix)
 
     async def remove(self, path: str) -> None:
+        path = _plain_path(path)
         parent, name = self._resolve(path, follow_last=False)
         if name is None:
             raise FilePermissionDenied("the root cannot be removed", path=path)

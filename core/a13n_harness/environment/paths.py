@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from a13n_harness.context._checks import describe, has_lone_surrogate, plain_str
 from a13n_harness.context.errors import DefinitionError
+from a13n_harness.environment.operator import plain_sequence
 
 __all__ = ["is_canonical_path", "join_path", "path_segments", "resolve_link_target"]
 
@@ -44,6 +45,7 @@ def is_canonical_path(path: object) -> bool:
 
 def path_segments(path: str) -> list[str]:
     """The segments of a canonical path (``[]`` for ``/``); not a str: ``skill_root_invalid``."""
+    path = plain_str(path)  # type: ignore[assignment]  # a Host's subclass: its characters
     if type(path) is not str:
         raise DefinitionError("skill_root_invalid", f"a path must be a str: {describe(path)}")
     return [] if path == "/" else path[1:].split("/")
@@ -62,6 +64,11 @@ def join_path(directory: str, name: str) -> str:
     return f"/{segment}" if folder == "/" else f"{folder}/{segment}"
 
 
+def _plain_segments(value: object) -> object:
+    items = plain_sequence(value)
+    return value if items is None else [plain_str(item) for item in items]
+
+
 def resolve_link_target(
     parent: Sequence[str], target: str, root: Sequence[str]
 ) -> list[str] | None:
@@ -78,6 +85,11 @@ def resolve_link_target(
     climb above the root. No file system is consulted: the answer depends on
     the spelling alone, so the on-disk and in-memory operators agree on it.
     """
+    # A Host's subclasses as their plain values: a str's characters, a list's or tuple's items
+    # (read by the base type; their own __iter__ and __len__ never run).
+    target = plain_str(target)  # type: ignore[assignment]
+    parent = _plain_segments(parent)  # type: ignore[assignment]
+    root = _plain_segments(root)  # type: ignore[assignment]
     if (
         type(target) is not str
         or isinstance(parent, str)

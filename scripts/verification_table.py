@@ -1,0 +1,321 @@
+"""Write (or check) ``docs/verification.md``: how each public function of the pure core is checked.
+
+One row per public function of ``a13n_harness.context`` (the functions its public modules
+name in ``__all__``): the CrossHair contracts that run it, how it is checked, the bound it is
+proved on and the last result. Every column but the last is computed from the tree, so the
+table cannot drift (``properties/harness/test_verification_table.py`` compares it):
+
+- **contract**: the ``*_contract`` functions of ``properties/crosshair_contracts.py`` (``quick``,
+  the quick gate's) and ``properties/crosshair_core.py`` (``full``) that run the function;
+- **checked**: ``symbolic`` (a CrossHair contract; ``symbolic+h`` when a property of
+  ``properties/symbolic_properties.py`` runs it under the hypothesis-crosshair backend too),
+  ``sampled`` (a Hypothesis property or a test in ``properties/`` names it), ``fuzzed`` (a
+  target in ``fuzz/`` names it), ``mutated`` (its module is in mutmut's ``MODULES``);
+- **bound**: the contract's ``pre:`` conditions, the inputs CrossHair searches;
+- **last result**: what the last CrossHair run said of its conditions (``confirmed`` over all
+  paths; ``no counterexample`` in the per-condition CPU budget; ``COUNTEREXAMPLE``), read from
+  a CrossHair log given with ``--crosshair-log`` (``build/logs/crosshair.log`` of a
+  ``--full`` gate run); without one the table keeps the results it has.
+
+Usage: ``python scripts/verification_table.py [--check] [--crosshair-log FILE]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import inspect
+import pkgutil
+import re
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TABLE = REPO / "docs" / "verification.md"
+QUICK = REPO / "properties" / "crosshair_contracts.py"
+CORE = REPO / "properties" / "crosshair_core.py"
+SYMBOLIC = REPO / "properties" / "symbolic_properties.py"
+HEADER = """\
+# How the pure core is verified
+
+Written by `python scripts/verification_table.py` (its docstring defines each column);
+`properties/harness/test_verification_table.py` fails when a column but the last differs
+from what the tree gives. CrossHair checks the contracts with a budget of 4 CPU seconds a
+condition (`scripts/_gate/steps.py`, `CONDITION_CPU`): the quick gate the `quick` ones, the
+`--full` gate all of them and the pure core's properties under the hypothesis-crosshair
+backend (`properties/symbolic_properties.py`, 60 paths a property, each property with its
+own CPU budget). A counterexample either finds becomes a plain test
+(`properties/test_crosshair_replays.py`).
+
+| function | contract | checked | bound | last result |
+|---|---|---|---|---|
+"""
+COLUMNS = 5
+
+
+def public_functions() -> list[str]:
+    """``module.name`` of every function the public modules of the core export, sorted."""
+    import a13n_harness.context  # noqa: PLC0415 - the tree's, found through PYTHONPATH
+
+    found: set[str] = set()
+    for info in pkgutil.iter_modules(a13n_harness.context.__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"a13n_harness.context.{info.name}")
+        for name in getattr(module, "__all__", ()):
+            if inspect.isfunction(getattr(module, name)):
+                found.add(f"{info.name}.{name}")
+    return sorted(found)
+
+
+def contract_functions(source: str) -> dict[str, ast.FunctionDef]:
+    """The module-level functions of a contracts module's source, by name."""
+    return {node.name: node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)}
+
+
+def contracted(source: str) -> dict[str, set[str]]:
+    """``{core function: contracts that run it}``: the core functions a ``*_contract`` function
+    calls from its body, or through the module's own helpers it calls. A call in a docstring
+    condition does not count: conditions are what is checked, not what is run."""
+    tree = ast.parse(source)
+    imported: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+            "a13n_harness.context."
+        ):
+            module = (node.module or "").removeprefix("a13n_harness.context.")
+            for alias in node.names:
+                imported[alias.asname or alias.name] = f"{module}.{alias.name}"
+    functions = contract_functions(source)
+
+    def called(name: str, seen: set[str]) -> set[str]:
+        if name in seen:
+            return set()
+        seen.add(name)
+        body = functions[name].body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]  # the docstring
+        found: set[str] = set()
+        for statement in body:
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    if node.id in imported:
+                        found.add(imported[node.id])
+                    elif node.id in functions:
+                        found |= called(node.id, seen)
+        return found
+
+    runs: dict[str, set[str]] = {}
+    for name in functions:
+        if name.endswith("_contract"):
+            for function in called(name, set()):
+                runs.setdefault(function, set()).add(name)
+    return runs
+
+
+def not_contracted(source: str) -> dict[str, str]:
+    """The ``NOT_CONTRACTED`` table of a contracts module's source (``{}`` when it has none)."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.AnnAssign | ast.Assign):
+            targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
+            if any(isinstance(t, ast.Name) and t.id == "NOT_CONTRACTED" for t in targets):
+                value = ast.literal_eval(node.value) if node.value is not None else {}
+                return value if isinstance(value, dict) else {}
+    return {}
+
+
+def problems(texts: list[str], public: list[str] | set[str]) -> list[str]:
+    """What is wrong with the contracts' coverage of ``public`` (empty when nothing is): a
+    function neither contracted nor listed, a listing of no public function or of a contracted
+    one, a listing without a reason."""
+    runs: dict[str, set[str]] = {}
+    listed: dict[str, str] = {}
+    for text in texts:
+        for function, contracts in contracted(text).items():
+            runs.setdefault(function, set()).update(contracts)
+        listed.update(not_contracted(text))
+    names = set(public)
+    found = [
+        f"{name}: no CrossHair contract, and not listed"
+        for name in sorted(names - set(runs) - set(listed))
+    ]
+    found += [
+        f"{name}: listed, but no such public function" for name in sorted(set(listed) - names)
+    ]
+    found += [
+        f"{name}: listed, but {', '.join(sorted(runs[name]))} runs it"
+        for name in sorted(set(listed) & set(runs))
+    ]
+    found += [f"{name}: listed without a reason" for name, why in listed.items() if not why.strip()]
+    return found
+
+
+def conditions(function: ast.FunctionDef, kind: str) -> list[str]:
+    """The ``pre:`` or ``post:`` lines of a contract's docstring."""
+    doc = ast.get_docstring(function) or ""
+    return [m.group(1).strip() for m in re.finditer(rf"^\s*{kind}: (.+)$", doc, re.MULTILINE)]
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}\b", text) is not None
+
+
+def _symbolic_sources() -> str:
+    """The source of every property run under the hypothesis-crosshair backend."""
+    sys.path.insert(0, str(SYMBOLIC.parent))
+    try:
+        spec = importlib.util.spec_from_file_location("symbolic_properties", SYMBOLIC)
+        assert spec is not None
+        assert spec.loader is not None
+        table = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(table)
+    finally:
+        sys.path.remove(str(SYMBOLIC.parent))
+    texts = []
+    for path, names in table.PROPERTIES.items():
+        functions = contract_functions((REPO / path).read_text(encoding="utf-8"))
+        texts += [ast.unparse(functions[name]) for name in names if name in functions]
+    return "\n".join(texts)
+
+
+def _mutated_modules() -> tuple[str, ...]:
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        from _gate.mutmut_run import MODULES  # noqa: PLC0415 - the gate's package
+
+        return tuple(MODULES)
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+
+
+def crosshair_results(log: str, files: dict[str, str]) -> dict[str, str]:
+    """``{contract: verdict}`` from a ``crosshair check --report_all`` log: each line
+    ``FILE:LINE: info|error: ...`` belongs to the contract whose source holds LINE."""
+    spans: list[tuple[str, int, int, str]] = []
+    for label, source in files.items():
+        for name, node in contract_functions(source).items():
+            if name.endswith("_contract"):
+                spans.append((label, node.lineno, node.end_lineno or node.lineno, name))
+    verdicts: dict[str, list[str]] = {}
+    for line in log.splitlines():
+        match = re.match(r"^(?P<file>\S+?):(?P<line>\d+): (?P<kind>\w+): (?P<text>.*)$", line)
+        if match is None:
+            continue
+        number = int(match["line"])
+        for label, first, last, name in spans:
+            if match["file"].endswith(label) and first <= number <= last:
+                text = match["text"]
+                verdict = (
+                    "confirmed"
+                    if "Confirmed over all paths" in text
+                    else "no counterexample"
+                    if "Not confirmed" in text
+                    else "precondition unmet"
+                    if "Unable to meet precondition" in text
+                    else "COUNTEREXAMPLE"
+                    if match["kind"] == "error"
+                    else text.rstrip(".")
+                )
+                verdicts.setdefault(name, []).append(verdict)
+    order = ("COUNTEREXAMPLE", "precondition unmet", "no counterexample", "confirmed")
+    return {
+        name: min(found, key=lambda v: order.index(v) if v in order else -1)
+        for name, found in verdicts.items()
+    }
+
+
+def rows(results: dict[str, str], kept: dict[str, tuple[str, str]]) -> list[list[str]]:
+    """The table's rows: ``results`` by contract, else the result ``kept`` for the row
+    (``{function: (contract cell, result)}``) when its contracts are the same."""
+    sources = {"crosshair_contracts.py": QUICK, "crosshair_core.py": CORE}
+    texts = {label: path.read_text(encoding="utf-8") for label, path in sources.items()}
+    functions = {label: contract_functions(text) for label, text in texts.items()}
+    runs = {label: contracted(text) for label, text in texts.items()}
+    listed = {k: v for text in texts.values() for k, v in not_contracted(text).items()}
+    properties = "\n".join(
+        path.read_text(encoding="utf-8") for path in sorted((REPO / "properties").glob("test_*.py"))
+    )
+    fuzz = "\n".join(
+        path.read_text(encoding="utf-8") for path in sorted((REPO / "fuzz").glob("fuzz_*.py"))
+    )
+    symbolic = _symbolic_sources()
+    mutated = _mutated_modules()
+    table = []
+    for qualified in public_functions():
+        module, name = qualified.split(".")
+        contracts = []
+        bounds = []
+        verdicts = []
+        for label, found in runs.items():
+            for contract in sorted(found.get(qualified, ())):
+                gate = "quick" if label == "crosshair_contracts.py" else "full"
+                contracts.append(f"`{contract}` ({gate})")
+                bounds += [f"`{pre}`" for pre in conditions(functions[label][contract], "pre")]
+                if contract in results:
+                    verdicts.append(f"{contract}: {results[contract]}")
+        checked = []
+        if contracts:
+            checked.append("symbolic+h" if _mentions(symbolic, name) else "symbolic")
+        if _mentions(properties, name):
+            checked.append("sampled")
+        if _mentions(fuzz, name):
+            checked.append("fuzzed")
+        if module in mutated:
+            checked.append("mutated")
+        # A kept result stands only for the contracts it was found for.
+        before = kept.get(qualified, ("", ""))
+        same = before[0] == (", ".join(contracts) or "none")
+        result = "; ".join(verdicts) if verdicts else before[1] if same else "not run yet"
+        if not contracts:
+            result = f"not contracted: {listed.get(qualified, '')}"
+        table.append(
+            [
+                f"`{qualified}`",
+                ", ".join(contracts) or "none",
+                ", ".join(checked),
+                "; ".join(dict.fromkeys(bounds)) or "all inputs",
+                result,
+            ]
+        )
+    return table
+
+
+def parse_table(text: str) -> dict[str, list[str]]:
+    """``{function: cells}`` of a written table."""
+    found: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if line.startswith("| `"):
+            cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+            if len(cells) == COLUMNS:
+                found[cells[0].strip("`")] = cells
+    return found
+
+
+def render(table: list[list[str]]) -> str:
+    return HEADER + "".join("| " + " | ".join(row) + " |\n" for row in table)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="compare instead of writing")
+    parser.add_argument("--crosshair-log", type=Path, help="a crosshair check --report_all log")
+    args = parser.parse_args(argv)
+    current = TABLE.read_text(encoding="utf-8") if TABLE.is_file() else ""
+    kept = {name: (cells[1], cells[-1]) for name, cells in parse_table(current).items()}
+    results: dict[str, str] = {}
+    if args.crosshair_log is not None:
+        files = {path.name: path.read_text(encoding="utf-8") for path in (QUICK, CORE)}
+        results = crosshair_results(args.crosshair_log.read_text(encoding="utf-8"), files)
+    text = render(rows(results, kept))
+    if args.check:
+        if text != current:
+            print(f"{TABLE.relative_to(REPO)} differs: run python scripts/verification_table.py")
+            return 1
+        return 0
+    TABLE.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
