@@ -132,8 +132,9 @@ def plain_line(state: Found, line: str, number: int, in_comment: bool, example: 
         if holder:
             cursor = holder[0][3]
             continue
-        state.comments.append((number, found + 1))
         close = line.find("-->", found + 4)
+        if close < 0 or not lint._inert(line[found + 4 : close]):
+            state.comments.append((number, found + 1))
         if close < 0:
             comments.append((found, len(line)))
             open_comment = True
