@@ -847,6 +847,8 @@ def test_the_name_and_description_findings_word_for_word() -> None:
     [
         "   #tag\n",  # indented three: not a heading (no space after #), it continues the list
         "\r\n",  # a blank line with its carriage return
+        "XX\n",  # a wrapped line of the example's paragraph
+        "\x0c\n",  # a form feed is not a blank line's space or tab: a wrapped line too
     ],
 )
 def test_lines_that_keep_the_example_state(between: str) -> None:
@@ -857,12 +859,13 @@ def test_lines_that_keep_the_example_state(between: str) -> None:
     "between",
     [
         "  # Heading\n",  # an indented heading ends the example
-        "XX\n",  # a paragraph
-        "\x0c\n",  # a form feed is not a blank line's space or tab: a paragraph line
+        "\nXX\n",  # a paragraph of its own
+        "\n\x0c\n",  # a form feed is not a blank line's space or tab: a paragraph line
     ],
 )
 def test_lines_that_end_the_example_state(between: str) -> None:
-    assert refs(f"Example:\n{between}- `a/b.md`\n") == [("a/b.md", 3, 4, "code")]
+    line = 2 + between.count("\n")
+    assert refs(f"Example:\n{between}- `a/b.md`\n") == [("a/b.md", line, 4, "code")]
 
 
 def test_check_document_refuses_what_is_not_bytes_or_a_folder_name_with_reason_encoding() -> None:

@@ -114,3 +114,29 @@ def test_a_placeholder_path_is_no_reference_and_a_real_one_beside_it_is(
     for shape in ("Read `{}` first.", "Read [the guide]({}) first."):
         assert targets(shape.format(placeholder)) == [], placeholder
         assert targets(shape.format(real)) == [real], real
+
+
+# ------------------------------------------------------- paths given as examples
+
+
+@pytest.mark.parametrize(
+    "lead",
+    ["Example: the init script", "**Example**: running init", "Examples: a new skill made by"],
+)
+@pytest.mark.parametrize("wrapped", ["creates these files:", "gets this layout"])
+def test_a_wrapped_example_paragraph_and_its_list_hold_no_reference(
+    lead: str, wrapped: str
+) -> None:
+    listing = "\n- `references/a.md`\n- `scripts/init.py`\n"
+    assert targets(f"{lead}\n{wrapped}\n{listing}") == []
+    assert targets(f"{lead}\n{wrapped} `references/b.md`\n") == []
+    # The same list after a paragraph that is no example, or after a new paragraph: paths.
+    assert targets(f"The init script\n{wrapped}\n{listing}") == [
+        "references/a.md",
+        "scripts/init.py",
+    ]
+    assert targets(f"{lead}.\n\nThen {wrapped}\n{listing}") == [
+        "references/a.md",
+        "scripts/init.py",
+    ]
+    assert targets(f"{lead}\n# Files\n{listing}") == ["references/a.md", "scripts/init.py"]

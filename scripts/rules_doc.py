@@ -78,7 +78,8 @@ each checked for the type its documentation gives (`skill_field_invalid`).
 A reference is the target of a Markdown link or image or of a link definition, or a path
 in inline code (`scripts/run.py`) whose first folder exists in the skill (not `agents/`,
 where Codex keeps `openai.yaml`) and that is not an example (`e.g.`, `for example`, a line
-or a list under `Example:`). Not references: URLs (`https:`, `mailto:`, `//host`), `#anchors`,
+or a list under `Example:`, a paragraph wrapped from an `Example:` line and the list
+after it). Not references: URLs (`https:`, `mailto:`, `//host`), `#anchors`,
 footnotes (`[^1]: ...`), fenced code blocks, indented code blocks (CommonMark: four columns
 past the list item holding the line, after a blank line or a heading, not continuing a
 paragraph), code spans' links, HTML comments, targets holding a placeholder this tool

@@ -376,8 +376,9 @@ def _paragraph_lead(line: str) -> bool | None:
 
 class _Examples:
     """Whether a line is in an example, found backwards on demand: the nearest line before
-    it (or itself) that is a heading (no) or a paragraph's line (an ``Example`` lead or
-    not). Each line's answer is kept, so every line is looked at once at most."""
+    it (or itself) that is a heading (no) or a paragraph's first line (an ``Example`` lead
+    or not; a wrapped line is its paragraph's). Each line's answer is kept, so every line
+    is looked at once at most."""
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
@@ -391,7 +392,22 @@ class _Examples:
                 answer = self.known[index]
                 break
             walked.append(index)
-            lead = _paragraph_lead(self.lines[index])
+            line = self.lines[index]
+            lead = _paragraph_lead(line)
+            if (
+                lead is False
+                and index
+                and line[:1] not in _MAY_START_A_BLOCK
+                and (
+                    self.lines[index - 1][:1] not in _MAY_START_A_BLOCK
+                    or _paragraph_lead(self.lines[index - 1]) is True
+                )
+            ):
+                # Text at the margin right below text at the margin or an example's lead
+                # (`**Example**:`): a wrapped line of the same paragraph, in an example when
+                # the paragraph's first line leads one.
+                index -= 1
+                continue
             if lead is not None:
                 answer = lead
                 break
