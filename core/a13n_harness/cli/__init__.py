@@ -414,6 +414,7 @@ def _run_lint(args: argparse.Namespace) -> int:
     are also coded lines on stderr, and the exit code is 1 when the run failed."""
     from a13n_harness.cli._lint import (
         LintResult,
+        failed,
         format_findings,
         problem_finding,
         run_lines,
@@ -440,7 +441,7 @@ def _run_lint(args: argparse.Namespace) -> int:
         write_sarif(result, args.sarif_output, __version__)
     for line in run_lines(result):
         write_err(line)
-    return 1 if result.failed else 0
+    return 1 if failed(result, strict=args.strict) else 0
 
 
 # ------------------------------------------------------------------- parser
@@ -603,6 +604,9 @@ def build_parser() -> argparse.ArgumentParser:
         ".a13n-skills.toml, else its pyproject.toml)",
     )
     config.add_argument("--no-config", action="store_true", help="read no configuration")
+    lint.add_argument(
+        "--strict", action="store_true", help="exit 1 on a warning too (default: on an error)"
+    )
     lint.set_defaults(run=_run_lint)
 
     env = commands.add_parser(

@@ -45,6 +45,7 @@ from a13n_harness.cli._lint_config import ConfigProblem, LintConfig, config_for,
 from a13n_harness.cli._output import PROGRAM, Progress, json_text, safe_line
 from a13n_harness.cli._sarif import sarif_document
 from a13n_harness.cli._workspace import (
+    AGENT_FOLDERS,
     DEFAULT_ROOTS,
     LAYOUT_ROOTS,
     SOURCE_ID,
@@ -67,6 +68,11 @@ from a13n_harness.context.lint import (
     check_document,
     rule_for_error,
 )
+from a13n_harness.context.lint_suppressions import (
+    Suppressions,
+    find_suppressions,
+    mask_directives,
+)
 from a13n_harness.environment import (
     FileNotFound,
     FileOperatorError,
@@ -83,6 +89,7 @@ __all__ = [
     "LINT_ROOTS",
     "Finding",
     "LintResult",
+    "failed",
     "format_findings",
     "lint",
     "run_level",
@@ -137,6 +144,12 @@ class LintResult:
     findings: tuple[Finding, ...]
     skills: int
     root: str | None = None
+    suppressed: tuple[Finding, ...] = ()
+    """The findings an inline directive suppressed (counted, never printed as findings)."""
+    excluded: tuple[str, ...] = ()
+    """The SKILL.md files the configuration's ``exclude`` left out (not counted in ``skills``)."""
+    checked: tuple[str, ...] = ()
+    """Every SKILL.md checked, as shown (before ``exclude``)."""
 
     @property
     def failed(self) -> bool:
@@ -156,6 +169,8 @@ class _Linter:
         self.seen: set[str] = set()
         self.scanning: str | None = None  # the workspace being scanned, if any
         self.tops: dict[str, str | None] = {}  # a skill's parent -> its repository's top
+        self.suppressed: list[Finding] = []  # what inline directives suppressed
+        self.checked: list[str] = []  # every SKILL.md checked, as shown
 
     # ---------------------------------------------------------------- one skill
 
@@ -171,6 +186,8 @@ class _Linter:
             return None
         self.seen.add(key)
         self.skills += 1
+        self.checked.append(shown)
+        first = len(self.findings)
         try:
             data = await files.read_bytes(document, DOCUMENT_MAX_BYTES + 1)
         except FilePermissionDenied as error:
@@ -182,7 +199,8 @@ class _Linter:
         except DefinitionError as error:
             self.findings.append(_finding(shown, 1, 1, rule_for_error(error.code), error.message))
             return None
-        check = check_document(data, folder, self.profile)
+        suppressions = find_suppressions(data, RULES)
+        check = check_document(mask_directives(data, suppressions), folder, self.profile)
         self.findings.extend(
             _finding(shown, issue.line, issue.column, issue.rule, issue.message)
             for issue in check.issues
@@ -190,7 +208,29 @@ class _Linter:
         named = _name_of(data)
         if check.references:
             await self._references(check.references, host, shown)
+        self._suppress(suppressions, shown, first)
         return named
+
+    def _suppress(self, suppressions: Suppressions, shown: str, first: int) -> None:
+        """Move the findings of this skill (from index ``first``) that an inline directive
+        covers to :attr:`suppressed`, and report the directives that do not say what they
+        mean (:mod:`a13n_harness.context.lint_suppressions`)."""
+        if suppressions.problems:
+            self.findings.extend(
+                _finding(shown, p.line, p.column, "skill_suppression_invalid", p.message)
+                for p in suppressions.problems
+            )
+            # In line order with the file's other findings (a stable sort: ties keep theirs).
+            self.findings[first:] = sorted(self.findings[first:], key=lambda f: f.line)
+        if not suppressions.directives:
+            return
+        kept = []
+        for finding in self.findings[first:]:
+            if finding.path == shown and suppressions.covers(finding.rule, finding.line):
+                self.suppressed.append(finding)
+            else:
+                kept.append(finding)
+        self.findings[first:] = kept
 
     async def _references(self, references: Sequence[Reference], host: str, shown: str) -> None:
         """Resolve one skill's references (module docstring); ``host`` is its SKILL.md."""
@@ -629,7 +669,12 @@ def lint(
                     await linter.skill_folder(folder)
             except (DefinitionError, OSError) as error:
                 linter.findings.append(problem_finding(path, error))
-        return LintResult(tuple(linter.findings), linter.skills)
+        return LintResult(
+            tuple(linter.findings),
+            linter.skills,
+            suppressed=tuple(linter.suppressed),
+            checked=tuple(linter.checked),
+        )
 
     try:
         return run_blocking(run())  # no event loop: see cli._workspace
@@ -683,6 +728,8 @@ def run_lint(
         )
         return LintResult((finding,), 0, top)
     findings: list[Finding] = []
+    suppressed: list[Finding] = []
+    excluded: list[str] = []
     skills = 0
     start = 0
     for index in range(1, len(targets) + 1):
@@ -690,11 +737,60 @@ def run_lint(
             continue
         config = configs[start]
         chosen = profile or config.profile or DEFAULT_PROFILE
-        result = lint(targets[start:index], roots, progress, chosen)
+        result = _excluded(lint(targets[start:index], roots, progress, chosen), config)
         findings.extend(_configured(result.findings, config))
+        suppressed.extend(_configured(result.suppressed, config))
+        excluded.extend(result.excluded)
         skills += result.skills
         start = index
-    return LintResult(tuple(findings), skills, top)
+    return LintResult(tuple(findings), skills, top, tuple(suppressed), tuple(excluded))
+
+
+def agent_loaded(path: str) -> str | None:
+    """The agent folder's ``skills`` folder (``.claude/skills``) an agent loads the skill at
+    ``path`` (a path as lint shows it) from, or ``None`` when it is not below one."""
+    parts = path.replace(os.sep, "/").split("/")
+    for index in range(len(parts) - 1):
+        if parts[index] in AGENT_FOLDERS and parts[index + 1] == "skills":
+            return "/".join(parts[: index + 2])
+    return None
+
+
+def _excluded(result: LintResult, config: LintConfig) -> LintResult:
+    """``result`` without the skills the configuration's ``exclude`` matches: their findings
+    dropped, their SKILL.md counted in :attr:`LintResult.excluded`. A skill an agent loads
+    (:func:`agent_loaded`) is never left out: its findings stay and ``skill_excluded`` says
+    that ``exclude`` named it, so a configuration cannot blind a gate to what agents read."""
+    if not config.exclude:
+        return result
+    left: set[str] = set()
+    named: list[Finding] = []
+    for shown in result.checked:
+        if not config.excludes(shown):
+            continue
+        folder = agent_loaded(shown)
+        if folder is None:
+            left.add(shown)
+            continue
+        named.append(
+            _finding(
+                shown,
+                1,
+                1,
+                "skill_excluded",
+                f"exclude in {config.path} matches this skill, but an agent loads it from "
+                f"{folder}: it is checked all the same",
+            )
+        )
+    if not left and not named:
+        return result
+    return dataclasses.replace(
+        result,
+        findings=(*(f for f in result.findings if f.path not in left), *named),
+        suppressed=tuple(f for f in result.suppressed if f.path not in left),
+        skills=result.skills - len(left),
+        excluded=tuple(sorted(left)),
+    )
 
 
 def _configured(findings: Sequence[Finding], config: LintConfig) -> tuple[Finding, ...]:
@@ -711,17 +807,30 @@ def _configured(findings: Sequence[Finding], config: LintConfig) -> tuple[Findin
 
 
 def summary(result: LintResult) -> str:
-    """``N errors, N warnings in N skills``."""
+    """``N errors, N warnings in N skills``, then ``, N suppressed`` (findings an inline
+    directive suppressed) and ``, N excluded`` (skills ``exclude`` left out) when not 0."""
     errors = sum(f.severity == "error" for f in result.findings)
     warnings = sum(f.severity == "warning" for f in result.findings)
 
     def plural(count: int, word: str) -> str:
         return f"{count} {word}" + ("" if count == 1 else "s")
 
-    return (
+    line = (
         f"{plural(errors, 'error')}, {plural(warnings, 'warning')} "
         f"in {plural(result.skills, 'skill')}"
     )
+    if result.suppressed:
+        line += f", {len(result.suppressed)} suppressed"
+    if result.excluded:
+        line += f", {plural(len(result.excluded), 'skill')} excluded"
+    return line
+
+
+def failed(result: LintResult, strict: bool = False) -> bool:
+    """Whether the run fails (exit 1): an error, or with ``strict`` (``--strict``) a warning
+    too. Notes never fail."""
+    failing = ("error", "warning") if strict else ("error",)
+    return any(finding.severity in failing for finding in result.findings)
 
 
 def run_level(finding: Finding) -> bool:
@@ -775,6 +884,18 @@ def _json(result: LintResult, version: str) -> str:
             }
             for f in result.findings
         ],
+        "suppressed": [
+            {
+                "column": f.column,
+                "line": f.line,
+                "message": f.message,
+                "path": f.path,
+                "rule": f.rule,
+                "severity": f.severity,
+            }
+            for f in result.suppressed
+        ],
+        "excluded": list(result.excluded),
         "summary": {
             "errors": sum(f.severity == "error" for f in result.findings),
             "notes": sum(f.severity == "note" for f in result.findings),
