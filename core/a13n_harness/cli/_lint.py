@@ -36,10 +36,11 @@ from __future__ import annotations
 import dataclasses
 import os
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager
+from a13n_harness.cli._fix import FixResult, apply_fixes
 from a13n_harness.cli._github import github_lines, located
 from a13n_harness.cli._lint_config import ConfigProblem, LintConfig, config_for, load_config
 from a13n_harness.cli._output import PROGRAM, Progress, json_text, safe_line
@@ -90,6 +91,7 @@ __all__ = [
     "Finding",
     "LintResult",
     "failed",
+    "fix",
     "format_findings",
     "lint",
     "run_level",
@@ -150,6 +152,8 @@ class LintResult:
     """The SKILL.md files the configuration's ``exclude`` left out (not counted in ``skills``)."""
     checked: tuple[str, ...] = ()
     """Every SKILL.md checked, as shown (before ``exclude``)."""
+    fixed: int = 0
+    """How many fixes ``--fix`` made before this run's findings were found."""
 
     @property
     def failed(self) -> bool:
@@ -823,7 +827,23 @@ def summary(result: LintResult) -> str:
         line += f", {len(result.suppressed)} suppressed"
     if result.excluded:
         line += f", {plural(len(result.excluded), 'skill')} excluded"
+    if result.fixed:
+        line += f", {plural(result.fixed, 'fix')} made".replace("fixs", "fixes")
     return line
+
+
+def fix(
+    result: LintResult, again: Callable[[], LintResult], *, diff: bool
+) -> tuple[FixResult, LintResult]:
+    """``--fix``: the safe fixes of ``result``'s findings (:mod:`a13n_harness.cli._fix`),
+    confined to its repository; with ``diff`` only their unified diff. When files were
+    written, ``again()`` lints once more: what is reported is what is left."""
+    fixable = [(f.path, f.rule, f.line, f.message) for f in result.findings if located(f)]
+    top = result.root if result.root is not None else os.curdir
+    fixed = apply_fixes(fixable, top, write=not diff)
+    if diff or not fixed.files:
+        return fixed, result
+    return fixed, dataclasses.replace(again(), fixed=fixed.fixes)
 
 
 def failed(result: LintResult, strict: bool = False) -> bool:
