@@ -1,7 +1,7 @@
 """The controls authors expect of a linter: inline suppressions, ``exclude``, ``--strict``.
 
-docs/rules.md ("Suppressions", ``skill_suppression_invalid``, ``skill_excluded``) and
-docs/ci.md ("A gate that a pull request cannot blind"):
+docs/rules.md (``skill_suppression_invalid``, ``skill_excluded``) and
+docs/ci.md ("What a pull request can still do"):
 
 - ``<!-- a13n-skills: disable-next-line RULE[,RULE] -->`` drops those rules' findings on the
   next line, ``disable-file`` in the whole file; a directive in the frontmatter or in fenced
