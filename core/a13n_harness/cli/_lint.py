@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager
 from a13n_harness.cli._fix import FixResult, apply_fixes
 from a13n_harness.cli._github import github_lines, located
+from a13n_harness.cli._gitignore import GitIgnore, gitignore_for
 from a13n_harness.cli._lint_config import ConfigProblem, LintConfig, config_for, load_config
 from a13n_harness.cli._output import PROGRAM, Progress, json_text, safe_line
 from a13n_harness.cli._sarif import sarif_document
@@ -736,12 +737,18 @@ def run_lint(
     excluded: list[str] = []
     skills = 0
     start = 0
+    ignore = gitignore_for(top)
     for index in range(1, len(targets) + 1):
         if index < len(targets) and configs[index].path == configs[start].path:
             continue
         config = configs[start]
         chosen = profile or config.profile or DEFAULT_PROFILE
-        result = _excluded(lint(targets[start:index], roots, progress, chosen), config)
+        try:
+            result = lint(targets[start:index], roots, progress, chosen)
+            result = _excluded(result, config, ignore, top)
+        finally:
+            if ignore is not None and index == len(targets):
+                ignore.close()
         findings.extend(_configured(result.findings, config))
         suppressed.extend(_configured(result.suppressed, config))
         excluded.extend(result.excluded)
@@ -760,17 +767,43 @@ def agent_loaded(path: str) -> str | None:
     return None
 
 
-def _excluded(result: LintResult, config: LintConfig) -> LintResult:
-    """``result`` without the skills the configuration's ``exclude`` matches: their findings
-    dropped, their SKILL.md counted in :attr:`LintResult.excluded`. A skill an agent loads
-    (:func:`agent_loaded`) is never left out: its findings stay and ``skill_excluded`` says
-    that ``exclude`` named it, so a configuration cannot blind a gate to what agents read."""
-    if not config.exclude:
+def _below(shown: str, top: str) -> str | None:
+    """``shown`` (a path as lint shows it) relative to ``top`` with ``/``, else ``None``."""
+    real = os.path.join(os.path.realpath(os.path.dirname(shown) or "."), os.path.basename(shown))
+    relative = os.path.relpath(real, os.path.realpath(top))
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return None
+    return relative.replace(os.sep, "/")
+
+
+def _why_left_out(shown: str, config: LintConfig, ignore: GitIgnore | None, top: str) -> str | None:
+    """Why ``shown`` is left out: the configuration's ``exclude`` or a ``.gitignore`` pattern
+    (``None``: it is not)."""
+    if config.excludes(shown):
+        return f"exclude in {config.path}"
+    if ignore is not None:
+        relative = _below(shown, top)
+        pattern = ignore.ignored(relative) if relative is not None else None
+        if pattern is not None:
+            return f"{pattern} (.gitignore; the file is not tracked)"
+    return None
+
+
+def _excluded(
+    result: LintResult, config: LintConfig, ignore: GitIgnore | None = None, top: str = "."
+) -> LintResult:
+    """``result`` without the skills the configuration's ``exclude`` or the checkout's
+    ``.gitignore`` (:mod:`a13n_harness.cli._gitignore`: an untracked file only) leaves out:
+    their findings dropped, their SKILL.md counted in :attr:`LintResult.excluded`. A skill
+    an agent loads (:func:`agent_loaded`) is never left out: its findings stay and
+    ``skill_excluded`` says what named it, so nothing blinds a gate to what agents read."""
+    if not config.exclude and ignore is None:
         return result
     left: set[str] = set()
     named: list[Finding] = []
     for shown in result.checked:
-        if not config.excludes(shown):
+        why = _why_left_out(shown, config, ignore, top)
+        if why is None:
             continue
         folder = agent_loaded(shown)
         if folder is None:
@@ -782,7 +815,7 @@ def _excluded(result: LintResult, config: LintConfig) -> LintResult:
                 1,
                 1,
                 "skill_excluded",
-                f"exclude in {config.path} matches this skill, but an agent loads it from "
+                f"{why} matches this skill, but an agent loads it from "
                 f"{folder}: it is checked all the same",
             )
         )
