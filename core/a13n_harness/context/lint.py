@@ -668,6 +668,22 @@ by design:
   length and the file's encoding are checked; `skills-ref` checks none of these (it
   crashes on a SKILL.md that is not UTF-8).
 
+## What lint reads, and what it says when it cannot
+
+With no `--root`, lint reads every skill an agent would load and every skill as authors lay
+them out (contract §8, "What an agent loads" and "What lint checks"): the `skills` folder of
+`.agents`, `.claude`, `.github`, `.gemini`, `.cursor` and `.codex` at any depth, through links
+that stay inside the workspace, and the folders of skill folders (`skills/`,
+`skills/.curated`, `plugins/*/skills`, ...). Every `SKILL.md` there is checked, whichever of
+two packages of one name discovery would keep (`skill_name_conflict` on each), and one inside
+another skill's folder too (`skill_nested`). What it cannot read is a finding, never a silent
+skip: a folder it cannot list or an agent root linked out of the workspace
+(`skill_permission_denied`), the walk's bounds (`skill_root_overflow`, an error: 32 folder
+levels, 100,000 listed entries), an agent root that is not a directory (`skill_entry_skipped`).
+A problem of the run (no skill, a PATH or `--root` that cannot be used, the configuration) is a
+finding of its rule in every format and also the line `a13n-skills: <rule>: <path>: <message>`
+on stderr; every format writes its whole document whatever happened.
+
 ## Profiles
 
 `--profile` (or `profile` in the configuration) says which platform a skill is written for.
