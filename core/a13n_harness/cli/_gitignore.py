@@ -178,16 +178,25 @@ class GitIgnore:
 
     def __init__(
         self,
-        tracked: frozenset[str],
+        tracked: frozenset[str] | Callable[[], frozenset[str] | None],
+        # ``tracked``: the tracked paths, or what reads them on first need (``None``: unknown).
         read: Callable[[tuple[str, ...]], str | None],
         exclude: str | None = None,
         close: Callable[[], None] | None = None,
     ) -> None:
-        self.tracked = tracked
+        self._load = tracked if callable(tracked) else None
+        self._tracked: frozenset[str] | None = None if callable(tracked) else tracked
         self._read = read
         self.close = close if close is not None else (lambda: None)
         self._files: dict[tuple[str, ...], list[_Pattern]] = {}
         self._info = _parse(exclude, (), ".git/info/exclude") if exclude else []
+
+    def tracked(self) -> frozenset[str] | None:
+        """The tracked paths, read once, when a path first matches a pattern (``None``:
+        unknown, so nothing is ignored): a checkout without ignored skills reads no index."""
+        if self._load is not None:
+            self._tracked, self._load = self._load(), None
+        return self._tracked
 
     def _patterns(self, folder: tuple[str, ...]) -> list[_Pattern]:
         if folder not in self._files:
@@ -223,12 +232,13 @@ class GitIgnore:
     def ignored(self, path: str) -> str | None:
         """The pattern (``file:line``) that ignores ``path`` (``/``-separated, below the
         top), or ``None``: a tracked path is never ignored."""
-        if path in self.tracked:
-            return None
         parts = [part for part in path.split("/") if part]
         for depth in range(1, len(parts) + 1):
             verdict = self._verdict(parts[:depth], folder=depth < len(parts))
             if verdict is not None and not verdict.negated:
+                tracked = self.tracked()
+                if tracked is None or path in tracked:
+                    return None
                 return verdict.source
         return None
 
@@ -242,13 +252,14 @@ def gitignore_for(top: str) -> GitIgnore | None:
         return None
     if checkout is None or os.path.realpath(checkout.top) != os.path.realpath(top):
         return None
-    try:
-        data = read_regular_file(os.path.join(checkout.gitdir, "index"), INDEX_MAX_BYTES + 1)
-    except OSError:
-        return None
-    tracked = read_index(data) if len(data) <= INDEX_MAX_BYTES else None
-    if tracked is None:
-        return None
+
+    def tracked() -> frozenset[str] | None:
+        try:
+            data = read_regular_file(os.path.join(checkout.gitdir, "index"), INDEX_MAX_BYTES + 1)
+        except OSError:
+            return None
+        return read_index(data) if len(data) <= INDEX_MAX_BYTES else None
+
     try:
         exclude_bytes = read_regular_file(
             os.path.join(checkout.commondir, "info", "exclude"), GITIGNORE_MAX_BYTES
