@@ -116,6 +116,44 @@ severity = { skill_reference_missing = "error", skill_html_comment = "note" }
 A configuration that cannot be used is one `lint_config_invalid` error at its file, line
 and column, and nothing is linted. `--profile` wins over the configuration's `profile`.
 
+`exclude = ["vendor/", "skills/*/fixtures"]` leaves skills out: a pattern (the per-path
+globs' language, relative to the file's folder) matches a `SKILL.md` or one of its folders.
+The checkout's `.gitignore` is honoured as git does: an untracked skill it ignores is left
+out, a tracked one never is (lint reads the git index, without running git; without a
+readable index nothing is ignored). What either leaves out is counted in the summary
+(`..., 2 skills excluded`) and listed in `--format json` (`excluded`). A skill an agent loads
+(below `.agents/skills`, `.claude/skills`, `.github/skills`, ...) is never left out: it is
+checked and `skill_excluded` names what matched it.
+
+## Suppressions
+
+A line of the body that is only the comment
+`<!-- a13n-skills: disable-next-line RULE[,RULE] -->` suppresses those rules' findings on
+the next line; `<!-- a13n-skills: disable-file RULE[,RULE] -->` suppresses them in the whole
+file, the frontmatter included. Text after ` -- ` is a reason, for the reader. A directive in
+the frontmatter, in fenced code or inside a line of text is not one. A directive line is not a
+hidden comment (`skill_html_comment`); one naming an unknown rule or verb, or no rule, is
+`skill_suppression_invalid`. Suppressed findings are counted in the summary
+(`..., 1 suppressed`), listed in `--format json` (`suppressed`) and are SARIF results with
+`suppressions` of kind `inSource`; the configuration applies to them as to the others.
+
+```markdown
+<!-- a13n-skills: disable-next-line skill_reference_missing -- created by init.sh -->
+Run `scripts/init.sh`, then read [the generated notes](notes/generated.md).
+```
+
+## Strict runs and fixes
+
+`--strict` fails the run (exit 1) on a warning as on an error; a note never fails it.
+`--fix` makes the safe fixes and reports what is left (`..., 2 fixes made`): a `name` that
+differs from its folder only in case or separators (`PDF_Tools` in `pdf-tools/`) takes the
+folder's name; a field whose finding says "did you mean" is renamed; the characters that are
+never text (U+200B, U+2060, U+2061..U+2064, U+FEFF after the start, U+E0100..U+E01EF) are
+removed, joiners kept. Each file is replaced atomically (a temporary file and a rename in its
+folder), only a regular file inside the repository, never through a symbolic link (such a
+file is the stderr line `a13n-skills: lint_fix_refused: ...`). `--fix --diff` prints the
+unified diff and writes nothing; it exits 1 when there is something to fix.
+
 ## Output formats
 
 `--format text` (the default), `json`, `sarif` (SARIF 2.1.0 with `partialFingerprints`,

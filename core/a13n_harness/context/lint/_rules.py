@@ -553,6 +553,33 @@ RULES: dict[str, Rule] = _rules(
         '[tool.a13n-skills.lint]\nselect = "skill_name_invalid"   # must be a list',
         tool_level=True,
     ),
+    Rule(
+        "skill_suppression_invalid",
+        "warning",
+        "an inline suppression does not say what it means",
+        "A directive `<!-- a13n-skills: disable-next-line RULE[,RULE] -->` (the findings of "
+        "those rules on the next line) or `<!-- a13n-skills: disable-file RULE[,RULE] -->` "
+        "(in the whole file) is a line of the body by itself, outside fenced code. One that "
+        "names a rule this version does not have, another verb or no rule suppresses nothing "
+        "of what it names (its known rules still apply), so the finding it meant to hide is "
+        "still reported and this one says why. A directive line is not itself reported as a "
+        "hidden comment; suppressed findings are counted in the summary and are SARIF "
+        "results with `suppressions` of kind `inSource`.",
+        BEYOND,
+        "<!-- a13n-skills: disable-next-line skill_reference_mising -->",
+    ),
+    Rule(
+        "skill_excluded",
+        "warning",
+        "exclude names a skill an agent loads",
+        "`exclude` in the configuration leaves skills out of the run (counted in the summary), "
+        "except a skill below an agent folder's `skills` (`.agents/skills`, `.claude/skills`, "
+        "`.github/skills`, ...): an agent loads it whatever the configuration says, so it is "
+        "checked all the same and this finding names the pattern's file. A pull request cannot "
+        "blind the gate by excluding what agents read.",
+        BEYOND,
+        '[tool.a13n-skills.lint]\nexclude = [".agents"]',
+    ),
 )
 """Every rule, in the order ``docs/rules.md`` lists them."""
 
