@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from a13n_harness.context import lint
-from a13n_harness.context.lint import REFERENCES_MAX, Reference, check_document
+from a13n_harness.context.lint import REFERENCES_MAX, Reference, _rules, check_document
+from a13n_harness.context.lint import _references as lint
 
 _Span = tuple[int, int, int, int]  # opens, content starts, content ends, closes
 
@@ -111,7 +111,7 @@ class Found:
         if self.found >= REFERENCES_MAX:
             self.found += 1
             return
-        for placeholder in lint.PLACEHOLDERS:
+        for placeholder in _rules.PLACEHOLDERS:
             if content.startswith(placeholder + "/"):
                 if lint._PLACED_PATH.fullmatch(content[len(placeholder) + 1 :]):
                     self.add(lint._normalise(content, number, column, "link"))
@@ -147,7 +147,7 @@ def plain_line(state: Found, line: str, number: int, in_comment: bool, example: 
             raw = line[inner:inner_end]
             if "/" in raw and (marker is None or marker.start() > opened):
                 state.considered += 1
-                if state.considered > lint._CONSIDERED_MAX:
+                if state.considered > _rules._CONSIDERED_MAX:
                     state.found = max(state.found, REFERENCES_MAX + 1)
                     if not state.references:
                         state.limit_at = (number, inner + 1)

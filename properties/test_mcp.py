@@ -158,17 +158,30 @@ def _code(result: Any) -> str:
 # ------------------------------------------------------------------ what is served
 
 
-def test_the_catalog_resource_and_prompt_are_the_certified_block(tmp_path: Path) -> None:
-    workspace = _workspace(tmp_path)
+def _cli_catalog(workspace: Path, *options: str) -> str:
+    """What ``a13n-skills catalog WORKSPACE`` prints: the block the server must serve."""
+    result = subprocess.run(
+        [sys.executable, "-m", "a13n_harness.cli", "catalog", str(workspace), *options],
+        env={**os.environ, "PYTHONPATH": str(CORE)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return result.stdout
 
-    async def expected() -> str:
-        state = _mcp.SkillsServer(str(workspace))
-        async with state.environment:
-            return (await state.refresh()).require().instructions
+
+def test_the_catalog_resource_and_prompt_are_the_certified_block(tmp_path: Path) -> None:
+    """The block ``a13n-skills catalog`` prints for the same checkout and window: certified,
+    and naming each SKILL.md by its path in the checkout (a host's agent can open it)."""
+    workspace = _workspace(tmp_path)
+    block = _cli_catalog(workspace)
+    small = _cli_catalog(workspace, "--context-tokens", "8192", "--reserve-tokens", "7000")
+    assert block.startswith(HEADER)
+    assert "(file: .agents/skills/deploy/SKILL.md)" in block
+    assert small != block
 
     async def scenario() -> None:
-        block = await expected()
-        assert block.startswith(HEADER)
         async with _session(workspace) as session:
             assert await session.catalog() == block
             prompt = await session.client.get_prompt(_mcp.CATALOG_PROMPT)
@@ -180,6 +193,9 @@ def test_the_catalog_resource_and_prompt_are_the_certified_block(tmp_path: Path)
             )
             assert not read.is_error
             assert read.content[0].text == "1. Build.\n2. Ship.\n"
+        window = ("--context-tokens", "8192", "--reserve-tokens", "7000")
+        async with _session(workspace, options=window) as session:
+            assert await session.catalog() == small
 
     _run(scenario)
 

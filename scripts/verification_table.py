@@ -225,8 +225,9 @@ def crosshair_results(log: str, files: dict[str, str]) -> dict[str, str]:
     }
 
 
-def rows(results: dict[str, str], kept: dict[str, str]) -> list[list[str]]:
-    """The table's rows: ``results`` by contract, else the ``kept`` result of the row."""
+def rows(results: dict[str, str], kept: dict[str, tuple[str, str]]) -> list[list[str]]:
+    """The table's rows: ``results`` by contract, else the result ``kept`` for the row
+    (``{function: (contract cell, result)}``) when its contracts are the same."""
     sources = {"crosshair_contracts.py": QUICK, "crosshair_core.py": CORE}
     texts = {label: path.read_text(encoding="utf-8") for label, path in sources.items()}
     functions = {label: contract_functions(text) for label, text in texts.items()}
@@ -262,7 +263,10 @@ def rows(results: dict[str, str], kept: dict[str, str]) -> list[list[str]]:
             checked.append("fuzzed")
         if module in mutated:
             checked.append("mutated")
-        result = "; ".join(verdicts) if verdicts else kept.get(qualified, "not run yet")
+        # A kept result stands only for the contracts it was found for.
+        before = kept.get(qualified, ("", ""))
+        same = before[0] == (", ".join(contracts) or "none")
+        result = "; ".join(verdicts) if verdicts else before[1] if same else "not run yet"
         if not contracts:
             result = f"not contracted: {listed.get(qualified, '')}"
         table.append(
@@ -298,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--crosshair-log", type=Path, help="a crosshair check --report_all log")
     args = parser.parse_args(argv)
     current = TABLE.read_text(encoding="utf-8") if TABLE.is_file() else ""
-    kept = {name: cells[-1] for name, cells in parse_table(current).items()}
+    kept = {name: (cells[1], cells[-1]) for name, cells in parse_table(current).items()}
     results: dict[str, str] = {}
     if args.crosshair_log is not None:
         files = {path.name: path.read_text(encoding="utf-8") for path in (QUICK, CORE)}

@@ -395,6 +395,8 @@ def scan(data: bytes, position: int, limit: int):
     line = mark.line or 1
     index = event.mark.index if event.mark is not None else 0
     note(1, position, "label")
+    probe(1)
+    probe(found)
     return found if best >= 0 else -1
 """
 FACTS_UNDER_TEST = (
@@ -407,6 +409,7 @@ FACTS_UNDER_TEST = (
     Fact("encoder", "scan", FALLBACK, "mark.line", "a mark's line is 1 or more"),
     Fact("encoder", "scan", FALLBACK, "event.mark is not None", "every event has a mark"),
     Fact("encoder", "scan", ARGUMENT, "note", "only the label is free", index=2),
+    Fact("encoder", "scan", ARGUMENT, "probe", "a sample call only", statement="probe(1)"),
 )
 
 
@@ -439,6 +442,8 @@ def _fact_for(original: str, mutated: str, module: str = "encoder") -> str | Non
         ("if event.mark is not None else", "if (event.mark is not None) or True else", FALLBACK),
         ('"label")', '"XXlabelXX")', ARGUMENT),
         ('"label")', "None)", ARGUMENT),
+        ("probe(1)", "probe(2)", ARGUMENT),
+        ("probe(1)", "probe(None)", ARGUMENT),
     ],
 )
 def test_facts_excuse_what_their_kind_says_cannot_matter(
@@ -467,6 +472,7 @@ def test_facts_excuse_what_their_kind_says_cannot_matter(
         ("else 0\n", "else 0 + index\n"),  # still the fallback: excused (kept as a check below)
         ("note(1,", "note(2,"),  # another argument than the free one
         ("note(1, position,", "note(1, position + 1,"),
+        ("probe(found)", "probe(None)"),  # the same callee, not the sample call
     ],
 )
 def test_facts_negative_control_a_change_outside_the_fact_is_left_to_the_tests(

@@ -267,7 +267,7 @@ SIGN = "sign"  # the function's negative results are read only by their sign.
 BOUND = "bound"  # target's end argument (the third) only stops a search early: leaving it
 # out, None, or a larger constant added finds the same.
 ARGUMENT = "argument"  # the arguments of calls to target (argument ``index``, or any) never
-# decide there (``values`` as for VALUE; ``statement``: only in that statement).
+# decide there (``values`` as for VALUE; ``statement``: only that call, or in that statement).
 FALLBACK = "fallback"  # target is never falsy (``target or c``: c is never used) or, for an
 # ``if``/``else`` expression whose test is target, the test is always true.
 
@@ -498,10 +498,11 @@ def _calls(
             other = _same_place(old, new, call)
             if isinstance(other, ast.Call) and ast.dump(other.func) == ast.dump(call.func):
                 if fact.statement:
+                    # The call itself as written, or its statement.
                     enclosing = next(
-                        (n for n in reversed(chain[:depth]) if isinstance(n, ast.stmt)), None
+                        (n for n in reversed(chain[:depth]) if isinstance(n, ast.stmt)), call
                     )
-                    if enclosing is None or ast.unparse(enclosing) != fact.statement:
+                    if fact.statement not in (ast.unparse(call), ast.unparse(enclosing)):
                         return None
                 return call, other
     return None
@@ -711,6 +712,7 @@ FACTS: tuple[Fact, ...] = (
         ARGUMENT,
         "_more_line",
         "the sample lines only test the precondition: any more line starts with a digit",
+        statement="_more_line(1)",
     ),
     Fact(
         "tokens",
@@ -718,6 +720,7 @@ FACTS: tuple[Fact, ...] = (
         ARGUMENT,
         "_pointer_line",
         "the sample lines only test the precondition: any pointer line ends in a line feed",
+        statement="_pointer_line(1, _roots_phrase(catalog.roots))",
     ),
     Fact(
         "tokens",
@@ -725,6 +728,7 @@ FACTS: tuple[Fact, ...] = (
         ARGUMENT,
         "_more_line",
         "the sample more line only tests the precondition: any count's line is alike",
+        statement="_more_line(1)",
     ),
     Fact(
         "tokens",

@@ -4,9 +4,10 @@ Protocol (stdio; extra ``mcp``, the official Python SDK). docs/contract.md §10,
 What a client gets:
 
 * the resource ``skills://catalog`` and the prompt ``skills_catalog``: the certified catalog
-  block of the workspace (``SkillsCapability.prepare``: rendered, then certified by
-  ``verify_rendering`` or ``verify_rendering_counted``), in the window or tokenizer the
-  command's options give;
+  block of the skills the model may activate, in the window or tokenizer the command's
+  options give, naming each ``SKILL.md`` by its path in the checkout as ``a13n-skills
+  catalog`` does (:func:`host_catalog`: rendered, then certified by ``verify_rendering`` or
+  ``verify_rendering_counted``);
 * the tool ``activate_skill(name)``, ``name`` an enum of the names the model may activate,
   returning the certified activation (``PreparedSkills.activate``, then ``verify_activation``);
 * a prompt per skill the user may activate (``disable-model-invocation`` skills included: a
@@ -74,7 +75,10 @@ from a13n_harness.capabilities import (
     verify_activation,
 )
 from a13n_harness.cli._output import os_error_code
+from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.errors import DefinitionError
+from a13n_harness.context.render import render_catalog, verify_rendering
+from a13n_harness.context.tokens import render_catalog_counted, verify_rendering_counted
 from a13n_harness.environment import Environment, FilePermissionDenied, LocalDirectoryProvider
 
 if TYPE_CHECKING:
@@ -87,6 +91,8 @@ __all__ = [
     "MAX_RESOURCE_BYTES",
     "POLL_SECONDS",
     "SkillsServer",
+    "host_catalog",
+    "host_listing",
     "serve",
 ]
 
@@ -177,12 +183,60 @@ class Scan:
     failure: DefinitionError | None
     fingerprint: tuple[object, ...]
     number: int
+    catalog: str = ""  # the certified block served (:func:`host_catalog`)
 
     def require(self) -> PreparedSkills:
         if self.prepared is None:
             assert self.failure is not None
             raise self.failure
         return self.prepared
+
+
+def _shown(path: str) -> str:
+    """A path of the run's namespace as the checkout names it (``/workspace/.agents/x`` is
+    ``.agents/x``, the workspace itself ``.``), as ``a13n-skills catalog`` shows paths."""
+    prefix = f"/{MOUNT}"
+    if path == prefix or path.startswith(prefix + "/"):
+        path = path[len(prefix) :]
+    return path.lstrip("/") or "."
+
+
+def host_listing(prepared: PreparedSkills) -> SkillCatalog:
+    """The model's catalog of ``prepared`` with the checkout's own paths.
+
+    The skills the model may activate (no ``disable-model-invocation`` skill), each ``file``
+    relative to the workspace, and the roots scanned (a skipped optional root is not named):
+    what ``a13n-skills catalog`` lists, so a host's agent, working in the checkout, can open
+    every path it names. ``prepared.instructions`` names them in the run's namespace
+    (``/workspace/...``), which no host's file tool knows.
+    """
+    catalog = prepared.catalog
+    skipped = {d.path for d in catalog.diagnostics if d.code == "skill_root_skipped"}
+    return SkillCatalog(
+        tuple(
+            CatalogEntry(item.name, item.description, _shown(item.path))
+            for item in catalog.items
+            if not item.disable_model_invocation
+        ),
+        0,
+        tuple(dict.fromkeys(_shown(root) for root in catalog.roots if root not in skipped)),
+    )
+
+
+def host_catalog(prepared: PreparedSkills, bindings: RunBindings) -> str:
+    """:func:`host_listing` rendered at ``bindings``' budget and fit, in its counter's tokens
+    when it has one, and certified (``verify_rendering`` or ``verify_rendering_counted``)."""
+    listing = host_listing(prepared)
+    counter = bindings.token_counter
+    if counter is None:
+        budget = bindings.allowance_bytes
+        rendered = render_catalog(listing, budget, bindings.fit)
+        verify_rendering(listing, budget, rendered, bindings.fit)
+        return rendered.text
+    tokens = bindings.allowance_tokens
+    counted = render_catalog_counted(listing, tokens, counter, bindings.fit)
+    verify_rendering_counted(listing, tokens, counted, counter, bindings.fit)
+    return counted.text
 
 
 def _activatable(prepared: PreparedSkills) -> tuple[str, ...]:
@@ -308,9 +362,10 @@ class SkillsServer:
 
     # ------------------------------------------------------------ scans
 
-    async def _prepare(self) -> PreparedSkills:
+    async def _prepare(self) -> tuple[PreparedSkills, str]:
         bindings = RunBindings.embedded(environment=self.environment, **self._options)
-        return await SkillsCapability(self.manager).prepare(bindings)
+        prepared = await SkillsCapability(self.manager).prepare(bindings)
+        return prepared, host_catalog(prepared, bindings)
 
     async def refresh(self) -> Scan:
         """The current scan: the one held when the checkout is unchanged, else a new one
@@ -322,25 +377,26 @@ class SkillsServer:
                 return held
             if held.number:
                 self.provider.retarget(self.workspace)  # the held scan's routes go stale
+            prepared: PreparedSkills | None = None
+            failure: DefinitionError | None = None
+            block = ""
             try:
-                prepared: PreparedSkills | None = await self._prepare()
-                failure = None
+                prepared, block = await self._prepare()
             except DefinitionError as error:
-                prepared, failure = None, error
+                failure = error
             except OSError as error:  # the workspace itself went away or was refused
-                prepared = None
                 failure = DefinitionError(os_error_code(error), error.strerror or str(error))
             after = fingerprint(self.workspace, self.roots)
             if after != now:  # changed while scanned: scan again at the next look
                 after = (*after, object())
-            self._scan = Scan(prepared, failure, after, held.number + 1)
+            self._scan = Scan(prepared, failure, after, held.number + 1, block)
         if held.number:
             await self._announce(held, self._scan)
         return self._scan
 
     async def _announce(self, before: Scan, after: Scan) -> None:
         def catalog(scan: Scan) -> str | None:
-            return None if scan.prepared is None else scan.prepared.instructions
+            return None if scan.prepared is None else scan.catalog
 
         def names(scan: Scan) -> tuple[str, ...]:
             return () if scan.prepared is None else _activatable(scan.prepared)
@@ -399,7 +455,9 @@ class SkillsServer:
 
     async def _catalog_text(self) -> str:
         try:
-            return (await self.refresh()).require().instructions
+            scan = await self.refresh()
+            scan.require()
+            return scan.catalog
         except DefinitionError as error:
             raise MCPError(types.INTERNAL_ERROR, _code_text(error)) from error
 

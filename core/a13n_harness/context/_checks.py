@@ -40,6 +40,7 @@ __all__ = [
     "plain_str",
     "plain_tuple",
     "type_name",
+    "utf8_error_at",
 ]
 
 MAX_U64 = 2**64 - 1  # the largest count a u64 consumer (JSON readers, Rust and Go hosts) holds
@@ -319,3 +320,12 @@ def describe(value: object) -> str:
     if value is None or kind is bool or kind is str:
         return repr(value)
     return f"an object of type {type_name(kind)}"
+
+
+def utf8_error_at(data: bytes, offset: int) -> tuple[int, int]:
+    """The 1-based line and column (in code points) of byte ``offset`` of ``data``, where
+    UTF-8 decoding failed: every byte before it is valid UTF-8. The one locator of an
+    encoding error, for the frontmatter parser and lint alike."""
+    prefix = data[:offset]
+    line_start = prefix.rfind(b"\n") + 1
+    return prefix.count(b"\n") + 1, len(prefix[line_start:].decode("utf-8")) + 1

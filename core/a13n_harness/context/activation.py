@@ -50,7 +50,6 @@ every earlier one does not), measured independently of the search the renderer d
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final
@@ -63,7 +62,7 @@ from a13n_harness.context._checks import (
     plain_fields,
     plain_str,
 )
-from a13n_harness.context.encoder import encode_value, is_escaped
+from a13n_harness.context.encoder import ESCAPED_RANGES, encode_value, is_escaped
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import (
     _BOM,
@@ -201,7 +200,7 @@ def activation_allowance(context_tokens: int, response_reserve_tokens: int) -> i
     """A quarter of the usable input window: ``max(0, context - reserve) // 4``
     (:data:`ACTIVATION_SHARE`); bad arguments are ``allowance_invalid`` as for the catalog."""
     catalog_allowance(context_tokens, response_reserve_tokens)  # the same checks
-    return max(0, context_tokens - response_reserve_tokens) // ACTIVATION_SHARE
+    return max(0, (context_tokens - response_reserve_tokens) // ACTIVATION_SHARE)
 
 
 # ------------------------------------------------------------------------------ the body
@@ -214,19 +213,13 @@ def _escape_code_point(match: re.Match[str]) -> str:
     return f"&#x{ord(match.group()):X};"
 
 
-def _escaped_class() -> str:
-    from a13n_harness.context.encoder import ESCAPED_RANGES  # noqa: PLC0415
-
-    parts = []
-    for lo, hi in ESCAPED_RANGES:
-        if lo == 0x0000:  # C0 controls but the line feed and the tab
-            parts.append("\\x00-\\x08\\x0b-\\x1f")
-            continue
-        parts.append(f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}")
-    return "".join(parts)
-
-
-_ESCAPED_IN_BODY = re.compile(f"[{_escaped_class()}]")
+# The encoder's class of escaped code points without the line feed and the tab, which a
+# body keeps raw (U+0000..U+001F is the first range: it becomes two ranges around them).
+_ESCAPED_IN_BODY = re.compile(
+    "[\\x00-\\x08\\x0b-\\x1f"
+    + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ESCAPED_RANGES[1:])
+    + "]"
+)
 
 
 def encode_body(body: str) -> str:
@@ -263,24 +256,21 @@ def decode_body(text: str) -> str:
             f"raw U+{ord(raw.group()):04X} at offset {raw.start()}",
             reason="raw_character",
         )
-    parts: list[str] = []
-    position = 0
-    for match in _DECODE.finditer(text):
-        parts.append(text[position : match.start()])
-        name, digits = match.group(1), match.group(2)
-        if name is not None:
-            parts.append("&" if name == "amp" else "<")
-        elif digits is not None and _canonical_body_hex(digits):
-            parts.append(chr(int(digits, 16)))
-        else:
-            raise DefinitionError(
-                "context_value_invalid",
-                f"not canonical body text at offset {match.start()}",
-                reason="entity",
-            )
-        position = match.end()
-    parts.append(text[position:])
-    return "".join(parts)
+    return _DECODE.sub(_decoded, text)
+
+
+def _decoded(match: re.Match[str]) -> str:
+    """What one reference of :func:`decode_body` stands for; a raw ``<`` or ``&`` refuses."""
+    name, digits = match.group(1), match.group(2)
+    if name is not None:
+        return "&" if name == "amp" else "<"
+    if digits is not None and _canonical_body_hex(digits):
+        return chr(int(digits, 16))
+    raise DefinitionError(
+        "context_value_invalid",
+        f"not canonical body text at offset {match.start()}",
+        reason="entity",
+    )
 
 
 def _canonical_body_hex(digits: str) -> bool:
@@ -607,8 +597,8 @@ def _claimed_cut(plan: _Plan, text: str) -> int | None:
     match = re.search(r'<skill_cut lines_shown="(0|[1-9][0-9]{0,18})">', text)
     if match is None:
         return None
-    k = bisect_right(plan.line_ends, int(match.group(1))) - 1
-    return k if 0 <= k <= plan.top and plan.line_ends[k] == int(match.group(1)) else None
+    cuts = {plan.line_ends[k]: k for k in range(plan.top + 1)}
+    return cuts.get(int(match.group(1)))
 
 
 def _exceeds_from(plan: _Plan, start: int, budget: int, counter: TokenCounter | None) -> bool:

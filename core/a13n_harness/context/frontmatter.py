@@ -35,14 +35,17 @@ from a13n_harness.context._checks import (
     plain_bytes,
     plain_fields,
     plain_str,
+    utf8_error_at,
 )
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
 
 __all__ = [
     "NAME_MAX_CHARS",
     "FrontmatterLimits",
+    "FrontmatterSpan",
     "SkillFrontmatter",
     "decisive_prefix",
+    "find_frontmatter",
     "is_valid_name",
     "normalize_description",
     "parse_skill_document",
@@ -170,7 +173,7 @@ def parse_skill_document(
     if problem is not None:
         raise DefinitionError("skill_frontmatter_invalid", problem, reason="limits")
     # bytes(data) would run a subclass's __bytes__: the base type copies the buffer itself.
-    text = _frontmatter_text(plain_bytes(data), limits.max_bytes)  # type: ignore[arg-type]
+    text, _ = _frontmatter_text(plain_bytes(data), limits.max_bytes)  # type: ignore[arg-type]
     name, description, invocation = _scan_events(text, limits)
 
     def refuse(reason: str, message: str, field: _Field) -> FrontmatterError:
@@ -202,8 +205,44 @@ def parse_skill_document(
     return SkillFrontmatter(name.value, text_value, truncated, disabled)
 
 
-def _frontmatter_text(data: bytes, max_bytes: int) -> str:
-    """Find the fences and return the frontmatter between them, decoded."""
+@dataclass(frozen=True, slots=True)
+class FrontmatterSpan:
+    """Where the parser found the frontmatter: byte offsets into the SKILL.md's bytes.
+
+    ``start`` is the first byte after the opening fence's line (after a leading BOM),
+    ``end`` the first byte of the closing fence's line, ``body`` the first byte after
+    that line (the body's start; the length of the data when the file ends there).
+    """
+
+    start: int
+    end: int
+    body: int
+
+
+def find_frontmatter(
+    data: bytes, limits: FrontmatterLimits = FrontmatterLimits()
+) -> FrontmatterSpan:
+    """The fences of a SKILL.md given as bytes, found as :func:`parse_skill_document`
+    finds them (the same scan): lint reads the frontmatter and the body from here.
+
+    Raises :class:`FrontmatterError` with reason ``missing_fence``, ``unterminated``,
+    ``too_large`` (past ``limits.max_bytes``) or ``encoding`` (``data`` that is not bytes,
+    or a frontmatter that is not UTF-8); ``limits`` that are not a valid
+    ``FrontmatterLimits`` are reason ``limits``.
+    """
+    data = plain_bytes(data)  # type: ignore[assignment]
+    if not is_bytes_like(data):
+        raise FrontmatterError(
+            "encoding", f"a SKILL.md must be bytes, got {type(data).__name__}", line=1, column=1
+        )
+    problem = _limits_problem(limits)
+    if problem is not None:
+        raise DefinitionError("skill_frontmatter_invalid", problem, reason="limits")
+    return _frontmatter_text(bytes(data), limits.max_bytes)[1]
+
+
+def _frontmatter_text(data: bytes, max_bytes: int) -> tuple[str, FrontmatterSpan]:
+    """Find the fences and return the frontmatter between them, decoded, and where it is."""
     start = len(_BOM) if data.startswith(_BOM) else 0
     opening = _FENCE.match(data, start)
     if opening is None or not data[: opening.end()].endswith(b"\n"):
@@ -212,7 +251,8 @@ def _frontmatter_text(data: bytes, max_bytes: int) -> str:
     position = body_start
     # Scan line by line, never past max_bytes of frontmatter plus one fence line.
     while True:
-        if _FENCE.match(data, position):
+        closing = _FENCE.match(data, position)
+        if closing:
             break
         newline = data.find(b"\n", position, body_start + max_bytes + 1)
         if newline < 0:
@@ -226,14 +266,11 @@ def _frontmatter_text(data: bytes, max_bytes: int) -> str:
             raise FrontmatterError(
                 "too_large", f"frontmatter exceeds {max_bytes} bytes", line=2, column=1
             )
-    raw = data[body_start:position]
+    span = FrontmatterSpan(body_start, position, closing.end())
     try:
-        return raw.decode("utf-8")
+        return data[body_start:position].decode("utf-8"), span
     except UnicodeDecodeError as error:
-        prefix = raw[: error.start]
-        line = prefix.count(b"\n") + 2
-        # The prefix is valid UTF-8: count its last line in code points.
-        column = len(prefix[prefix.rfind(b"\n") + 1 :].decode("utf-8")) + 1
+        line, column = utf8_error_at(data, body_start + error.start)
         raise FrontmatterError(
             "encoding", "frontmatter is not valid UTF-8", line=line, column=column
         ) from None
