@@ -10,6 +10,7 @@ Negative controls remove the fence or the final re-read: the assertions then fai
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -426,3 +427,23 @@ def test_the_resource_count_is_exact_past_the_cap(trees: tuple[Path, Path]) -> N
     assert activation.resources[-1] == "assets/a099.txt"
     assert activation.resources_omitted == 30
     assert "<omitted>30 more files not listed</omitted>" in activation.text
+
+
+def test_the_command_line_catalog_and_manifest_leave_user_only_skills_out(
+    trees: tuple[Path, Path],
+) -> None:
+    """``a13n-skills catalog`` and ``manifest`` print what the model sees: no
+    ``disable-model-invocation`` skill, as ``prepare`` and the MCP server."""
+    from cli_run import run_cli  # noqa: PLC0415 - the command-line helper of properties/
+
+    workspace = trees[0]
+    catalog = run_cli("catalog", workspace)
+    assert catalog.returncode == 0, catalog.stderr
+    text = catalog.stdout.decode()
+    assert "- alpha: Use alpha." in text
+    assert "deploy" not in text
+    assert "2 skills available" in text
+    manifest = run_cli("manifest", workspace)
+    assert manifest.returncode == 0, manifest.stderr
+    names = [skill["name"] for skill in json.loads(manifest.stdout)["skill_catalog"]["skills"]]
+    assert names == ["alpha", "beta"]

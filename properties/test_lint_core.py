@@ -316,7 +316,7 @@ def test_a_platform_field_of_the_wrong_type_is_an_error(line: str, column: int) 
 
 
 def test_profiles_are_the_specification_and_each_platform() -> None:
-    assert PROFILES == ("agentskills", "claude-code", "codex")
+    assert PROFILES == ("agentskills", "claude-code", "copilot", "codex")
     assert all(rule.id in RULES for rule in RULES.values())
 
 
@@ -469,9 +469,9 @@ def test_a_field_of_another_platform_or_none_names_the_platform_or_the_allowed_f
             "skill_field_not_portable",
             4,
             1,
-            "field 'user-invocable' is defined by Claude Code, not by the Agent Skills "
-            "specification; other clients ignore it (lint with --profile claude-code when the "
-            "skill is written for it)",
+            "field 'user-invocable' is defined by Claude Code and VS Code / GitHub Copilot, not "
+            "by the Agent Skills specification; other clients ignore it (lint with --profile "
+            "claude-code or --profile copilot when the skill is written for it)",
         ),
         ("skill_field_invalid", 4, 17, "user-invocable must be true or false, not a string"),
     ]

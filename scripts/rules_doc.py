@@ -100,7 +100,7 @@ table), `--no-config` reads none.
 
 ```toml
 [tool.a13n-skills.lint]
-profile = "claude-code"                       # agentskills (default), claude-code, codex
+profile = "claude-code"                       # agentskills (default), claude-code, copilot, codex
 select = ["skill_name_invalid", "skill_reference_escapes"]   # only these are reported
 ignore = ["skill_body_too_long"]               # never reported
 severity = { skill_reference_missing = "error", skill_html_comment = "note" }
@@ -167,6 +167,11 @@ PROFILE_SOURCES = {
     '"Frontmatter reference"',
     "codex": "[developers.openai.com/codex/skills](https://developers.openai.com/codex/skills): "
     "Codex reads `name` and `description` and keeps its own settings in `agents/openai.yaml`",
+    "copilot": "[code.visualstudio.com/docs/agent-customization/agent-skills]"
+    "(https://code.visualstudio.com/docs/agent-customization/agent-skills), "
+    '"SKILL.md file format"; GitHub Copilot reads the skills VS Code does '
+    "([docs.github.com](https://docs.github.com/en/copilot/how-tos/copilot-on-github/"
+    "customize-copilot/customize-cloud-agent/add-skills))",
 }
 """Where each profile's fields are documented: the table's last column."""
 

@@ -65,6 +65,7 @@ MODULES = (
     "lint._content",
     "lint._references",
     "lint._document",
+    "activation",
 )
 # A fast selection that still holds every oracle of those modules.
 TESTS = (
@@ -76,6 +77,7 @@ TESTS = (
     "properties/test_corpus.py",
     "properties/test_tokens.py",
     "properties/test_checks.py",
+    "properties/test_activation.py",
     "properties/test_lint_core.py",
     "properties/test_lint_scan.py",  # the body scan against a plain reading of its rules
     "properties/test_lint.py",  # check_document's field rules are tested there

@@ -6,7 +6,7 @@
                         --context-tokens N --reserve-tokens N] [--tokenizer NAME]
                         [--invalid skip|error] [--json]
     a13n-skills lint [PATH]... [--root ROOT]... [--format text|json|sarif|github]
-        [--sarif-output FILE] [--profile agentskills|claude-code|codex]
+        [--sarif-output FILE] [--profile agentskills|claude-code|copilot|codex]
         [--config FILE | --no-config]
     a13n-skills env [DIR] [--json] [--git-timeout SECONDS]
     a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]... [--nested]
@@ -607,7 +607,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lint.add_argument(
         "--profile",
-        choices=("agentskills", "claude-code", "codex"),
+        choices=("agentskills", "claude-code", "copilot", "codex"),
         help="the fields allowed beyond the specification's (default: the configuration's, "
         "else agentskills)",
     )

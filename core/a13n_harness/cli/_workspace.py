@@ -495,7 +495,11 @@ class WorkspaceScan:
         return tuple(display_path(root) for root in self.roots if root not in skipped)
 
     def entries(self) -> tuple[CatalogEntry, ...]:
-        return tuple(entry_of(item) for item in self.scan.items)
+        """The model's entries: a ``disable-model-invocation`` skill is the user's only
+        (docs/contract.md §10), left out of the catalog and the manifest."""
+        return tuple(
+            entry_of(item) for item in self.scan.items if not item.disable_model_invocation
+        )
 
     def catalog(self) -> SkillCatalog:
         return SkillCatalog(self.entries(), 0, self.scanned_roots)

@@ -31,7 +31,10 @@ from a13n_harness.context._checks import (
     has_lone_surrogate,
     is_bytes_like,
     is_count,
+    is_kind,
     plain_bytes,
+    plain_fields,
+    plain_str,
     utf8_error_at,
 )
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
@@ -82,6 +85,7 @@ class FrontmatterLimits:
     max_description_chars: int = 1_024
 
     def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's int subclass as its plain number, then checked
         problem = _limits_problem(self)
         if problem is not None:
             raise ValueError(problem)
@@ -115,12 +119,14 @@ class SkillFrontmatter:
     # reads a quoted "false" or a ``yes`` as true.
     disable_model_invocation: bool = False
 
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's str subclass as the plain str of its characters
+
 
 def is_valid_name(name: object) -> bool:
     """Whether ``name`` is a skill name: ASCII ``[a-z0-9]+(-[a-z0-9]+)*``, at most 64 characters."""
-    return (
-        isinstance(name, str) and len(name) <= NAME_MAX_CHARS and _NAME.fullmatch(name) is not None
-    )
+    name = plain_str(name)  # a Host's str subclass: its characters, none of its methods
+    return is_kind(name, str) and len(name) <= NAME_MAX_CHARS and _NAME.fullmatch(name) is not None
 
 
 def normalize_description(text: str, max_chars: int = 1_024) -> tuple[str, bool]:
@@ -131,7 +137,8 @@ def normalize_description(text: str, max_chars: int = 1_024) -> tuple[str, bool]
     ``str`` is ``description_invalid``; a ``max_chars`` that is not a positive
     ``int`` is ``skill_frontmatter_invalid`` with reason ``limits``.
     """
-    if not isinstance(text, str):
+    text = plain_str(text)  # type: ignore[assignment]  # a Host's subclass: its characters
+    if not is_kind(text, str):
         raise FrontmatterError("description_invalid", "a description must be a str")
     if not is_count(max_chars, 1):
         raise DefinitionError(
@@ -165,7 +172,8 @@ def parse_skill_document(
     problem = _limits_problem(limits)
     if problem is not None:
         raise DefinitionError("skill_frontmatter_invalid", problem, reason="limits")
-    text, _ = _frontmatter_text(bytes(data), limits.max_bytes)
+    # bytes(data) would run a subclass's __bytes__: the base type copies the buffer itself.
+    text, _ = _frontmatter_text(plain_bytes(data), limits.max_bytes)  # type: ignore[arg-type]
     name, description, invocation = _scan_events(text, limits)
 
     def refuse(reason: str, message: str, field: _Field) -> FrontmatterError:
@@ -279,12 +287,13 @@ _BLANKS = b" \t"
 
 
 def _check_bytes_and_counts(data: object, *counts: object) -> bytes:
-    if not isinstance(data, bytes):
+    if not is_kind(data, bytes):
         raise DefinitionError("skill_provider_failed", "document data must be bytes")
     for count in counts:
         if not is_count(count):
             raise DefinitionError("skill_provider_failed", "limits must be non-negative ints")
-    return data
+    plain: bytes = plain_bytes(data)  # type: ignore[assignment]  # a subclass: its bytes
+    return plain
 
 
 def _fence_end(data: bytes, position: int) -> int | None:
@@ -315,7 +324,7 @@ def undecided(data: bytes, max_bytes: int) -> bool:
     of ``data``, or the search for the end of a line reaches past it. When this
     returns ``False``, parsing ``data`` gives exactly what parsing the whole file gives.
     """
-    _check_bytes_and_counts(data, max_bytes)
+    data = _check_bytes_and_counts(data, max_bytes)
     size = len(data)
     if _BOM.startswith(data):
         return True  # a read ending inside a BOM or right after it: the next bytes decide
@@ -354,7 +363,7 @@ def decisive_prefix(data: bytes, limit: int, max_bytes: int) -> bytes | None:
     may go on: its last byte only proves that, and the rest decides unless
     :func:`undecided`, in which case ``None`` asks for a longer read.
     """
-    _check_bytes_and_counts(data, limit, max_bytes)
+    data = _check_bytes_and_counts(data, limit, max_bytes)
     if len(data) < limit:
         return data
     prefix = data[: limit - 1]

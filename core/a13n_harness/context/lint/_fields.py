@@ -159,20 +159,80 @@ class _Checker:
             return
         owners = [name for name, fields in PLATFORM_FIELDS.items() if key.value in fields]
         if owners:
-            platforms = " and ".join(PLATFORM_NAMES[name] for name in owners)
+            platforms = _listed([PLATFORM_NAMES[name] for name in owners])
+            profiles = " or ".join(f"--profile {name}" for name in owners)
             self.add(
                 "skill_field_not_portable",
                 key.index,
                 f"field {key.value!r} is defined by {platforms}, not by the Agent Skills "
-                f"specification; other clients ignore it (lint with --profile {owners[0]} "
+                f"specification; other clients ignore it (lint with {profiles} "
                 "when the skill is written for it)",
             )
             self.platform_field(key.value, PLATFORM_FIELDS[owners[0]][key.value], value)
             return
         allowed = ", ".join((*SPEC_FIELDS, *own))
+        meant = near_miss(key.value)
+        advice = f"did you mean `{meant}`?" if meant is not None else "put it under metadata"
         self.add(
             "skill_field_unknown",
             key.index,
             f"field {key.value!r} is defined neither by the specification nor by a known "
-            f"platform (allowed: {allowed}); put it under metadata",
+            f"platform (allowed: {allowed}); {advice}",
         )
+
+
+def _listed(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+# Every field a profile knows: the specification's and each platform's, in a fixed order.
+_KNOWN_FIELDS = tuple(
+    dict.fromkeys((*SPEC_FIELDS, *(f for fields in PLATFORM_FIELDS.values() for f in fields)))
+)
+# How far a spelling may be from the field meant: one edit for a short name (`mode` is a
+# word of its own, not `model` mistyped, as often as not), two from five characters on.
+_SHORT = 5
+
+
+def _distance(a: str, b: str, bound: int) -> int:
+    """The edit distance (insert, delete, change one character) of ``a`` and ``b``, or
+    ``bound + 1`` once it is certainly more than ``bound``: a field name is short, and
+    the rows are cut off past the band, so the work stays small."""
+    if abs(len(a) - len(b)) > bound:
+        return bound + 1
+    previous = list(range(len(b) + 1))
+    for i, char in enumerate(a, 1):
+        current = [i]
+        for j, other in enumerate(b, 1):
+            current.append(
+                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other))
+            )
+        if min(current) > bound:
+            return bound + 1
+        previous = current
+    return previous[-1]
+
+
+# A key longer than this is no spelling of a field (the longest is 24 characters).
+_NEAR_MAX = 40
+
+
+def _folded(name: str) -> str:
+    """``name`` with case and separators set aside: ``User_Invocable`` is ``user-invocable``."""
+    return name.lower().replace("_", "-").replace(" ", "-")
+
+
+def near_miss(name: str) -> str | None:
+    """The known field ``name`` most likely spells (another separator or case, or one or two
+    characters off), or ``None``. Ties go to the first field in :data:`_KNOWN_FIELDS`."""
+    if len(name) > _NEAR_MAX:
+        return None
+    spelled = _folded(name)
+    best: tuple[int, str] | None = None
+    for field in _KNOWN_FIELDS:
+        bound = 1 if len(field) < _SHORT else 2
+        distance = _distance(spelled, _folded(field), bound)
+        if distance <= bound and (best is None or distance < best[0]):
+            best = (distance, field)
+    return None if best is None else best[1]

@@ -55,6 +55,19 @@ PLATFORM_FIELDS: dict[str, dict[str, FieldKind]] = {
         "hooks": "map",
         "paths": "string-or-list",
         "shell": "string",
+        # Tools taken from the model while the skill is active (Claude Code 2.1.152 and
+        # later): a space-separated string or a YAML list, as `allowed-tools`.
+        "disallowed-tools": "string-or-list",
+    },
+    # https://code.visualstudio.com/docs/agent-customization/agent-skills ("SKILL.md file
+    # format", "Header"): VS Code, and through it GitHub Copilot, reads these four beyond
+    # `name` and `description`. VS Code documents `argument-hint` as text; a list is taken
+    # as under Claude Code, so one skill written for both checks the same under each.
+    "copilot": {
+        "argument-hint": "string-or-list",
+        "user-invocable": "boolean",
+        "disable-model-invocation": "boolean",
+        "context": "string",
     },
     # https://developers.openai.com/codex/skills: Codex reads `name` and `description` and
     # keeps its own settings (interface, policy, dependencies) in `agents/openai.yaml`, not
@@ -63,7 +76,11 @@ PLATFORM_FIELDS: dict[str, dict[str, FieldKind]] = {
 }
 """Top-level frontmatter fields each platform documents beyond the specification, with types."""
 
-PLATFORM_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
+PLATFORM_NAMES = {
+    "claude-code": "Claude Code",
+    "codex": "Codex",
+    "copilot": "VS Code / GitHub Copilot",
+}
 PROFILES = ("agentskills", *PLATFORM_FIELDS)
 """``--profile`` values: the specification alone, or it plus one platform's fields."""
 DEFAULT_PROFILE = "agentskills"
@@ -140,7 +157,10 @@ RULES: dict[str, Rule] = _rules(
         "Only `name`, `description`, `license`, `compatibility`, `metadata` and "
         "`allowed-tools` may appear at the top level, plus the fields of the platform the "
         "profile names (`--profile claude-code`); a field that a known platform defines is "
-        "`skill_field_not_portable` instead. Anything else belongs under `metadata`.",
+        "`skill_field_not_portable` instead. A near miss of a known field (another "
+        "separator, another case, or one or two characters off, one for a name under five "
+        "characters: `user_invocable`, `Licence`) is answered with the field meant; anything "
+        "else belongs under `metadata`.",
         "The specification's frontmatter table lists exactly these six fields, and `metadata` "
         'is where "clients can ... store additional properties not defined by the Agent '
         'Skills spec".',
@@ -150,11 +170,11 @@ RULES: dict[str, Rule] = _rules(
         "skill_field_not_portable",
         "warning",
         "a top-level field that only some platforms define",
-        "Under the default profile (`agentskills`, the specification), a field that a known "
-        "platform documents (Claude Code's `disable-model-invocation`, `argument-hint`, ...) "
-        "works on that platform and is ignored by others; the finding names the platform. "
-        "Lint with that platform's profile (`--profile claude-code`) when the skill is written "
-        "for it.",
+        "Under the default profile (`agentskills`, the specification), a field that known "
+        "platforms document (`disable-model-invocation`, `argument-hint`, ...) works on those "
+        "platforms and is ignored by others; the finding names every platform that defines "
+        "it. Lint with a platform's profile (`--profile claude-code`, `--profile copilot`) "
+        "when the skill is written for it.",
         BEYOND + " (the specification's six fields; each platform's own documentation)",
         "---\nname: deploy\ndescription: Deploy the app.\ndisable-model-invocation: true\n---",
     ),
@@ -167,7 +187,8 @@ RULES: dict[str, Rule] = _rules(
         "`argument-hint`, `arguments` and `paths` are a string or a list of strings (the "
         "documentation's own `argument-hint: [issue-number]` is a YAML list), the others are "
         "strings.",
-        BEYOND + " (the platform's documentation, https://code.claude.com/docs/en/skills)",
+        BEYOND + " (the platforms' documentation, https://code.claude.com/docs/en/skills and "
+        "https://code.visualstudio.com/docs/agent-customization/agent-skills)",
         '---\nname: deploy\ndescription: Deploy the app.\nuser-invocable: "no"\n---',
     ),
     Rule(
