@@ -408,6 +408,12 @@ def test_hostile_resource_and_directory_names_are_encoded() -> None:
 # --- certification --------------------------------------------------------------------------
 
 
+def _forged_text(activation: SkillActivation, text: str) -> SkillActivation:
+    forged = replace(activation)
+    object.__setattr__(forged, "text", text)
+    return forged
+
+
 def _forgeries(activation: SkillActivation) -> list[object]:
     class Text(str):
         pass
@@ -421,7 +427,7 @@ def _forgeries(activation: SkillActivation) -> list[object]:
         replace(activation, directory=activation.directory + "x"),
         replace(activation, name="other"),
         replace(activation, form="minimal" if activation.form != "minimal" else "empty"),
-        replace(activation, text=Text(activation.text)),
+        _forged_text(activation, Text(activation.text)),  # built plain, so forged past it
         replace(activation, resources_omitted=True),
         "not an activation",
     ]

@@ -79,6 +79,7 @@ MAX_RESOURCE_DEPTH = 16
 
 
 def _check_by(by: object) -> str:
+    by = plain_str(by)  # a Host's str subclass: its characters decide, none of its methods
     for known in ACTIVATED_BY:
         if type(by) is str and by == known:
             return known

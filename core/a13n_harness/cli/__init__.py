@@ -6,7 +6,7 @@
                         --context-tokens N --reserve-tokens N] [--tokenizer NAME]
                         [--invalid skip|error] [--json]
     a13n-skills lint [PATH]... [--root ROOT]... [--format text|json|sarif|github]
-        [--sarif-output FILE] [--profile agentskills|claude-code|codex]
+        [--sarif-output FILE] [--profile agentskills|claude-code|copilot|codex]
         [--config FILE | --no-config]
     a13n-skills env [DIR] [--json] [--git-timeout SECONDS]
     a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]... [--nested]
@@ -414,25 +414,41 @@ def _run_lint(args: argparse.Namespace) -> int:
     are also coded lines on stderr, and the exit code is 1 when the run failed."""
     from a13n_harness.cli._lint import (
         LintResult,
+        failed,
         format_findings,
         problem_finding,
         run_lines,
         run_lint,
     )
-    from a13n_harness.cli._output import Progress, write_err, write_out
+    from a13n_harness.cli._output import PROGRAM, Progress, write_err, write_out
     from a13n_harness.context.errors import DefinitionError
 
-    try:
-        result = run_lint(
-            args.paths,
-            args.root,
-            Progress(),
-            profile=args.profile,
-            config_file=args.config,
-            use_config=not args.no_config,
-        )
-    except (DefinitionError, OSError) as error:  # OutputError is not raised before the write
-        result = LintResult((problem_finding(".", error),), 0)
+    if args.diff and not args.fix:
+        raise _UsageError("--diff shows what --fix would change: use --fix --diff")
+
+    def linted() -> LintResult:
+        try:
+            return run_lint(
+                args.paths,
+                args.root,
+                Progress(),
+                profile=args.profile,
+                config_file=args.config,
+                use_config=not args.no_config,
+            )
+        except (DefinitionError, OSError) as error:  # OutputError is not raised before the write
+            return LintResult((problem_finding(".", error),), 0)
+
+    result = linted()
+    if args.fix:
+        from a13n_harness.cli._lint import fix
+
+        fixed, result = fix(result, linted, diff=args.diff)
+        for path, why in fixed.refused:
+            write_err(f"{PROGRAM}: lint_fix_refused: {path}: not fixed: {why}")
+        if args.diff:
+            write_out(fixed.diff)
+            return 1 if fixed.files else 0
     write_out(format_findings(result, args.format, __version__))
     if args.sarif_output is not None:
         from a13n_harness.cli._sarif import write_sarif
@@ -440,7 +456,7 @@ def _run_lint(args: argparse.Namespace) -> int:
         write_sarif(result, args.sarif_output, __version__)
     for line in run_lines(result):
         write_err(line)
-    return 1 if result.failed else 0
+    return 1 if failed(result, strict=args.strict) else 0
 
 
 # ------------------------------------------------------------------- parser
@@ -591,7 +607,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lint.add_argument(
         "--profile",
-        choices=("agentskills", "claude-code", "codex"),
+        choices=("agentskills", "claude-code", "copilot", "codex"),
         help="the fields allowed beyond the specification's (default: the configuration's, "
         "else agentskills)",
     )
@@ -603,6 +619,22 @@ def build_parser() -> argparse.ArgumentParser:
         ".a13n-skills.toml, else its pyproject.toml)",
     )
     config.add_argument("--no-config", action="store_true", help="read no configuration")
+    lint.add_argument(
+        "--strict", action="store_true", help="exit 1 on a warning too (default: on an error)"
+    )
+    lint.add_argument(
+        "--fix",
+        action="store_true",
+        help="make the safe fixes (a name that differs from its folder only in case or "
+        "separators, a field lint suggests a name for, invisible characters), writing each "
+        "file atomically, then report what is left",
+    )
+    lint.add_argument(
+        "--diff",
+        action="store_true",
+        help="with --fix: print the fixes as a unified diff and write nothing (exit 1 when "
+        "there is one)",
+    )
     lint.set_defaults(run=_run_lint)
 
     env = commands.add_parser(

@@ -54,7 +54,14 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final
 
-from a13n_harness.context._checks import describe, is_count
+from a13n_harness.context._checks import (
+    describe,
+    is_count,
+    is_kind,
+    plain_bytes,
+    plain_fields,
+    plain_str,
+)
 from a13n_harness.context.encoder import ESCAPED_RANGES, encode_value, is_escaped
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import (
@@ -117,6 +124,9 @@ class SkillActivation:
     truncated: bool
     form: str = "full"
 
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
+
 
 @dataclass(frozen=True, slots=True)
 class ActivationSource:
@@ -135,6 +145,7 @@ class ActivationSource:
     limits: FrontmatterLimits = FrontmatterLimits()  # the scan's, so the frontmatter parses
 
     def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values, before any check
         problem = _source_problem(self)
         if problem is not None:
             raise DefinitionError("catalog_invalid", problem, reason="activation")
@@ -222,6 +233,7 @@ def encode_body(body: str) -> str:
     ...     "a&lt;/skill_content>&& b&amp;c" + chr(10))
     True
     """
+    body = plain_str(body)  # type: ignore[assignment]  # a Host's subclass: its characters
     if type(body) is not str:
         raise DefinitionError("context_value_invalid", f"expected str, got {describe(body)}")
     text = body.replace("\r\n", "\n")
@@ -234,6 +246,7 @@ def decode_body(text: str) -> str:
     ``context_value_invalid``: a raw ``<`` or escaped code point, an ``&`` before a letter
     or ``#`` that is not ``&amp;``, ``&lt;`` or a canonical ``&#xH;`` of an escaped code
     point other than the line feed and the tab."""
+    text = plain_str(text)  # type: ignore[assignment]  # a Host's subclass: its characters
     if type(text) is not str:
         raise DefinitionError("context_value_invalid", f"expected str, got {describe(text)}")
     raw = _ESCAPED_IN_BODY.search(text)
@@ -279,6 +292,8 @@ def activation_body(
     shows as ``&#xDCxx;``. When ``complete`` is false the text after the last line feed
     (a line the read may have cut) is dropped.
     """
+    if is_kind(document, bytes):
+        document = plain_bytes(document)  # type: ignore[assignment]  # its bytes, not its code
     if type(document) is not bytes:
         raise DefinitionError(
             "catalog_invalid", f"a document must be bytes, got {describe(document)}"
@@ -411,6 +426,7 @@ def _tail(directory: str, listed: tuple[str, ...], omitted: int) -> str:
 
 def repeat_note(name: str, directory: str) -> str:
     """The text of a second activation of one skill in a run: a note, not the body."""
+    name, directory = plain_str(name), plain_str(directory)  # type: ignore[assignment]
     if not is_valid_name(name) or type(directory) is not str:
         raise DefinitionError("catalog_invalid", "a repeat note needs a skill name and a directory")
     return (
@@ -653,11 +669,13 @@ def check_activation(
 def repeat_activation(name: str, directory: str) -> SkillActivation:
     """The activation of a skill already active in the run: :func:`repeat_note`, no body,
     no resources (a constant-size note, under 300 bytes, whatever the budget)."""
+    name, directory = plain_str(name), plain_str(directory)  # type: ignore[assignment]
     return SkillActivation(name, repeat_note(name, directory), directory, (), 0, False, "repeat")
 
 
 def check_repeat(name: str, directory: str, activation: SkillActivation) -> None:
     """Raise ``activation_not_certified`` unless ``activation`` is exactly
     :func:`repeat_activation` of ``name`` and ``directory`` (no forged field)."""
+    name = plain_str(name)  # type: ignore[assignment]  # shown below by repr: never the Host's
     if _plain_activation(activation) != repeat_activation(name, directory):
-        raise _not_certified(f"not the repeat note of skill {name!r}")
+        raise _not_certified(f"not the repeat note of skill {describe(name)}")
