@@ -54,6 +54,7 @@ from a13n_harness.context.facts import (
 )
 from a13n_harness.context.frontmatter import (
     decisive_prefix,
+    find_frontmatter,
     is_valid_name,
     normalize_description,
     parse_skill_document,
@@ -443,6 +444,21 @@ def parse_contract(data: bytes) -> str:
         return parse_skill_document(data).name
     except DefinitionError:
         return ""
+
+
+def span_contract(data: bytes) -> tuple[int, int, int]:
+    """The fences found lie in order inside the data: the frontmatter after the opening
+    line, the body after the closing one.
+
+    pre: len(data) <= 32
+    post: __return__ == (0, 0, 0) or 4 <= __return__[0] <= __return__[1] < __return__[2]
+    post: __return__[2] <= len(data)
+    """
+    try:
+        span = find_frontmatter(data)
+    except DefinitionError:
+        return (0, 0, 0)
+    return (span.start, span.end, span.body)
 
 
 def decided_contract(data: bytes, read: int) -> bool:

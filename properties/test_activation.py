@@ -38,7 +38,7 @@ from a13n_harness.context.activation import (
     repeat_activation,
 )
 from a13n_harness.context.encoder import ESCAPED_RANGES
-from a13n_harness.context.frontmatter import parse_skill_document
+from a13n_harness.context.frontmatter import FrontmatterLimits, parse_skill_document
 from a13n_harness.context.tokens import CodePointCounter, TokenCounter, Utf8ByteCounter
 from a13n_harness.testing.controls import control_settings, property_fails
 from a13n_harness.testing.strategies import hostile_text, skill_names
@@ -408,6 +408,12 @@ def test_hostile_resource_and_directory_names_are_encoded() -> None:
 # --- certification --------------------------------------------------------------------------
 
 
+def _forged_text(activation: SkillActivation, text: str) -> SkillActivation:
+    forged = replace(activation)
+    object.__setattr__(forged, "text", text)
+    return forged
+
+
 def _forgeries(activation: SkillActivation) -> list[object]:
     class Text(str):
         pass
@@ -421,7 +427,7 @@ def _forgeries(activation: SkillActivation) -> list[object]:
         replace(activation, directory=activation.directory + "x"),
         replace(activation, name="other"),
         replace(activation, form="minimal" if activation.form != "minimal" else "empty"),
-        replace(activation, text=Text(activation.text)),
+        _forged_text(activation, Text(activation.text)),  # built plain, so forged past it
         replace(activation, resources_omitted=True),
         "not an activation",
     ]
@@ -542,6 +548,8 @@ def test_the_activation_allowance_is_a_quarter_of_the_usable_window() -> None:
         ("", False),
         ("~", False),
         ("null", False),
+        ("Null", False),
+        ("NULL", False),
         ("true", True),
         ("True", True),
         ("yes", True),
@@ -559,3 +567,146 @@ def test_disable_model_invocation_fails_closed(value: str | None, disabled: bool
     line = "" if value is None else f"disable-model-invocation: {value}\n"
     document = f"---\nname: a\ndescription: d\n{line}---\n".encode()
     assert parse_skill_document(document).disable_model_invocation is disabled
+
+
+# --- every budget around every candidate, every counter: exact, and the certifier exact too ---
+
+SWEEP = ActivationSource(
+    "sweep",
+    "/workspace/skills/é/sweep",
+    "---\nname: sweep\ndescription: d\n---\n\n# Tïtle\n \tindented\n/p/q\nStep é one\n"
+    "\n  code\nLast\n".encode(),
+    ("a.md", "é.md"),
+)
+SWEEP_PARTIAL = replace(SWEEP, complete=False)
+
+
+def _candidates(source: ActivationSource) -> list[SkillActivation]:
+    plan = activation_module._Plan(source)
+    found = [plan.activation(plan.full(), "full")] if source.complete else []
+    found += [plan.activation(plan.cut(k), "cut") for k in range(plan.top, -1, -1)]
+    found += [plan.activation(plan.minimal(), "minimal"), plan.activation("", "empty")]
+    return found
+
+
+@pytest.mark.parametrize("source", [SWEEP, SWEEP_PARTIAL], ids=["whole", "partial"])
+@pytest.mark.parametrize("make", COUNTERS, ids=lambda make: getattr(make, "__name__", "bytes"))
+def test_every_budget_at_every_candidate_is_exact_and_certified_exactly(
+    source: ActivationSource, make: Callable[[], TokenCounter | None]
+) -> None:
+    """Budgets at, one below and one above each candidate's size: the renderer is the
+    oracle, and the certifier accepts exactly the one candidate the rule picks."""
+    candidates = _candidates(source)
+    sizes = {_measure(make(), c.text) for c in candidates}
+    for budget in sorted({max(0, size + d) for size in sizes for d in (-1, 0, 1)}):
+        activation = render_activation(source, budget, make())
+        assert activation == reference_activation(source, budget, make()), budget
+        for candidate in candidates:
+            if candidate == activation:
+                check_activation(source, budget, candidate, make())
+                continue
+            with pytest.raises(DefinitionError) as caught:
+                check_activation(source, budget, candidate, make())
+            assert caught.value.code == "activation_not_certified"
+
+
+def test_pieces_start_at_lines_that_line_additive_joins() -> None:
+    pieces = activation_module._pieces("# T\n \tx\n/p\n\nNext\n y\nLast")
+    assert pieces == ["# T\n \tx\n/p\n\n", "Next\n y\n", "Last\n"]
+    assert activation_module._pieces("") == []
+    assert activation_module._pieces(" lead\nA\n") == [" lead\n", "A\n"]
+
+
+def test_a_forged_source_is_refused_everywhere() -> None:
+    forged = object.__new__(ActivationSource)
+    for field_name, value in (
+        ("name", "a"),
+        ("directory", "/w"),
+        ("document", b"---\nname: a\ndescription: d\n---\n"),
+        ("resources", ("b", "a")),
+        ("complete", True),
+        ("limits", EXAMPLE.limits),
+    ):
+        object.__setattr__(forged, field_name, value)
+    activation = render_activation(EXAMPLE, 10**6)
+    for call in (
+        lambda: render_activation(forged, 10**6),
+        lambda: reference_activation(forged, 10**6),
+        lambda: check_activation(forged, 10**6, activation),
+    ):
+        with pytest.raises(DefinitionError) as caught:
+            call()
+        assert (caught.value.code, caught.value.reason) == ("catalog_invalid", "activation")
+        assert "sorted" in caught.value.message
+
+
+def test_refusals_name_what_was_wrong() -> None:
+    cases: list[tuple[Callable[[], object], str]] = [
+        (lambda: ActivationSource("Bad", "/w", b""), "'Bad'"),
+        (lambda: ActivationSource("a", "w", b""), "'w'"),
+        (lambda: ActivationSource("a", "/w", "text"), "'text'"),  # type: ignore[arg-type]
+        (lambda: ActivationSource("a", "/w", b"", (), 1), "1"),  # type: ignore[arg-type]
+        (lambda: ActivationSource("a", "/w", b"", (), True, 5), "5"),  # type: ignore[arg-type]
+        (lambda: ActivationSource("a", "/w", b"", ("",)), "relative paths"),
+        (lambda: ActivationSource("a", "/w", b"", ("a//b",)), "relative paths"),
+        (lambda: ActivationSource("a", "/w", b"", ("./a",)), "relative paths"),
+        (lambda: ActivationSource("a", "/w", b"", ("a/../b",)), "relative paths"),
+        (lambda: ActivationSource("a", "/w", b"", ("a\x00",)), "relative paths"),
+        (lambda: ActivationSource("a", "/w", b"", ("/a",)), "relative paths"),
+        (lambda: ActivationSource("a", "/w", b"", ("b", "a")), "sorted and unique"),
+        (lambda: render_activation(5, 1), "5"),  # type: ignore[arg-type]
+    ]
+    for call, fragment in cases:
+        with pytest.raises(DefinitionError) as caught:
+            call()
+        assert (caught.value.code, caught.value.reason) == ("catalog_invalid", "activation")
+        assert fragment in caught.value.message, (fragment, caught.value.message)
+    assert ActivationSource("a", "/w", b"", ("a.b/.c", "b..c")).resources == ("a.b/.c", "b..c")
+    with pytest.raises(DefinitionError) as caught:
+        render_activation(EXAMPLE, -1)
+    assert caught.value.reason == "budget"
+    for name, directory in (("Bad", "/w"), ("a", 5), ("a", None)):
+        with pytest.raises(DefinitionError) as caught:
+            repeat_activation(name, directory)  # type: ignore[arg-type]
+        assert caught.value.code == "catalog_invalid"
+    with pytest.raises(DefinitionError) as caught:
+        check_activation(EXAMPLE, 10, object.__new__(SkillActivation))
+    assert caught.value.code == "activation_not_certified"
+
+
+def test_the_body_follows_the_scan_s_limits_and_defaults() -> None:
+    document = b"---\nname: a\ndescription: d\n---\nx\npartial"
+    assert activation_body(document) == "x\npartial"
+    assert activation_body(document, False) == "x\n"
+    with pytest.raises(DefinitionError) as caught:
+        activation_body("text")  # type: ignore[arg-type]
+    assert caught.value.code == "catalog_invalid"
+    small = FrontmatterLimits(max_bytes=8)
+    for call in (
+        lambda: activation_body(document, True, small),
+        lambda: render_activation(replace(EXAMPLE, limits=small), 10**6),
+    ):
+        with pytest.raises(DefinitionError) as caught:
+            call()
+        assert caught.value.reason == "too_large"
+
+
+def test_the_marker_names_the_document_under_any_directory() -> None:
+    for directory, document in (("/w/x/", "/w/x/SKILL.md"), ("/", "/SKILL.md")):
+        source = replace(EXAMPLE, directory=directory)
+        minimal = activation_module._Plan(source).minimal()
+        assert f"the rest is in {document}</skill_cut>" in minimal
+        assert render_activation(source, len(minimal.encode())).text == minimal
+
+
+def test_decode_body_refusals_carry_their_reason() -> None:
+    for text, reason in (
+        ("<", "entity"),
+        ("&b", "entity"),
+        ("&#x0D;", "entity"),
+        ("\r", "raw_character"),
+    ):
+        with pytest.raises(DefinitionError) as caught:
+            decode_body(text)
+        assert caught.value.reason == reason, text
+    assert decode_body("&#x0;&#xD;x&amp;") == "\x00\rx&"

@@ -79,6 +79,7 @@ CORE_BOUNDARY: list[tuple[str, tuple[object, ...]]] = [
     *[("facts_contract", (c, a)) for c in range(len(core.CWDS)) for a in range(len(core.AHEADS))],
     *[("git_status_contract", (d,)) for d in (b"", b"\x00", b"# branch.head main\x00")],
     *[("parse_contract", (d,)) for d in (b"", b"---\n", b"---\nname: a\n---\n", b"\xff---")],
+    *[("span_contract", (d,)) for d in (b"", b"---\n---", b"\xef\xbb\xbf---\nx\n---\nb", b"---")],
     *[("decided_contract", (b"---\nname: a\n---\n", r)) for r in (1, 3, 4, 12, 16, 20)],
     *[("check_document_contract", (d,)) for d in (b"", b"---\nname: alpha\n---\n", b"\xfe")],
     *[("rule_contract", (c,)) for c in ("", "yaml_syntax", "skill_frontmatter_invalid")],

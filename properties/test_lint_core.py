@@ -248,7 +248,7 @@ def test_the_neighbours_of_each_bidirectional_range_are_not_bidirectional_contro
 
 def test_html_comments_outside_code_are_reported_once_with_a_count() -> None:
     text = (
-        HEAD + "a\n`<!-- in code -->`\n```\n<!-- fenced -->\n```\nb <!-- one -->\n<!--\ntwo\n-->\n"
+        HEAD + "a\n`<!-- in code -->`\n```\n<!-- fenced -->\n```\nb <!-- 1+1 -->\n<!--\ntwo\n-->\n"
     )
     assert [(r, line, col) for r, line, col in found(text) if r == "skill_html_comment"] == [
         ("skill_html_comment", 10, 3)
@@ -316,7 +316,7 @@ def test_a_platform_field_of_the_wrong_type_is_an_error(line: str, column: int) 
 
 
 def test_profiles_are_the_specification_and_each_platform() -> None:
-    assert PROFILES == ("agentskills", "claude-code", "codex")
+    assert PROFILES == ("agentskills", "claude-code", "copilot", "codex")
     assert all(rule.id in RULES for rule in RULES.values())
 
 
@@ -332,7 +332,7 @@ def test_profiles_differ_only_in_field_rules(profile: str, body: str) -> None:
 
 
 def test_the_utf8_prefilter_is_the_hidden_set_on_every_code_point() -> None:
-    from a13n_harness.context.lint import _ANY_HIDDEN, _UTF8_HIDDEN  # noqa: PLC0415
+    from a13n_harness.context.lint._content import _ANY_HIDDEN, _UTF8_HIDDEN  # noqa: PLC0415
 
     differ = [
         point
@@ -469,9 +469,9 @@ def test_a_field_of_another_platform_or_none_names_the_platform_or_the_allowed_f
             "skill_field_not_portable",
             4,
             1,
-            "field 'user-invocable' is defined by Claude Code, not by the Agent Skills "
-            "specification; other clients ignore it (lint with --profile claude-code when the "
-            "skill is written for it)",
+            "field 'user-invocable' is defined by Claude Code and VS Code / GitHub Copilot, not "
+            "by the Agent Skills specification; other clients ignore it (lint with --profile "
+            "claude-code or --profile copilot when the skill is written for it)",
         ),
         ("skill_field_invalid", 4, 17, "user-invocable must be true or false, not a string"),
     ]
@@ -508,7 +508,7 @@ def test_range_subtraction_is_the_set_difference_in_merged_ranges(
 ) -> None:
     """The hidden-character classes are built from range lists at import: ``_subtract`` gives
     exactly the code points left, as sorted, merged, inclusive ranges."""
-    from a13n_harness.context.lint import _subtract  # noqa: PLC0415
+    from a13n_harness.context.lint._content import _subtract  # noqa: PLC0415
 
     result = _subtract(ranges, removed)
     assert _points(result) == _points(ranges) - _points(removed)
@@ -518,7 +518,7 @@ def test_range_subtraction_is_the_set_difference_in_merged_ranges(
 
 
 def test_range_subtraction_and_class_on_an_example() -> None:
-    from a13n_harness.context.lint import _class, _subtract  # noqa: PLC0415
+    from a13n_harness.context.lint._content import _class, _subtract  # noqa: PLC0415
 
     assert _subtract(((0, 10), (20, 20)), ((3, 4), (10, 12))) == ((0, 2), (5, 9), (20, 20))
     assert _subtract(((5, 5),), ()) == ((5, 5),)
@@ -527,7 +527,7 @@ def test_range_subtraction_and_class_on_an_example() -> None:
 
 @given(_RANGES)
 def test_a_character_class_matches_exactly_its_ranges(ranges: tuple[tuple[int, int], ...]) -> None:
-    from a13n_harness.context.lint import _class  # noqa: PLC0415
+    from a13n_harness.context.lint._content import _class  # noqa: PLC0415
 
     points = _points(ranges)
     if not points:
@@ -539,8 +539,8 @@ def test_a_character_class_matches_exactly_its_ranges(ranges: tuple[tuple[int, i
 
 def test_the_invisible_set_is_the_encoders_set_less_text_tags_bidi_and_surrogates() -> None:
     """The import-time classes (built before any test runs) are what the helpers give now."""
-    from a13n_harness.context import lint  # noqa: PLC0415
     from a13n_harness.context.encoder import ESCAPED_RANGES  # noqa: PLC0415
+    from a13n_harness.context.lint import _content as lint  # noqa: PLC0415
 
     assert lint._subtract(ESCAPED_RANGES, lint._NOT_INVISIBLE) == lint._INVISIBLE_RANGES
     assert _points(lint._INVISIBLE_RANGES) == _points(ESCAPED_RANGES) - _points(lint._NOT_INVISIBLE)
@@ -617,8 +617,9 @@ def test_inline_code_spans_with_a_slash_are_looked_at_up_to_their_own_cap() -> N
 
 
 def test_html_comments_are_counted_in_the_finding() -> None:
-    one = check_document((HEAD + "<!-- a -->\n").encode(), "a").issues
-    two = check_document((HEAD + "x <!-- a --> <!--\nb\n-->\n<!-- c\n").encode(), "a").issues
+    # Comments that could be labels (`<!-- a -->`) carry no instruction: `?` is no label.
+    one = check_document((HEAD + "<!-- ? -->\n").encode(), "a").issues
+    two = check_document((HEAD + "x <!-- ? --> <!--\nb\n-->\n<!-- c\n").encode(), "a").issues
     tail = (
         "(HTML `<!-- -->` or Markdown `[//]: #`; the first here); rendered Markdown hides it, "
         "the model reads it"
@@ -726,7 +727,7 @@ def test_fenced_blocks_one_after_another_each_close_at_their_own_fence() -> None
 
 
 def test_a_comment_opener_inside_code_does_not_hide_the_next_comment_or_link() -> None:
-    text = "`<!--` <!-- c --> \\[no](d.md) [yes](e.md) `-->` [z](z.md)\n"
+    text = "`<!--` <!-- ? --> \\[no](d.md) [yes](e.md) `-->` [z](z.md)\n"
     assert refs(text) == [("e.md", 1, 37, "link"), ("z.md", 1, 53, "link")]
     check = check_document((HEAD + text).encode(), "a")
     assert [(i.rule, i.line, i.column) for i in check.issues] == [("skill_html_comment", 5, 8)]
@@ -735,7 +736,9 @@ def test_a_comment_opener_inside_code_does_not_hide_the_next_comment_or_link() -
 def test_a_field_value_holding_a_lone_surrogate_is_an_encoding_finding() -> None:
     """libyaml refuses a surrogate escape before the fields are read; a YAML reader that
     yields one (PyYAML's pure-Python scanner does) meets this check instead."""
-    from a13n_harness.context.lint import _Checker, _Scalar, _Text  # noqa: PLC0415
+    from a13n_harness.context.lint._fields import _Checker  # noqa: PLC0415
+    from a13n_harness.context.lint._nodes import _Scalar  # noqa: PLC0415
+    from a13n_harness.context.lint._text import _Text  # noqa: PLC0415
 
     checker = _Checker(_Text("---\nname: a\ndescription: x\n---\n"), 4)
     assert (
@@ -777,7 +780,9 @@ def test_each_string_field_holding_a_lone_surrogate_is_an_encoding_finding(
 ) -> None:
     """The fields are read through one check (``_Checker.string``); fed a value holding a lone
     surrogate (which PyYAML's pure-Python scanner can yield), each names its field."""
-    from a13n_harness.context.lint import _Checker, _Scalar, _Text  # noqa: PLC0415
+    from a13n_harness.context.lint._fields import _Checker  # noqa: PLC0415
+    from a13n_harness.context.lint._nodes import _Scalar  # noqa: PLC0415
+    from a13n_harness.context.lint._text import _Text  # noqa: PLC0415
 
     checker = _Checker(_Text("---\nname: a\ndescription: x\n---\n"), 4)
     node = _Scalar(value, False, 8)
@@ -842,6 +847,8 @@ def test_the_name_and_description_findings_word_for_word() -> None:
     [
         "   #tag\n",  # indented three: not a heading (no space after #), it continues the list
         "\r\n",  # a blank line with its carriage return
+        "XX\n",  # a wrapped line of the example's paragraph
+        "\x0c\n",  # a form feed is not a blank line's space or tab: a wrapped line too
     ],
 )
 def test_lines_that_keep_the_example_state(between: str) -> None:
@@ -852,12 +859,13 @@ def test_lines_that_keep_the_example_state(between: str) -> None:
     "between",
     [
         "  # Heading\n",  # an indented heading ends the example
-        "XX\n",  # a paragraph
-        "\x0c\n",  # a form feed is not a blank line's space or tab: a paragraph line
+        "\nXX\n",  # a paragraph of its own
+        "\n\x0c\n",  # a form feed is not a blank line's space or tab: a paragraph line
     ],
 )
 def test_lines_that_end_the_example_state(between: str) -> None:
-    assert refs(f"Example:\n{between}- `a/b.md`\n") == [("a/b.md", 3, 4, "code")]
+    line = 2 + between.count("\n")
+    assert refs(f"Example:\n{between}- `a/b.md`\n") == [("a/b.md", line, 4, "code")]
 
 
 def test_check_document_refuses_what_is_not_bytes_or_a_folder_name_with_reason_encoding() -> None:

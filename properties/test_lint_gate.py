@@ -258,6 +258,26 @@ def test_an_agent_root_that_is_not_a_directory_is_reported(tmp_path: Path) -> No
     assert code == 0  # a warning: no agent loads anything from it
 
 
+@pytest.mark.parametrize("link", [".claude/skills", ".agents"])
+def test_an_agent_root_linked_to_nothing_is_reported(tmp_path: Path, link: str) -> None:
+    skill(tmp_path / "skills", "good")
+    (tmp_path / link).parent.mkdir(parents=True, exist_ok=True)
+    os.symlink("nowhere", tmp_path / link)
+    code, document, _ = lint_json(cwd=tmp_path)
+    root = link if link.endswith("skills") else f"{link}/skills"
+    assert (root, "skill_entry_skipped") in rules_at(document), document
+    assert code == 0
+
+
+def test_a_folder_without_skills_is_no_finding(tmp_path: Path) -> None:
+    """The control: an agent folder without a skills folder (most .github) says nothing."""
+    skill(tmp_path / "skills", "good")
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    code, document, _ = lint_json(cwd=tmp_path)
+    assert document["findings"] == []
+    assert code == 0
+
+
 # ------------------------------------------------------------- a skill in a skill
 
 
@@ -277,7 +297,9 @@ def test_a_skill_md_inside_a_skill_folder_is_a_warning_naming_its_parent(tmp_pat
 # ------------------------------------------------------------- the agents' roots
 
 
-@pytest.mark.parametrize("folder", AGENT_FOLDERS)
+@pytest.mark.parametrize(
+    "folder", [".agents", ".claude", ".github", ".gemini", ".cursor", ".codex"]
+)
 def test_every_documented_agent_root_is_linted_and_cataloged(tmp_path: Path, folder: str) -> None:
     skill(tmp_path / folder / "skills", "tool")
     catalog = json.loads(run_cli("catalog", "--json", tmp_path).stdout)
@@ -297,6 +319,10 @@ _CASES = {
     "PATH is a file": (("README.md",), "path_not_a_directory"),
     "root climbing out": (("--root", "../outside"), "skill_root_invalid"),
     "absolute root outside": (("--root", "{outside}"), "skill_root_invalid"),
+    "absolute root an outside file": (
+        ("--root", "{outside}/outsider/SKILL.md"),
+        "skill_root_invalid",
+    ),
     "root missing": (("--root", "nowhere"), "skill_root_missing"),
     "no skills": ((), "no_skills_found"),
 }
@@ -342,7 +368,7 @@ def test_every_format_writes_a_whole_document_whatever_happened(
         assert summary == "1 error, 0 warnings in 0 skills"
     else:
         assert out.splitlines()[-1] == "1 error, 0 warnings in 0 skills"
-    assert "outsider" not in out
+    assert "Checks the gate" not in out  # nothing outside is read
 
 
 def test_a_missing_path_does_not_stop_the_other_paths(tmp_path: Path) -> None:
@@ -368,6 +394,25 @@ def test_github_format_places_a_configuration_error_at_its_file_and_line(tmp_pat
         line.startswith("a13n-skills: lint_config_invalid: ")
         for line in result.stderr.decode().splitlines()
     )
+
+
+@pytest.mark.parametrize("form", ["text", "github"])
+def test_a_configuration_that_is_no_regular_file_is_placed_at_its_path(
+    tmp_path: Path, form: str
+) -> None:
+    """A configuration error names a file even when that path is a folder: text keeps its
+    ``path:1:1`` line on stdout, github its ``file`` and ``line``."""
+    skill(tmp_path / "skills", "a")
+    named = tmp_path / "c.toml"
+    named.mkdir()
+    result = run_cli("lint", "--format", form, "--config", named, tmp_path)
+    assert result.returncode == 1
+    first = result.stdout.decode().splitlines()[0]
+    if form == "text":
+        assert first.startswith(f"{named}:1:1: error: lint_config_invalid: "), first
+    else:
+        assert first.startswith("::error file="), first
+        assert ",line=1,col=1,title=lint_config_invalid::" in first
 
 
 def test_a_root_typed_through_a_linked_working_directory(tmp_path: Path) -> None:

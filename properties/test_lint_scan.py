@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from a13n_harness.context import lint
-from a13n_harness.context.lint import REFERENCES_MAX, Reference, check_document
+from a13n_harness.context.lint import REFERENCES_MAX, Reference, _rules, check_document
+from a13n_harness.context.lint import _references as lint
 
 _Span = tuple[int, int, int, int]  # opens, content starts, content ends, closes
 
@@ -76,9 +76,22 @@ def plain_lead(line: str) -> bool | None:
     return bool(lint._EXAMPLE_LEAD.match(line))
 
 
+def _margin_text(line: str) -> bool:
+    """Text at the margin that starts no block: a paragraph's line."""
+    return line[:1] not in ("", " ", "\t", "\r", *"-*+0123456789#`~>_=")
+
+
 def plain_example(lines: list[str], index: int) -> bool:
     while index >= 0:
         lead = plain_lead(lines[index])
+        if (
+            lead is False
+            and index
+            and _margin_text(lines[index])
+            and (_margin_text(lines[index - 1]) or plain_lead(lines[index - 1]) is True)
+        ):
+            index -= 1  # a wrapped line of the paragraph above
+            continue
         if lead is not None:
             return lead
         index -= 1
@@ -111,7 +124,7 @@ class Found:
         if self.found >= REFERENCES_MAX:
             self.found += 1
             return
-        for placeholder in lint.PLACEHOLDERS:
+        for placeholder in _rules.PLACEHOLDERS:
             if content.startswith(placeholder + "/"):
                 if lint._PLACED_PATH.fullmatch(content[len(placeholder) + 1 :]):
                     self.add(lint._normalise(content, number, column, "link"))
@@ -132,8 +145,9 @@ def plain_line(state: Found, line: str, number: int, in_comment: bool, example: 
         if holder:
             cursor = holder[0][3]
             continue
-        state.comments.append((number, found + 1))
         close = line.find("-->", found + 4)
+        if close < 0 or not lint._inert(line[found + 4 : close]):
+            state.comments.append((number, found + 1))
         if close < 0:
             comments.append((found, len(line)))
             open_comment = True
@@ -147,7 +161,7 @@ def plain_line(state: Found, line: str, number: int, in_comment: bool, example: 
             raw = line[inner:inner_end]
             if "/" in raw and (marker is None or marker.start() > opened):
                 state.considered += 1
-                if state.considered > lint._CONSIDERED_MAX:
+                if state.considered > _rules._CONSIDERED_MAX:
                     state.found = max(state.found, REFERENCES_MAX + 1)
                     if not state.references:
                         state.limit_at = (number, inner + 1)

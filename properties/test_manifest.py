@@ -42,7 +42,9 @@ def manifest_bytes(
         "version": 1,
     }
     value.update(top)
-    return json.dumps(value).encode()
+    # Sorted, without whitespace: canonical for ASCII values; a lone surrogate is written as
+    # its escape, which only a refusal needs.
+    return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
 
 
 def refusal(data: bytes, max_bytes: int = 1_048_576) -> tuple[str, str | None]:
@@ -519,3 +521,93 @@ def test_the_encoder_refuses_a_lone_surrogate_it_is_handed(value: object) -> Non
     ``manifest_invalid`` with reason ``surrogate`` (every public path checks before it)."""
     assert _code_reason(manifest_module._dumps, value) == ("manifest_invalid", "surrogate")
     assert manifest_module._dumps(["a", "é"]) == '["a","é"]'.encode()
+
+
+# ------------------------------------------------------------- canonical means canonical
+
+
+def _canonical_bytes(manifest: ContextManifest) -> bytes:
+    return encode_manifest(manifest)
+
+
+def _respellings(data: bytes) -> list[bytes]:
+    """The same JSON value spelled another way: every byte a JSON reader accepts and
+    ``encode_manifest`` would not write."""
+    text = data.decode("utf-8")
+    spelled = [
+        b" " + data,
+        data + b"\n",
+        b"\t" + data,
+        data.replace(b":", b": ", 1),
+        data.replace(b",", b", ", 1),
+        data.replace(b"{", b"{ ", 1),
+        data.replace(b"{", b"{\n", 1),
+        data.replace(b'"version":1', b'"version" :1'),
+        data.replace(b'"version":1', b'"\\u0076ersion":1'),  # an escaped key
+        data.replace(b"[", b"[ ", 1),
+        data.replace(b'"version":1}', b'"version":1 }'),
+    ]
+    if '"name":"' in text:  # an escaped ASCII character inside a value
+        at = text.index('"name":"') + len('"name":"')
+        for escape in (f"\\u{ord(text[at]):04x}", f"\\u{ord(text[at]):04X}"):
+            spelled.append((text[:at] + escape + text[at + 1 :]).encode("utf-8"))
+    if "/" in text:
+        spelled.append(text.replace("/", "\\/", 1).encode("utf-8"))
+    wide = next((char for char in text if not char.isascii()), None)
+    if wide is not None and len(wide.encode("utf-16-le")) == 2:  # a non-ASCII character escaped
+        spelled.append(text.replace(wide, f"\\u{ord(wide):04x}", 1).encode("utf-8"))
+    return [other for other in spelled if other != data]
+
+
+@pytest.mark.parametrize(
+    "respelled",
+    _respellings(
+        encode_manifest(
+            ContextManifest(
+                FACTS, SkillCatalog((CatalogEntry("a", "d", "/s/a/SKILL.md"),), 0, ("/s",))
+            )
+        )
+    ),
+)
+def test_a_manifest_spelled_otherwise_is_refused_as_not_canonical(respelled: bytes) -> None:
+    """Contract §5: the decoder accepts exactly what ``encode_manifest`` writes: a space
+    after a colon, a tab, leading whitespace, an escaped key or ASCII character are refused
+    (reason ``not_canonical``), although they spell the same JSON value."""
+    assert refusal(respelled) == ("manifest_invalid", "not_canonical")
+
+
+def assert_accepts_exactly_canonical(data: bytes) -> None:
+    """``decode_manifest`` accepts ``data`` if and only if ``data`` is what encoding its
+    value writes."""
+    try:
+        decoded = decode_manifest(data)
+    except DefinitionError as error:
+        assert error.code in ("manifest_invalid", "catalog_total_unrepresentable")
+        return
+    assert encode_manifest(decoded) == data
+
+
+@given(manifests, st.data())
+def test_decode_accepts_a_manifest_iff_it_is_its_own_encoding(
+    manifest: ContextManifest, data: st.DataObject
+) -> None:
+    canonical = encode_manifest(manifest)
+    assert decode_manifest(canonical) == manifest
+    others = [b"\xef\xbb\xbf" + canonical, canonical.replace(b'"version":1', b'"version":1.0')]
+    for respelled in [*_respellings(canonical), *others]:
+        assert_accepts_exactly_canonical(respelled)
+    # Any byte inserted anywhere: refused or (a digit, a letter in a string) canonical.
+    at = data.draw(st.integers(0, len(canonical)))
+    byte = data.draw(st.sampled_from([b" ", b"\t", b"\n", b"\r", b"\\", b"0", b"a"]))
+    assert_accepts_exactly_canonical(canonical[:at] + byte + canonical[at:])
+
+
+def test_negative_control_a_decoder_without_the_canonical_check_accepts_a_respelling(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The property sees a decoder that takes any spelling of a valid value."""
+    monkeypatch.setattr(manifest_module, "_check_canonical", lambda data, manifest: None)
+    with pytest.raises(AssertionError):
+        assert_accepts_exactly_canonical(
+            b" " + encode_manifest(ContextManifest(None, SkillCatalog(())))
+        )

@@ -29,6 +29,7 @@ mcp = pytest.importorskip("mcp", reason="the mcp extra (pip install -e '.[dev]')
 
 import anyio  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from a13n_harness.cli import _mcp, build_parser  # noqa: E402
 from a13n_harness.context.errors import DefinitionError  # noqa: E402
@@ -157,17 +158,30 @@ def _code(result: Any) -> str:
 # ------------------------------------------------------------------ what is served
 
 
-def test_the_catalog_resource_and_prompt_are_the_certified_block(tmp_path: Path) -> None:
-    workspace = _workspace(tmp_path)
+def _cli_catalog(workspace: Path, *options: str) -> str:
+    """What ``a13n-skills catalog WORKSPACE`` prints: the block the server must serve."""
+    result = subprocess.run(
+        [sys.executable, "-m", "a13n_harness.cli", "catalog", str(workspace), *options],
+        env={**os.environ, "PYTHONPATH": str(CORE)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return result.stdout
 
-    async def expected() -> str:
-        state = _mcp.SkillsServer(str(workspace))
-        async with state.environment:
-            return (await state.refresh()).require().instructions
+
+def test_the_catalog_resource_and_prompt_are_the_certified_block(tmp_path: Path) -> None:
+    """The block ``a13n-skills catalog`` prints for the same checkout and window: certified,
+    and naming each SKILL.md by its path in the checkout (a host's agent can open it)."""
+    workspace = _workspace(tmp_path)
+    block = _cli_catalog(workspace)
+    small = _cli_catalog(workspace, "--context-tokens", "8192", "--reserve-tokens", "7000")
+    assert block.startswith(HEADER)
+    assert "(file: .agents/skills/deploy/SKILL.md)" in block
+    assert small != block
 
     async def scenario() -> None:
-        block = await expected()
-        assert block.startswith(HEADER)
         async with _session(workspace) as session:
             assert await session.catalog() == block
             prompt = await session.client.get_prompt(_mcp.CATALOG_PROMPT)
@@ -179,6 +193,9 @@ def test_the_catalog_resource_and_prompt_are_the_certified_block(tmp_path: Path)
             )
             assert not read.is_error
             assert read.content[0].text == "1. Build.\n2. Ship.\n"
+        window = ("--context-tokens", "8192", "--reserve-tokens", "7000")
+        async with _session(workspace, options=window) as session:
+            assert await session.catalog() == small
 
     _run(scenario)
 
@@ -245,6 +262,14 @@ def test_activate_skill_serves_the_certified_activation_once(tmp_path: Path) -> 
             ):
                 refused = await session.client.call_tool(tool, arguments)
                 assert _code(refused) == "skill_selection_unknown"
+            # The user's activation is a prompt, user-only skills included.
+            prompts = [p.name for p in (await session.client.list_prompts()).prompts]
+            assert prompts == [_mcp.CATALOG_PROMPT, "deploy", "review", "secrets"]
+            user = await session.client.get_prompt("secrets")
+            text = user.messages[0].content.text  # type: ignore[union-attr]
+            assert text.startswith('<skill_content name="secrets">')
+            with pytest.raises(MCPError, match="skill_selection_unknown"):
+                await session.client.get_prompt("nope")
 
     _run(scenario)
 
@@ -274,6 +299,26 @@ def test_the_catalog_is_budgeted_in_a_tokenizer_json(tmp_path: Path) -> None:
             block = await session.catalog()
             tokens = len(model.encode(block, add_special_tokens=False).ids)
             assert 0 < tokens <= 150, tokens
+
+    _run(scenario)
+
+
+def test_root_serves_a_collection_of_skills(tmp_path: Path) -> None:
+    """``--root skills``: a repository of skills (not a checkout's agent folders) is served,
+    and its changes are rescanned there."""
+    folder = tmp_path / "skills" / "pdf"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: pdf\ndescription: Fill PDF forms.\n---\nB\n")
+    _skill(tmp_path, "deploy", "deploy", "Deploy.")  # .agents/skills: not a root any more
+
+    async def scenario() -> None:
+        async with _session(tmp_path, options=("--root", "skills")) as session:
+            assert await session.enum() == ["pdf"]
+            other = tmp_path / "skills" / "xlsx"
+            other.mkdir()
+            (other / "SKILL.md").write_text("---\nname: xlsx\ndescription: Sheets.\n---\nB\n")
+            await session.announced("notifications/tools/list_changed")
+            assert await session.enum() == ["pdf", "xlsx"]
 
     _run(scenario)
 

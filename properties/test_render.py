@@ -823,14 +823,16 @@ def test_compact_rendering_builds_no_candidate_per_entry(monkeypatch: pytest.Mon
             assert sum(encoded) <= (len(CAPS) + 2) * size + 1_000, (n, budget)
 
 
-@pytest.mark.parametrize("form", ["nope", "cut-7", "", 5, None, LyingStr("listing")])
+@pytest.mark.parametrize("form", ["nope", "cut-7", "", 5, None, LyingStr("nope")])
 def test_a_compact_candidate_that_is_not_one_is_refused_with_reason_form(form: object) -> None:
     catalog = SkillCatalog((CatalogEntry("a", "d", "f"),), 0, ("/r",))
     with pytest.raises(DefinitionError) as raised:
         compact_candidate(catalog, form)  # type: ignore[arg-type]
     assert (raised.value.code, raised.value.reason) == ("catalog_invalid", "form")
-    # Negative control: every named candidate is built.
+    # Negative control: every named candidate is built, a str subclass's name as its
+    # plain characters (none of its methods deciding).
     assert all(compact_candidate(catalog, name) for name in COMPACT_ORDER)
+    assert compact_candidate(catalog, LyingStr("names")) == compact_candidate(catalog, "names")
 
 
 @pytest.mark.parametrize(

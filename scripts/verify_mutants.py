@@ -21,7 +21,12 @@ defect ``class``, a one-line ``why`` and the ``cpu_seconds`` its run may use
    ``--stall-seconds`` of wall time: never for the machine's load.
 3. Every kill is confirmed on the clean tree: the tests that failed on the
    mutants (JUnit) run once more, unpatched, and must pass; a kill by a test
-   that fails on the clean tree too is reported as an empty selection.
+   that fails on the clean tree too is reported as an empty selection. With
+   ``--passed-in JUNIT`` (the gate gives its properties step's), a killing
+   test that file shows passing is confirmed already, when the file is newer
+   than every source of the tree (a run of this tree, under the ``ci``
+   profile: the ``mutants`` profile generates the same examples, derandomized,
+   and only drops the phases after them).
 
 Prints a table and the line ``N mutants: K killed, ...``; ``--json`` writes the
 summary the gate reads. Exits non-zero on any survivor, rotten anchor, empty
@@ -50,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-k", dest="pattern", default="", help="mutant id regex")
     parser.add_argument("--logs", type=Path, help="keep the pytest log of each defect not killed")
     parser.add_argument(
+        "--passed-in",
+        type=Path,
+        help="a JUnit file of this tree's properties: the tests it passed need no confirmation",
+    )
+    parser.add_argument(
         "--stall-seconds",
         type=float,
         default=defects.STALL_SECONDS,
@@ -60,9 +70,18 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     mutants, broken = defects.load(args.mutants or root / "mutants", args.pattern)
     phases: dict[str, float] = {}
+    passed: frozenset[str] = frozenset()
+    if args.passed_in is not None:
+        passed, why = defects.passed_on(root, args.passed_in.resolve())
+        print(
+            f"{len(passed)} tests passed in {args.passed_in}"
+            + (f" (not used: {why})" if why else "")
+        )
     outcomes = sorted(
         broken
-        + defects.verify(root, mutants, args.workers, phases, args.logs, stall=args.stall_seconds),
+        + defects.verify(
+            root, mutants, args.workers, phases, args.logs, stall=args.stall_seconds, passed=passed
+        ),
         key=lambda outcome: outcome.ident,
     )
     totals = defects.summary(outcomes, phases, round(time.monotonic() - started, 1))

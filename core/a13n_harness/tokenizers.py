@@ -433,13 +433,14 @@ def _hf_count(tokenizer: tokenizers.Tokenizer, text: object) -> int:
 
 # The line joint probe: line_additive's precondition (a ends a line, b starts one with a
 # character that is neither whitespace nor "/") over the shapes tokenizers treat apart:
-# runs of line feeds and spaces before the joint, CRLF, letters, digits, punctuation, markup,
-# marks, CJK and emoji after it, and the renderer's own lines.
+# runs of line feeds and spaces (Unicode's too) before the joint, CRLF, letters, digits,
+# punctuation, markup, marks, CJK and emoji after it, and the renderer's own lines.
 _LINE_ENDS: Final = (
     "\n", "x\n", "x\n\n", "x\n\n\n", "x \n", "x  \n\n", "x\t\n", "x\n \n", "x\r\n",
     "x\r\n\r\n", ").\n", "-\n", "1\n", "12345\n", "&amp;\n", "<b>\n", "'s\n", "\u65e5\u672c\n",
     "\u00e9\n", "\U0001f600\n", "</skills_instructions>\n",
-    "- name: does a thing (skills/name/SKILL.md)\n",
+    "- name: does a thing (skills/name/SKILL.md)\n", "x\u00a0\n", "x\u2028\n", "x\x0c\n",
+    "x\u3000\n",
 )  # fmt: skip
 _LINE_STARTS: Final = (
     "", "b", "B", "ab cd", "- a", "-", "1", "12 more", "<", "</skills_instructions>\n", ".",

@@ -186,6 +186,10 @@ def test_junit_reader_counts_a_real_run_and_names_the_failed_tests(tmp_path: Pat
         "properties/test_sample.py::test_fails",
         "properties/test_sample.py::test_param[x[1]]",
     }
+    assert set(totals.passed) == {  # the skipped one neither
+        "properties/test_sample.py::test_passes",
+        "properties/test_sample.py::test_param[a b]",
+    }
     # The names are pytest's own node ids: selecting them reruns exactly those tests.
     rerun = scratch.pytest(*totals.failed, f"--junitxml={junit}")
     again = read_junit(junit, tmp_path)

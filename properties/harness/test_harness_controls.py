@@ -145,6 +145,40 @@ def test_control_kill_by_a_test_failing_on_the_clean_tree_too_fails_the_verifier
     assert "0 killed" in result.stdout
 
 
+def test_control_a_kill_the_properties_run_confirmed_is_not_run_again_unless_stale(
+    tree: Scratch,
+) -> None:
+    """A killing test that a run of the same tree's properties passed (its JUnit file, newer
+    than every source) is confirmed without a second run; a JUnit file older than a source
+    describes another tree and is not used: the kill is confirmed by running it again, and a
+    test failing on the clean tree is still caught."""
+    (tree.root / "properties" / "test_always_failing.py").write_text(
+        '"""Fails whatever the code does."""\n\n\ndef test_always_fails() -> None:\n'
+        "    assert False\n"
+    )
+    tree.mutant(
+        "def is_escaped(",
+        "# control\ndef is_escaped(",
+        ["properties/test_always_failing.py", "-k", "always"],
+    )
+    junit = tree.root / "build" / "properties.junit.xml"
+    junit.parent.mkdir(parents=True)
+    junit.write_text(
+        '<testsuites><testsuite tests="1" failures="0" errors="0" skipped="0">'
+        '<testcase classname="properties.test_always_failing" name="test_always_fails"/>'
+        "</testsuite></testsuites>\n"
+    )
+    trusted = tree.verify_mutants("--workers", "1", "--passed-in", str(junit))
+    assert trusted.returncode == 0, trusted.stdout
+    assert "'confirmed_by_the_properties': 1" in trusted.stdout
+    assert "'confirmed_tests': 0" in trusted.stdout
+    os.utime(junit, (1_000_000_000, 1_000_000_000))  # older than every source: another tree
+    stale = tree.verify_mutants("--workers", "1", "--passed-in", str(junit))
+    assert stale.returncode == 1, stale.stdout
+    assert "not used: " in stale.stdout
+    assert "fails on the clean tree too" in stale.stdout
+
+
 @pytest.mark.parametrize("only", ["properties (ci)"])
 def test_control_step_selecting_nothing_fails_the_gate(tree: Scratch, only: str) -> None:
     # The properties step finds only a test module that collects nothing.

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from _gate import warm
-from _gate.pytest_results import Exit, exit_meaning
+from _gate.pytest_results import Exit, exit_meaning, read_junit
 from _gate.report import table
 
 # action.yml and scripts/: the action's tests run its steps and import scripts/lint_actions.py.
@@ -230,11 +230,13 @@ def verify(
     keep: Path | None = None,
     *,
     stall: float = STALL_SECONDS,
+    passed: frozenset[str] = frozenset(),
 ) -> list[Outcome]:
     """Run every applicable mutant, then confirm each kill on the clean tree; ``phases`` gets
     the wall seconds of each phase (and the confirmation's CPU seconds), ``keep`` the pytest
     logs of every defect not killed; a run whose tree makes no progress for ``stall`` wall
-    seconds is stopped (``process.Limits``)."""
+    seconds is stopped (``process.Limits``). A killing test in ``passed`` (the node ids a run
+    of this same tree passed, :func:`passed_on`) is confirmed already and not run again."""
     started = time.monotonic()
     if keep is not None:
         shutil.rmtree(keep, ignore_errors=True)  # logs of an earlier run are not this run's
@@ -273,7 +275,9 @@ def verify(
                 killers[test] = killers.get(test, 0.0) + by_ident[outcome.ident].cpu_seconds
         clean_failures: set[str] = set()
         confirmation_cpu = 0.0
-        for done in warm.run_jobs(clean_jobs(root, scratch, killers, workers, stall), workers):
+        phases["confirmed_by_the_properties"] = len(set(killers) & passed)
+        to_confirm = {test: cpu for test, cpu in killers.items() if test not in passed}
+        for done in warm.run_jobs(clean_jobs(root, scratch, to_confirm, workers, stall), workers):
             confirmation_cpu += done.cpu_seconds
             if done.exit_code != Exit.OK or done.junit.ran == 0:
                 failed = set(done.junit.failed) or set(done.job.arguments)
@@ -281,7 +285,7 @@ def verify(
         phases["confirmation"] = round(
             time.monotonic() - started - phases["start"] - phases["mutants"], 1
         )
-        phases["confirmed_tests"] = len(killers)
+        phases["confirmed_tests"] = len(to_confirm)
         phases["confirmation_cpu"] = round(confirmation_cpu, 1)
         for outcome in first:
             unconfirmed = sorted(clean_failures & set(outcome.killed_by))
@@ -293,6 +297,22 @@ def verify(
                 keep.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(log, keep / log.name)
     return sorted(outcomes + first, key=lambda outcome: outcome.ident)
+
+
+def passed_on(root: Path, junit: Path) -> tuple[frozenset[str], str]:
+    """The node ids ``junit`` (a run of the properties over ``root``) passed, and why none
+    are taken: a file older than any source of the tree describes another tree."""
+    if not junit.is_file():
+        return frozenset(), f"{junit} does not exist"
+    written = junit.stat().st_mtime
+    for folder in ("core", "properties"):
+        for path in (root / folder).rglob("*.py"):
+            if path.stat().st_mtime > written:
+                return frozenset(), f"{junit} is older than {path.relative_to(root)}"
+    report = read_junit(junit, root)
+    if not report.readable:
+        return frozenset(), f"{junit} is not a JUnit file"
+    return frozenset(report.passed), ""
 
 
 def load(folder: Path, pattern: str = "") -> tuple[list[Mutant], list[Outcome]]:

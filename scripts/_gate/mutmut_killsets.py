@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from _gate.mutmut_mutants import KILLED, PACKAGE
+from _gate.mutmut_mutants import KILLED, PACKAGE, module_of
 from _gate.mutmut_run import Mutmut, statuses
 from _gate.mutmut_select import changes_between
 from _gate.report import write_json
@@ -77,7 +77,11 @@ def compare_kill_sets(
 def save(scratch: Path, out: Path) -> dict[str, dict[str, Any]]:
     """The kill set of a kept scratch copy, written to ``out``."""
     folder = scratch / "mutants" / "src" / "a13n_harness" / "context"
-    modules = sorted(path.stem for path in folder.glob("*.py"))
+    modules = sorted(
+        ".".join(path.relative_to(folder).with_suffix("").parts)
+        for path in folder.rglob("*.py")
+        if path.name != "__init__.py"
+    )
     _, results, changes, _ = statuses(Mutmut(SCRIPT, scratch), modules)
     keyed = kill_set(results, changes)
     write_json(out, keyed)
@@ -91,7 +95,7 @@ def compare(
     killed_before: frozenset[str] = KILLED,
 ) -> dict[str, Any]:
     """``compare_kill_sets`` with the functions changed between the two commits."""
-    modules = {key.split(".")[2] for key in [*before, *after]}
+    modules = {module_of(key) for key in [*before, *after]}
     changed = {
         f"{PACKAGE}.{module}.{name}"
         for module, names in changes_between(*refs, sorted(modules)).items()

@@ -23,6 +23,21 @@ from _gate.mutmut_rules import FACTS, fact_excuses, message_only, message_slots
 REPO = Path(__file__).resolve().parents[2]
 EQUIVALENT = Path(__file__).resolve().parents[1] / "mutmut_equivalent.txt"
 PACKAGE = "a13n_harness.context"
+
+
+def module_file(module: str) -> str:
+    """The path below ``a13n_harness/context/`` of a mutated module: ``encoder.py``, or for a
+    module of a package (``lint._references``) ``lint/_references.py``."""
+    return module.replace(".", "/") + ".py"
+
+
+def module_of(name: str) -> str:
+    """The module of a mutant or function named as mutmut names it below :data:`PACKAGE`
+    (``a13n_harness.context.lint._references.x__scan_body__mutmut_3``: ``lint._references``):
+    every part but the function's, which holds no dot (``x_f``, ``xǁCǁm``)."""
+    return name.removeprefix(PACKAGE + ".").rsplit(".", 1)[0]
+
+
 # mutmut's statuses of a mutant the tests noticed.
 KILLED = frozenset({"killed", "timeout", "suspicious", "segfault"})
 
@@ -47,7 +62,7 @@ def mutant_bodies(
 ) -> dict[str, dict[str, list[str]]]:
     """``{function: {suffix: body lines}}`` of mutmut's mutated module (``orig`` included);
     ``with_def`` keeps the ``def`` line (renamed ``_``) so that the lines parse."""
-    path = scratch / "mutants" / "src" / "a13n_harness" / "context" / f"{module}.py"
+    path = scratch / "mutants" / "src" / "a13n_harness" / "context" / module_file(module)
     if not path.is_file():
         return {}
     source = path.read_text(encoding="utf-8")
@@ -72,9 +87,9 @@ def message_mutants(scratch: Path, modules: list[str]) -> set[str]:
     says cannot matter in its function (``fact_excuses``)."""
     found: set[str] = set()
     for module in modules:
-        original = scratch / "src" / "a13n_harness" / "context" / f"{module}.py"
+        original = scratch / "src" / "a13n_harness" / "context" / module_file(module)
         if not original.is_file():
-            original = REPO / "core" / "a13n_harness" / "context" / f"{module}.py"
+            original = REPO / "core" / "a13n_harness" / "context" / module_file(module)
         slots = message_slots(original.read_text(encoding="utf-8"))
         for function, variants in mutant_bodies(scratch, module, with_def=True).items():
             before = "\n".join(variants.get("orig", []))
@@ -163,7 +178,7 @@ def judge(
     for name, status in sorted(results.items()):
         if functions is not None and name.rsplit("__mutmut_", 1)[0] not in functions:
             continue
-        module = name.split(".")[2]
+        module = module_of(name)
         row = per_module.setdefault(
             module,
             {

@@ -32,6 +32,8 @@ from _gate.mutmut_mutants import (
     harness_errors,
     judge,
     message_mutants,
+    module_file,
+    module_of,
     mutant_changes,
     parse_results,
     prune_listings,
@@ -55,7 +57,15 @@ MODULES = (
     "tokens",
     "_checks",
     "errors",
-    "lint",
+    # lint is a package, one concept per module: each is mutated and reported on its own.
+    "lint._rules",
+    "lint._text",
+    "lint._nodes",
+    "lint._fields",
+    "lint._content",
+    "lint._references",
+    "lint._document",
+    "activation",
 )
 # A fast selection that still holds every oracle of those modules.
 TESTS = (
@@ -67,6 +77,7 @@ TESTS = (
     "properties/test_corpus.py",
     "properties/test_tokens.py",
     "properties/test_checks.py",
+    "properties/test_activation.py",
     "properties/test_lint_core.py",
     "properties/test_lint_scan.py",  # the body scan against a plain reading of its rules
     "properties/test_lint.py",  # check_document's field rules are tested there
@@ -178,15 +189,16 @@ def prepare(
     # mutmut puts mutants/src on sys.path (and keeps the original off it), so the
     # package goes under src/ in the copy rather than under core/.
     shutil.copytree(REPO / "core", scratch / "src", ignore=ignore)
-    # examples and docs: test_lint.py lints the demo and compares docs/rules.md with RULES
-    for name in ("properties", "fuzz", "examples", "docs"):
+    # examples, docs and scripts: test_lint.py lints the demo and compares docs/rules.md with
+    # what scripts/rules_doc.py writes from RULES
+    for name in ("properties", "fuzz", "examples", "docs", "scripts"):
         shutil.copytree(REPO / name, scratch / name, ignore=ignore)
     # A copy, not a link: mutmut copies it again when it reruns (the timeout recheck), and
     # the tree may have moved on by then (new seeds for newer code fail the old core).
     shutil.copytree(REPO / "corpus", scratch / "corpus")
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     pyproject = re.sub(r"(?ms)^\[tool\.mutmut\].*?(?=^\[|\Z)", "", pyproject)
-    paths = [f"src/a13n_harness/context/{module}.py" for module in modules]
+    paths = [f"src/a13n_harness/context/{module_file(module)}" for module in modules]
     tests = [test for test in tests if (REPO / test).is_file()]
     pyproject += (
         "\n[tool.mutmut]\n"
@@ -194,7 +206,7 @@ def prepare(
         f"only_mutate = {_toml_list(paths)}\n"
         f"pytest_add_cli_args_test_selection = {_toml_list(tests)}\n"
         f"pytest_add_cli_args = {_toml_list(DESELECTED)}\n"
-        'also_copy = ["fuzz", "corpus", "properties", "examples", "docs"]\n'
+        'also_copy = ["fuzz", "corpus", "properties", "examples", "docs", "scripts"]\n'
         # A mutant that loops forever (a bisection that stops narrowing) is cut
         # off at 4x its tests' measured CPU time instead of mutmut's default 30x,
         # which held a worker for eight minutes per such mutant.
@@ -248,7 +260,7 @@ def as_mutmut(arguments: list[str], here: Path) -> None:
 
     def planned(*, mutant_names: tuple[str, ...] | list[str]) -> Any:
         mutants, by_path = collect(mutant_names=mutant_names)
-        modules = sorted({name.split(".")[2] for _, name, _ in mutants})
+        modules = sorted({module_of(name) for _, name, _ in mutants})
         changes = mutant_changes(Path.cwd(), modules)
         messages = message_mutants(Path.cwd(), modules)
         known = equivalents()
@@ -420,7 +432,10 @@ def named_functions(names: Iterable[str]) -> dict[str, list[str]]:
     ``module.Class.method`` (mutmut's mangling: ``x_function``, ``xǁClassǁmethod``)."""
     found: dict[str, list[str]] = {}
     for name in names:
-        module, _, qualified = name.partition(".")
+        # The longest module that prefixes the name: ``lint._references._fence_at``.
+        prefixes = [m for m in MODULES if name.startswith(m + ".")]
+        module = max(prefixes, key=len) if prefixes else name.partition(".")[0]
+        qualified = name.removeprefix(module + ".") if name.startswith(module + ".") else ""
         if module not in MODULES or not qualified or qualified.count(".") > 1:
             raise SystemExit(f"--functions: {name!r} is not module.function of {MODULES}")
         owner, _, method = qualified.rpartition(".")

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from _gate import process
+from _gate.mutmut_mutants import module_file
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -51,7 +52,7 @@ def changes_since(ref: str, modules: Iterable[str]) -> dict[str, list[str]]:
         raise SystemExit(f"--changed-since: {ref!r} is not a commit here")
     changed: dict[str, list[str]] = {}
     for module in modules:
-        path = f"core/a13n_harness/context/{module}.py"
+        path = f"core/a13n_harness/context/{module_file(module)}"
         current = (REPO / path).read_text(encoding="utf-8")
         names = changed_functions(_git_show(ref, path), current)
         if names:
@@ -63,7 +64,7 @@ def changes_between(old: str, new: str, modules: Iterable[str]) -> dict[str, lis
     """``{module: mangled functions}`` that are new, differ or are gone between two commits."""
     changed: dict[str, list[str]] = {}
     for module in modules:
-        path = f"core/a13n_harness/context/{module}.py"
+        path = f"core/a13n_harness/context/{module_file(module)}"
         before, after = _git_show(old, path), _git_show(new, path)
         names = set(changed_functions(before, after or "")) | set(
             changed_functions(after, before or "")
@@ -100,10 +101,11 @@ def selection_reaching(modules: Iterable[str], tests: Iterable[str]) -> list[str
     stats would map nothing to the changed functions: leaving it out is exact.
     """
     package = REPO / "core" / "a13n_harness"
+    # A package's __init__ is the package (``context.lint``): what imports it reaches it.
     imports = {
-        ".".join(path.relative_to(package).with_suffix("").parts): _imported_modules(
-            path.read_text(encoding="utf-8")
-        )
+        ".".join(path.relative_to(package).with_suffix("").parts).removesuffix(
+            ".__init__"
+        ): _imported_modules(path.read_text(encoding="utf-8"))
         for path in package.rglob("*.py")
     }
     reaching = {f"context.{module}" for module in modules}

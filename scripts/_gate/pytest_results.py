@@ -32,7 +32,8 @@ def exit_meaning(code: int) -> str:
 
 @dataclass(frozen=True)
 class JUnit:
-    """Totals of one JUnit file, and the node ids of the failed and errored test cases."""
+    """Totals of one JUnit file, the node ids of the failed and errored test cases, and of
+    those that passed."""
 
     tests: int = 0
     failures: int = 0
@@ -40,6 +41,7 @@ class JUnit:
     skipped: int = 0
     failed: tuple[str, ...] = field(default=())
     readable: bool = False
+    passed: tuple[str, ...] = field(default=())
 
     @property
     def ran(self) -> int:
@@ -76,10 +78,13 @@ def read_junit(path: Path | None, root: Path | None = None) -> JUnit:
     suites = [top] if top.tag == "testsuite" else list(top.iter("testsuite"))
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     failed: list[str] = []
+    passed: list[str] = []
     for suite in suites:
         for key in totals:
             totals[key] += int(suite.get(key, "0") or 0)
         for case in suite.iter("testcase"):
             if case.find("failure") is not None or case.find("error") is not None:
                 failed.append(node_id(case, root))
-    return JUnit(**totals, failed=tuple(failed), readable=True)
+            elif case.find("skipped") is None:
+                passed.append(node_id(case, root))
+    return JUnit(**totals, failed=tuple(failed), readable=True, passed=tuple(passed))

@@ -6,7 +6,7 @@
                         --context-tokens N --reserve-tokens N] [--tokenizer NAME]
                         [--invalid skip|error] [--json]
     a13n-skills lint [PATH]... [--root ROOT]... [--format text|json|sarif|github]
-        [--sarif-output FILE] [--profile agentskills|claude-code|codex]
+        [--sarif-output FILE] [--profile agentskills|claude-code|copilot|codex]
         [--config FILE | --no-config]
     a13n-skills env [DIR] [--json] [--git-timeout SECONDS]
     a13n-skills manifest [WORKSPACE] [-o FILE] [--max-bytes N] [--root ROOT]... [--nested]
@@ -14,8 +14,8 @@
     a13n-skills render-manifest FILE [--budget-bytes N | --context-tokens N --reserve-tokens N
                                 | --budget-tokens N] [--tokenizer NAME] [--fit prefix|compact]
                                 [--environment]
-    a13n-skills mcp [WORKSPACE] [--context-tokens N --reserve-tokens N | --budget-tokens N]
-                    [--tokenizer NAME|PATH] [--fit prefix|compact]
+    a13n-skills mcp [WORKSPACE] [--root ROOT]... [--context-tokens N --reserve-tokens N |
+                    --budget-tokens N] [--tokenizer NAME|PATH] [--fit prefix|compact]
 
 Exit codes: 0 ok; 1 findings (``lint``), a ``DefinitionError`` or an
 operating-system error, reported as one line ``a13n-skills: <code>: <message>``
@@ -377,7 +377,7 @@ def _run_manifest(args: argparse.Namespace) -> int:
 
 
 def _run_mcp(args: argparse.Namespace) -> int:
-    from a13n_harness.cli._workspace import check_workspace
+    from a13n_harness.cli._workspace import check_workspace, namespace_root
 
     if args.budget_tokens is not None:
         if args.tokenizer is None:
@@ -395,8 +395,10 @@ def _run_mcp(args: argparse.Namespace) -> int:
         from a13n_harness.tokenizers import token_counter
 
         counter = token_counter(args.tokenizer)
+    workspace = check_workspace(args.workspace)
     state = _mcp.SkillsServer(
-        check_workspace(args.workspace),
+        workspace,
+        roots=[namespace_root(workspace, root) for root in args.root],
         context_tokens=args.context_tokens,
         response_reserve_tokens=args.reserve_tokens,
         token_counter=counter,
@@ -412,25 +414,41 @@ def _run_lint(args: argparse.Namespace) -> int:
     are also coded lines on stderr, and the exit code is 1 when the run failed."""
     from a13n_harness.cli._lint import (
         LintResult,
+        failed,
         format_findings,
         problem_finding,
         run_lines,
         run_lint,
     )
-    from a13n_harness.cli._output import Progress, write_err, write_out
+    from a13n_harness.cli._output import PROGRAM, Progress, write_err, write_out
     from a13n_harness.context.errors import DefinitionError
 
-    try:
-        result = run_lint(
-            args.paths,
-            args.root,
-            Progress(),
-            profile=args.profile,
-            config_file=args.config,
-            use_config=not args.no_config,
-        )
-    except (DefinitionError, OSError) as error:  # OutputError is not raised before the write
-        result = LintResult((problem_finding(".", error),), 0)
+    if args.diff and not args.fix:
+        raise _UsageError("--diff shows what --fix would change: use --fix --diff")
+
+    def linted() -> LintResult:
+        try:
+            return run_lint(
+                args.paths,
+                args.root,
+                Progress(),
+                profile=args.profile,
+                config_file=args.config,
+                use_config=not args.no_config,
+            )
+        except (DefinitionError, OSError) as error:  # OutputError is not raised before the write
+            return LintResult((problem_finding(".", error),), 0)
+
+    result = linted()
+    if args.fix:
+        from a13n_harness.cli._lint import fix
+
+        fixed, result = fix(result, linted, diff=args.diff)
+        for path, why in fixed.refused:
+            write_err(f"{PROGRAM}: lint_fix_refused: {path}: not fixed: {why}")
+        if args.diff:
+            write_out(fixed.diff)
+            return 1 if fixed.files else 0
     write_out(format_findings(result, args.format, __version__))
     if args.sarif_output is not None:
         from a13n_harness.cli._sarif import write_sarif
@@ -438,7 +456,7 @@ def _run_lint(args: argparse.Namespace) -> int:
         write_sarif(result, args.sarif_output, __version__)
     for line in run_lines(result):
         write_err(line)
-    return 1 if result.failed else 0
+    return 1 if failed(result, strict=args.strict) else 0
 
 
 # ------------------------------------------------------------------- parser
@@ -482,7 +500,7 @@ def _add_budget(parser: argparse.ArgumentParser) -> None:
 def _add_tokenizer(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tokenizer",
-        metavar="NAME",
+        metavar="NAME|PATH",
         help="count the budget in this tokenizer's tokens instead of UTF-8 bytes: cl100k_base "
         "or o200k_base (needs the tokens extra: pip install 'a13n-harness-skills[tokens]'), or "
         "the path of an open model's Hugging Face tokenizer.json, with a / or ending in .json "
@@ -589,7 +607,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lint.add_argument(
         "--profile",
-        choices=("agentskills", "claude-code", "codex"),
+        choices=("agentskills", "claude-code", "copilot", "codex"),
         help="the fields allowed beyond the specification's (default: the configuration's, "
         "else agentskills)",
     )
@@ -601,6 +619,22 @@ def build_parser() -> argparse.ArgumentParser:
         ".a13n-skills.toml, else its pyproject.toml)",
     )
     config.add_argument("--no-config", action="store_true", help="read no configuration")
+    lint.add_argument(
+        "--strict", action="store_true", help="exit 1 on a warning too (default: on an error)"
+    )
+    lint.add_argument(
+        "--fix",
+        action="store_true",
+        help="make the safe fixes (a name that differs from its folder only in case or "
+        "separators, a field lint suggests a name for, invisible characters), writing each "
+        "file atomically, then report what is left",
+    )
+    lint.add_argument(
+        "--diff",
+        action="store_true",
+        help="with --fix: print the fixes as a unified diff and write nothing (exit 1 when "
+        "there is one)",
+    )
     lint.set_defaults(run=_run_lint)
 
     env = commands.add_parser(
@@ -657,6 +691,7 @@ def build_parser() -> argparse.ArgumentParser:
         "rescanned and announced. Needs the mcp extra: pip install 'a13n-harness-skills[mcp]'.",
     )
     mcp.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE")
+    _add_roots(mcp, nested=False)
     window = mcp.add_argument_group("budget", "the catalog's window, as for catalog")
     window.add_argument("--context-tokens", type=_count, metavar="N")
     window.add_argument("--reserve-tokens", type=_count, metavar="N")

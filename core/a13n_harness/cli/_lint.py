@@ -36,15 +36,18 @@ from __future__ import annotations
 import dataclasses
 import os
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager
+from a13n_harness.cli._fix import FixResult, apply_fixes
 from a13n_harness.cli._github import github_lines, located
+from a13n_harness.cli._gitignore import GitIgnore, gitignore_for
 from a13n_harness.cli._lint_config import ConfigProblem, LintConfig, config_for, load_config
 from a13n_harness.cli._output import PROGRAM, Progress, json_text, safe_line
 from a13n_harness.cli._sarif import sarif_document
 from a13n_harness.cli._workspace import (
+    AGENT_FOLDERS,
     DEFAULT_ROOTS,
     LAYOUT_ROOTS,
     SOURCE_ID,
@@ -55,6 +58,11 @@ from a13n_harness.cli._workspace import (
     shown_in,
     translate_roots,
     walk_workspace,
+)
+from a13n_harness.context._lint_suppressions import (
+    Suppressions,
+    find_suppressions,
+    mask_directives,
 )
 from a13n_harness.context.errors import DefinitionError, format_location
 from a13n_harness.context.frontmatter import parse_skill_document
@@ -83,6 +91,8 @@ __all__ = [
     "LINT_ROOTS",
     "Finding",
     "LintResult",
+    "failed",
+    "fix",
     "format_findings",
     "lint",
     "run_level",
@@ -137,6 +147,14 @@ class LintResult:
     findings: tuple[Finding, ...]
     skills: int
     root: str | None = None
+    suppressed: tuple[Finding, ...] = ()
+    """The findings an inline directive suppressed (counted, never printed as findings)."""
+    excluded: tuple[str, ...] = ()
+    """The SKILL.md files the configuration's ``exclude`` left out (not counted in ``skills``)."""
+    checked: tuple[str, ...] = ()
+    """Every SKILL.md checked, as shown (before ``exclude``)."""
+    fixed: int = 0
+    """How many fixes ``--fix`` made before this run's findings were found."""
 
     @property
     def failed(self) -> bool:
@@ -156,6 +174,8 @@ class _Linter:
         self.seen: set[str] = set()
         self.scanning: str | None = None  # the workspace being scanned, if any
         self.tops: dict[str, str | None] = {}  # a skill's parent -> its repository's top
+        self.suppressed: list[Finding] = []  # what inline directives suppressed
+        self.checked: list[str] = []  # every SKILL.md checked, as shown
 
     # ---------------------------------------------------------------- one skill
 
@@ -171,6 +191,8 @@ class _Linter:
             return None
         self.seen.add(key)
         self.skills += 1
+        self.checked.append(shown)
+        first = len(self.findings)
         try:
             data = await files.read_bytes(document, DOCUMENT_MAX_BYTES + 1)
         except FilePermissionDenied as error:
@@ -182,7 +204,8 @@ class _Linter:
         except DefinitionError as error:
             self.findings.append(_finding(shown, 1, 1, rule_for_error(error.code), error.message))
             return None
-        check = check_document(data, folder, self.profile)
+        suppressions = find_suppressions(data, RULES)
+        check = check_document(mask_directives(data, suppressions), folder, self.profile)
         self.findings.extend(
             _finding(shown, issue.line, issue.column, issue.rule, issue.message)
             for issue in check.issues
@@ -190,7 +213,29 @@ class _Linter:
         named = _name_of(data)
         if check.references:
             await self._references(check.references, host, shown)
+        self._suppress(suppressions, shown, first)
         return named
+
+    def _suppress(self, suppressions: Suppressions, shown: str, first: int) -> None:
+        """Move the findings of this skill (from index ``first``) that an inline directive
+        covers to :attr:`suppressed`, and report the directives that do not say what they
+        mean (:mod:`a13n_harness.context._lint_suppressions`)."""
+        if suppressions.problems:
+            self.findings.extend(
+                _finding(shown, p.line, p.column, "skill_suppression_invalid", p.message)
+                for p in suppressions.problems
+            )
+            # In line order with the file's other findings (a stable sort: ties keep theirs).
+            self.findings[first:] = sorted(self.findings[first:], key=lambda f: f.line)
+        if not suppressions.directives:
+            return
+        kept = []
+        for finding in self.findings[first:]:
+            if finding.path == shown and suppressions.covers(finding.rule, finding.line):
+                self.suppressed.append(finding)
+            else:
+                kept.append(finding)
+        self.findings[first:] = kept
 
     async def _references(self, references: Sequence[Reference], host: str, shown: str) -> None:
         """Resolve one skill's references (module docstring); ``host`` is its SKILL.md."""
@@ -629,7 +674,12 @@ def lint(
                     await linter.skill_folder(folder)
             except (DefinitionError, OSError) as error:
                 linter.findings.append(problem_finding(path, error))
-        return LintResult(tuple(linter.findings), linter.skills)
+        return LintResult(
+            tuple(linter.findings),
+            linter.skills,
+            suppressed=tuple(linter.suppressed),
+            checked=tuple(linter.checked),
+        )
 
     try:
         return run_blocking(run())  # no event loop: see cli._workspace
@@ -683,18 +733,101 @@ def run_lint(
         )
         return LintResult((finding,), 0, top)
     findings: list[Finding] = []
+    suppressed: list[Finding] = []
+    excluded: list[str] = []
     skills = 0
     start = 0
+    ignore = gitignore_for(top)
     for index in range(1, len(targets) + 1):
         if index < len(targets) and configs[index].path == configs[start].path:
             continue
         config = configs[start]
         chosen = profile or config.profile or DEFAULT_PROFILE
-        result = lint(targets[start:index], roots, progress, chosen)
+        try:
+            result = lint(targets[start:index], roots, progress, chosen)
+            result = _excluded(result, config, ignore, top)
+        finally:
+            if ignore is not None and index == len(targets):
+                ignore.close()
         findings.extend(_configured(result.findings, config))
+        suppressed.extend(_configured(result.suppressed, config))
+        excluded.extend(result.excluded)
         skills += result.skills
         start = index
-    return LintResult(tuple(findings), skills, top)
+    return LintResult(tuple(findings), skills, top, tuple(suppressed), tuple(excluded))
+
+
+def agent_loaded(path: str) -> str | None:
+    """The agent folder's ``skills`` folder (``.claude/skills``) an agent loads the skill at
+    ``path`` (a path as lint shows it) from, or ``None`` when it is not below one."""
+    parts = path.replace(os.sep, "/").split("/")
+    for index in range(len(parts) - 1):
+        if parts[index] in AGENT_FOLDERS and parts[index + 1] == "skills":
+            return "/".join(parts[: index + 2])
+    return None
+
+
+def _below(shown: str, top: str) -> str | None:
+    """``shown`` (a path as lint shows it) relative to ``top`` with ``/``, else ``None``."""
+    real = os.path.join(os.path.realpath(os.path.dirname(shown) or "."), os.path.basename(shown))
+    relative = os.path.relpath(real, os.path.realpath(top))
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return None
+    return relative.replace(os.sep, "/")
+
+
+def _why_left_out(shown: str, config: LintConfig, ignore: GitIgnore | None, top: str) -> str | None:
+    """Why ``shown`` is left out: the configuration's ``exclude`` or a ``.gitignore`` pattern
+    (``None``: it is not)."""
+    if config.excludes(shown):
+        return f"exclude in {config.path}"
+    if ignore is not None:
+        relative = _below(shown, top)
+        pattern = ignore.ignored(relative) if relative is not None else None
+        if pattern is not None:
+            return f"{pattern} (.gitignore; the file is not tracked)"
+    return None
+
+
+def _excluded(
+    result: LintResult, config: LintConfig, ignore: GitIgnore | None = None, top: str = "."
+) -> LintResult:
+    """``result`` without the skills the configuration's ``exclude`` or the checkout's
+    ``.gitignore`` (:mod:`a13n_harness.cli._gitignore`: an untracked file only) leaves out:
+    their findings dropped, their SKILL.md counted in :attr:`LintResult.excluded`. A skill
+    an agent loads (:func:`agent_loaded`) is never left out: its findings stay and
+    ``skill_excluded`` says what named it, so nothing blinds a gate to what agents read."""
+    if not config.exclude and ignore is None:
+        return result
+    left: set[str] = set()
+    named: list[Finding] = []
+    for shown in result.checked:
+        why = _why_left_out(shown, config, ignore, top)
+        if why is None:
+            continue
+        folder = agent_loaded(shown)
+        if folder is None:
+            left.add(shown)
+            continue
+        named.append(
+            _finding(
+                shown,
+                1,
+                1,
+                "skill_excluded",
+                f"{why} matches this skill, but an agent loads it from "
+                f"{folder}: it is checked all the same",
+            )
+        )
+    if not left and not named:
+        return result
+    return dataclasses.replace(
+        result,
+        findings=(*(f for f in result.findings if f.path not in left), *named),
+        suppressed=tuple(f for f in result.suppressed if f.path not in left),
+        skills=result.skills - len(left),
+        excluded=tuple(sorted(left)),
+    )
 
 
 def _configured(findings: Sequence[Finding], config: LintConfig) -> tuple[Finding, ...]:
@@ -711,17 +844,46 @@ def _configured(findings: Sequence[Finding], config: LintConfig) -> tuple[Findin
 
 
 def summary(result: LintResult) -> str:
-    """``N errors, N warnings in N skills``."""
+    """``N errors, N warnings in N skills``, then ``, N suppressed`` (findings an inline
+    directive suppressed) and ``, N excluded`` (skills ``exclude`` left out) when not 0."""
     errors = sum(f.severity == "error" for f in result.findings)
     warnings = sum(f.severity == "warning" for f in result.findings)
 
     def plural(count: int, word: str) -> str:
         return f"{count} {word}" + ("" if count == 1 else "s")
 
-    return (
+    line = (
         f"{plural(errors, 'error')}, {plural(warnings, 'warning')} "
         f"in {plural(result.skills, 'skill')}"
     )
+    if result.suppressed:
+        line += f", {len(result.suppressed)} suppressed"
+    if result.excluded:
+        line += f", {plural(len(result.excluded), 'skill')} excluded"
+    if result.fixed:
+        line += f", {plural(result.fixed, 'fix')} made".replace("fixs", "fixes")
+    return line
+
+
+def fix(
+    result: LintResult, again: Callable[[], LintResult], *, diff: bool
+) -> tuple[FixResult, LintResult]:
+    """``--fix``: the safe fixes of ``result``'s findings (:mod:`a13n_harness.cli._fix`),
+    confined to its repository; with ``diff`` only their unified diff. When files were
+    written, ``again()`` lints once more: what is reported is what is left."""
+    fixable = [(f.path, f.rule, f.line, f.message) for f in result.findings if located(f)]
+    top = result.root if result.root is not None else os.curdir
+    fixed = apply_fixes(fixable, top, write=not diff)
+    if diff or not fixed.files:
+        return fixed, result
+    return fixed, dataclasses.replace(again(), fixed=fixed.fixes)
+
+
+def failed(result: LintResult, strict: bool = False) -> bool:
+    """Whether the run fails (exit 1): an error, or with ``strict`` (``--strict``) a warning
+    too. Notes never fail."""
+    failing = ("error", "warning") if strict else ("error",)
+    return any(finding.severity in failing for finding in result.findings)
 
 
 def run_level(finding: Finding) -> bool:
@@ -775,6 +937,18 @@ def _json(result: LintResult, version: str) -> str:
             }
             for f in result.findings
         ],
+        "suppressed": [
+            {
+                "column": f.column,
+                "line": f.line,
+                "message": f.message,
+                "path": f.path,
+                "rule": f.rule,
+                "severity": f.severity,
+            }
+            for f in result.suppressed
+        ],
+        "excluded": list(result.excluded),
         "summary": {
             "errors": sum(f.severity == "error" for f in result.findings),
             "notes": sum(f.severity == "note" for f in result.findings),

@@ -14,7 +14,12 @@ folder), the way ruff finds its configuration. In each folder ``.a13n-skills.tom
 - ``ignore``: rule ids never reported;
 - ``severity``: a table of rule id to ``error``, ``warning`` or ``note``;
 - ``per-path-ignores``: a table of glob (relative to the file's folder, ``*`` crossing
-  ``/``; :mod:`a13n_harness.cli._glob`) to rule ids not reported for the paths it matches.
+  ``/``; :mod:`a13n_harness.cli._glob`) to rule ids not reported for the paths it matches;
+- ``exclude``: globs (the same language, relative to the file's folder) of skills left out:
+  a ``SKILL.md`` is excluded when a pattern matches its path or one of its folders
+  (``vendor`` leaves out ``vendor/x/SKILL.md``). A skill an agent loads (below an agent
+  folder's ``skills``, such as ``.claude/skills``) is never left out: lint checks it and
+  says ``exclude`` named it (``skill_excluded``), so a configuration cannot blind a gate.
 
 The configuration is a file of the checkout, as untrusted as a ``SKILL.md``: it is read
 through a :class:`BlockingLocalFileOperator` whose ``/`` is the repository's top (or, for a
@@ -60,7 +65,7 @@ CONFIG_FILE = ".a13n-skills.toml"
 PYPROJECT = "pyproject.toml"
 _CONFIG_RULE = "lint_config_invalid"
 _SEVERITIES = ("error", "warning", "note")
-_KEYS = ("profile", "select", "ignore", "severity", "per-path-ignores")
+_KEYS = ("profile", "select", "ignore", "severity", "per-path-ignores", "exclude")
 # A configuration file is a few hundred bytes; a bigger one is refused, not read whole.
 CONFIG_MAX_BYTES = 1 << 20
 # A message names at most this many characters of a key or pattern, and this many
@@ -91,7 +96,9 @@ class LintConfig:
     ignore: frozenset[str] = frozenset()
     severity: dict[str, Severity] = field(default_factory=dict)
     per_path_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    exclude: tuple[str, ...] = ()
     _globs: GlobSet = field(init=False, repr=False, compare=False)
+    _excluded: GlobSet = field(init=False, repr=False, compare=False)
     _ignored: dict[str, frozenset[str]] = field(
         init=False, repr=False, compare=False, default_factory=dict
     )
@@ -99,6 +106,21 @@ class LintConfig:
     def __post_init__(self) -> None:
         # Compiled once: each path is then matched against all patterns in one look-up.
         object.__setattr__(self, "_globs", GlobSet(self.per_path_ignores))
+        excluded = frozenset({"exclude"})
+        object.__setattr__(self, "_excluded", GlobSet((p, excluded) for p in self.exclude))
+
+    def excludes(self, path: str) -> bool:
+        """Whether ``exclude`` matches ``path`` (a path as lint shows it) or one of its folders
+        below the configuration's folder: one :class:`GlobSet` look-up per folder level."""
+        if not self._excluded:
+            return False
+        relative = self._relative(path)
+        if relative == ".." or relative.startswith("../"):
+            return False  # not below the configuration's folder
+        parts = relative.split("/")
+        return any(
+            self._excluded.values_at("/".join(parts[:end])) for end in range(1, len(parts) + 1)
+        )
 
     def severity_of(self, rule: str, default: Severity) -> Severity | None:
         """The severity a finding of ``rule`` is reported with, or ``None``."""
@@ -394,4 +416,15 @@ def _key(key: str, value: object) -> dict[str, Any]:
                 for pattern, rules in value.items()
             )
         }
+    if key == "exclude":
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ValueError("exclude must be a list of globs")
+        return {"exclude": tuple(_exclude_pattern(pattern) for pattern in value)}
     raise ValueError(f"unknown key {_short(key)} (known: {', '.join(_KEYS)})")
+
+
+def _exclude_pattern(pattern: str) -> str:
+    """An ``exclude`` pattern as matched: without a leading ``./`` or a trailing ``/``
+    (``./vendor/`` and ``vendor`` name the same folder)."""
+    trimmed = pattern.removeprefix("./").rstrip("/")
+    return trimmed or pattern

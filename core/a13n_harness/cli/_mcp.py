@@ -4,11 +4,15 @@ Protocol (stdio; extra ``mcp``, the official Python SDK). docs/contract.md §10,
 What a client gets:
 
 * the resource ``skills://catalog`` and the prompt ``skills_catalog``: the certified catalog
-  block of the workspace (``SkillsCapability.prepare``: rendered, then certified by
-  ``verify_rendering`` or ``verify_rendering_counted``), in the window or tokenizer the
-  command's options give;
-* the tool ``activate_skill(name)``, ``name`` an enum of the activatable names, returning the
-  certified activation (``PreparedSkills.activate``);
+  block of the skills the model may activate, in the window or tokenizer the command's
+  options give, naming each ``SKILL.md`` by its path in the checkout as ``a13n-skills
+  catalog`` does (:func:`host_catalog`: rendered, then certified by ``verify_rendering`` or
+  ``verify_rendering_counted``);
+* the tool ``activate_skill(name)``, ``name`` an enum of the names the model may activate,
+  returning the certified activation (``PreparedSkills.activate``, then ``verify_activation``);
+* a prompt per skill the user may activate (``disable-model-invocation`` skills included: a
+  prompt is the user's choice, a slash command or a menu entry in the hosts), giving that
+  skill's activation ``by="user"``;
 * the tool ``read_skill_resource(name, path)``: a file of that skill's folder, ``path``
   relative to it. Every component is checked by listing its folder through the workspace's
   confined operator: no ``..``, no absolute path, no symbolic link (even one staying
@@ -21,8 +25,9 @@ Every tool failure is a tool result with ``isError`` whose text starts with our 
 message starts with the code.
 
 **Rescans.** The checkout's skill roots (``.agents/skills``, ``.claude/skills``,
-``.github/skills``) are fingerprinted by ``lstat``: the folders on the way, every entry of
-each root, and each entry's ``SKILL.md`` (kind, inode, size, change and modification times).
+``.github/skills``, or the ``--root`` folders given) are fingerprinted by ``lstat``: the
+folders on the way, every entry of each root, and each entry's ``SKILL.md`` (kind, inode,
+size, change and modification times).
 Before every request, and every :data:`POLL_SECONDS` in between, the fingerprint is taken
 again; when it differs the workspace's provider is retargeted (the previous scan's
 ``PreparedSkills`` go stale: a read still in flight through it fails with
@@ -63,13 +68,17 @@ from a13n_harness.capabilities import (
     FileSkillSource,
     PreparedSkills,
     RunBindings,
+    SkillActivation,
     SkillManager,
     SkillsCapability,
     SkillsPolicy,
     verify_activation,
 )
 from a13n_harness.cli._output import os_error_code
+from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.errors import DefinitionError
+from a13n_harness.context.render import render_catalog, verify_rendering
+from a13n_harness.context.tokens import render_catalog_counted, verify_rendering_counted
 from a13n_harness.environment import Environment, FilePermissionDenied, LocalDirectoryProvider
 
 if TYPE_CHECKING:
@@ -82,6 +91,8 @@ __all__ = [
     "MAX_RESOURCE_BYTES",
     "POLL_SECONDS",
     "SkillsServer",
+    "host_catalog",
+    "host_listing",
     "serve",
 ]
 
@@ -130,16 +141,17 @@ def _status(path: str) -> tuple[object, ...]:
     )
 
 
-def fingerprint(workspace: str) -> tuple[object, ...]:
-    """What the checkout's skill roots are now, by ``lstat`` alone (the module docstring).
+def fingerprint(workspace: str, roots: Sequence[str] = ROOTS) -> tuple[object, ...]:
+    """What the checkout's skill ``roots`` (relative to ``workspace``) are now, by ``lstat``
+    alone (the module docstring).
 
     Counted work: the folders on the way to each root, at most :data:`FINGERPRINT_ENTRIES`
     entries per root, and one ``SKILL.md`` per entry.
     """
     parts: list[object] = [_status(workspace)]
-    for root in ROOTS:
+    for root in roots:
         here = workspace
-        for segment in root.split("/"):
+        for segment in filter(None, root.split("/")):
             here = os.path.join(here, segment)
             parts.append(_status(here))
         try:
@@ -171,12 +183,60 @@ class Scan:
     failure: DefinitionError | None
     fingerprint: tuple[object, ...]
     number: int
+    catalog: str = ""  # the certified block served (:func:`host_catalog`)
 
     def require(self) -> PreparedSkills:
         if self.prepared is None:
             assert self.failure is not None
             raise self.failure
         return self.prepared
+
+
+def _shown(path: str) -> str:
+    """A path of the run's namespace as the checkout names it (``/workspace/.agents/x`` is
+    ``.agents/x``, the workspace itself ``.``), as ``a13n-skills catalog`` shows paths."""
+    prefix = f"/{MOUNT}"
+    if path == prefix or path.startswith(prefix + "/"):
+        path = path[len(prefix) :]
+    return path.lstrip("/") or "."
+
+
+def host_listing(prepared: PreparedSkills) -> SkillCatalog:
+    """The model's catalog of ``prepared`` with the checkout's own paths.
+
+    The skills the model may activate (no ``disable-model-invocation`` skill), each ``file``
+    relative to the workspace, and the roots scanned (a skipped optional root is not named):
+    what ``a13n-skills catalog`` lists, so a host's agent, working in the checkout, can open
+    every path it names. ``prepared.instructions`` names them in the run's namespace
+    (``/workspace/...``), which no host's file tool knows.
+    """
+    catalog = prepared.catalog
+    skipped = {d.path for d in catalog.diagnostics if d.code == "skill_root_skipped"}
+    return SkillCatalog(
+        tuple(
+            CatalogEntry(item.name, item.description, _shown(item.path))
+            for item in catalog.items
+            if not item.disable_model_invocation
+        ),
+        0,
+        tuple(dict.fromkeys(_shown(root) for root in catalog.roots if root not in skipped)),
+    )
+
+
+def host_catalog(prepared: PreparedSkills, bindings: RunBindings) -> str:
+    """:func:`host_listing` rendered at ``bindings``' budget and fit, in its counter's tokens
+    when it has one, and certified (``verify_rendering`` or ``verify_rendering_counted``)."""
+    listing = host_listing(prepared)
+    counter = bindings.token_counter
+    if counter is None:
+        budget = bindings.allowance_bytes
+        rendered = render_catalog(listing, budget, bindings.fit)
+        verify_rendering(listing, budget, rendered, bindings.fit)
+        return rendered.text
+    tokens = bindings.allowance_tokens
+    counted = render_catalog_counted(listing, tokens, counter, bindings.fit)
+    verify_rendering_counted(listing, tokens, counted, counter, bindings.fit)
+    return counted.text
 
 
 def _activatable(prepared: PreparedSkills) -> tuple[str, ...]:
@@ -264,6 +324,7 @@ class SkillsServer:
         self,
         workspace: str,
         *,
+        roots: Sequence[str] = (),
         context_tokens: int | None = None,
         response_reserve_tokens: int | None = None,
         token_counter: TokenCounter | None = None,
@@ -273,9 +334,18 @@ class SkillsServer:
         self.workspace = os.path.abspath(workspace)
         self.provider = LocalDirectoryProvider(self.workspace)
         self.environment = Environment({MOUNT: self.provider})
-        roots = tuple(f"/{MOUNT}/{root}" for root in ROOTS)
+        # Explicit roots (namespace form, "/skills") are required, the defaults are not: as
+        # for ``catalog``.
+        self.roots = tuple(root.strip("/") for root in roots) or ROOTS
         self.manager = SkillManager(
-            [FileSkillSource(MOUNT, roots, required=False)], policy=SkillsPolicy.checkout()
+            [
+                FileSkillSource(
+                    MOUNT,
+                    tuple(f"/{MOUNT}/{root}" if root else f"/{MOUNT}" for root in self.roots),
+                    required=bool(roots),
+                )
+            ],
+            policy=SkillsPolicy.checkout(),
         )
         options: dict[str, Any] = {"token_counter": token_counter, "fit": fit}
         if context_tokens is not None:
@@ -292,48 +362,55 @@ class SkillsServer:
 
     # ------------------------------------------------------------ scans
 
-    async def _prepare(self) -> PreparedSkills:
+    async def _prepare(self) -> tuple[PreparedSkills, str]:
         bindings = RunBindings.embedded(environment=self.environment, **self._options)
-        return await SkillsCapability(self.manager).prepare(bindings)
+        prepared = await SkillsCapability(self.manager).prepare(bindings)
+        return prepared, host_catalog(prepared, bindings)
 
     async def refresh(self) -> Scan:
         """The current scan: the one held when the checkout is unchanged, else a new one
         (and the client told what changed)."""
         async with self._lock:
-            now = fingerprint(self.workspace)
+            now = fingerprint(self.workspace, self.roots)
             held = self._scan
             if held.number and now == held.fingerprint:
                 return held
             if held.number:
                 self.provider.retarget(self.workspace)  # the held scan's routes go stale
+            prepared: PreparedSkills | None = None
+            failure: DefinitionError | None = None
+            block = ""
             try:
-                prepared: PreparedSkills | None = await self._prepare()
-                failure = None
+                prepared, block = await self._prepare()
             except DefinitionError as error:
-                prepared, failure = None, error
+                failure = error
             except OSError as error:  # the workspace itself went away or was refused
-                prepared = None
                 failure = DefinitionError(os_error_code(error), error.strerror or str(error))
-            after = fingerprint(self.workspace)
+            after = fingerprint(self.workspace, self.roots)
             if after != now:  # changed while scanned: scan again at the next look
                 after = (*after, object())
-            self._scan = Scan(prepared, failure, after, held.number + 1)
+            self._scan = Scan(prepared, failure, after, held.number + 1, block)
         if held.number:
             await self._announce(held, self._scan)
         return self._scan
 
     async def _announce(self, before: Scan, after: Scan) -> None:
         def catalog(scan: Scan) -> str | None:
-            return None if scan.prepared is None else scan.prepared.instructions
+            return None if scan.prepared is None else scan.catalog
 
         def names(scan: Scan) -> tuple[str, ...]:
             return () if scan.prepared is None else _activatable(scan.prepared)
+
+        def users(scan: Scan) -> tuple[str, ...]:
+            return () if scan.prepared is None else scan.prepared.activatable(by="user")
 
         changes: list[Any] = []
         if names(before) != names(after):
             changes.append(ToolsListChanged())
         if catalog(before) != catalog(after):
-            changes += [ResourcesListChanged(), PromptsListChanged()]
+            changes.append(ResourcesListChanged())
+        if catalog(before) != catalog(after) or users(before) != users(after):
+            changes.append(PromptsListChanged())
         for change in changes:
             await self.bus.publish(change)
             session = self._session
@@ -378,7 +455,9 @@ class SkillsServer:
 
     async def _catalog_text(self) -> str:
         try:
-            return (await self.refresh()).require().instructions
+            scan = await self.refresh()
+            scan.require()
+            return scan.catalog
         except DefinitionError as error:
             raise MCPError(types.INTERNAL_ERROR, _code_text(error)) from error
 
@@ -394,8 +473,11 @@ class SkillsServer:
         )
 
     async def list_prompts(self, ctx: Any, params: Any) -> types.ListPromptsResult:
+        """The catalog prompt, then one prompt per skill the user may activate (a prompt is the
+        user's choice in every host: a slash command, a menu entry)."""
         self._seen(ctx)
-        await self.refresh()
+        scan = await self.refresh()
+        users = scan.prepared.activatable(by="user") if scan.prepared is not None else ()
         return types.ListPromptsResult(
             prompts=[
                 types.Prompt(
@@ -403,19 +485,32 @@ class SkillsServer:
                     title="Skills catalog",
                     description="The certified catalog of the workspace's skills, to put in "
                     "front of a conversation.",
-                )
+                ),
+                *(
+                    types.Prompt(
+                        name=name,
+                        title=f"Skill {name}",
+                        description="Activate this skill: its instructions, certified.",
+                    )
+                    for name in users
+                ),
             ]
         )
 
     async def get_prompt(self, ctx: Any, params: Any) -> types.GetPromptResult:
+        """The catalog, or the user's activation of a skill (``by="user"``)."""
         self._seen(ctx)
-        if params.name != CATALOG_PROMPT:
-            raise MCPError(
-                types.INVALID_PARAMS, f"skill_selection_unknown: no prompt {params.name!r}"
-            )
-        text = await self._catalog_text()
+        if params.name == CATALOG_PROMPT:
+            text = await self._catalog_text()
+            description = "The certified skills catalog"
+        else:
+            try:
+                text = (await self._activation(params.name, "user")).text
+            except DefinitionError as error:
+                raise MCPError(types.INVALID_PARAMS, _code_text(error)) from error
+            description = f"The instructions of skill {params.name}"
         return types.GetPromptResult(
-            description="The certified skills catalog",
+            description=description,
             messages=[
                 types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
             ],
@@ -473,16 +568,21 @@ class SkillsServer:
 
     # ------------------------------------------------------------ tools
 
-    async def activate_skill(self, name: object) -> types.CallToolResult:
+    async def _activation(self, name: object, by: str) -> SkillActivation:
+        """``name``'s certified activation ``by`` the model or the user, from the current scan."""
         scan = await self.refresh()
         prepared = scan.require()
-        if type(name) is not str or name not in _activatable(prepared):
+        if type(name) is not str or name not in prepared.activatable(by=by):
             raise DefinitionError(
-                "skill_selection_unknown", "name must be one of the activatable skills' names"
+                "skill_selection_unknown", f"name must be one of the skills the {by} may activate"
             )
-        activation = await prepared.activate(name, by="model")
+        activation = await prepared.activate(name, by=by)
         verify_activation(prepared, name, activation)  # certified before it is served
         await self._require_unchanged(scan)
+        return activation
+
+    async def activate_skill(self, name: object) -> types.CallToolResult:
+        activation = await self._activation(name, "model")
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=activation.text)],
             structured_content={
@@ -525,7 +625,7 @@ class SkillsServer:
 
     async def _require_unchanged(self, scan: Scan) -> None:
         """``skill_catalog_stale`` when the checkout moved since ``scan`` (and a rescan)."""
-        if fingerprint(self.workspace) != scan.fingerprint or scan is not self._scan:
+        if fingerprint(self.workspace, self.roots) != scan.fingerprint or scan is not self._scan:
             await self.refresh()
             raise DefinitionError(
                 "skill_catalog_stale",

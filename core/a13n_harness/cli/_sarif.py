@@ -26,6 +26,10 @@
   the run's invocation, not a result; ``executionSuccessful`` is false when one is an
   error.
 - Columns count Unicode code points (``columnKind``), as the text format does.
+- A finding an inline directive suppressed (``<!-- a13n-skills: disable-next-line RULE
+  -->``) is a result too, with ``suppressions: [{"kind": "inSource"}]``, after the others:
+  code scanning shows it as suppressed instead of opening an alert (fingerprinted as the
+  other results).
 """
 
 from __future__ import annotations
@@ -164,7 +168,8 @@ def sarif_document(result: LintResult, version: str) -> dict[str, Any]:
     results = []
     notifications = []
     ranks: dict[tuple[str, str, str], int] = {}
-    for finding in result.findings:
+    suppressed = len(result.findings)
+    for number, finding in enumerate((*result.findings, *result.suppressed)):
         if RULES[finding.rule].tool_level:
             notifications.append(
                 {
@@ -179,16 +184,17 @@ def sarif_document(result: LintResult, version: str) -> dict[str, Any]:
         uri = location["physicalLocation"]["artifactLocation"]["uri"]
         key = (finding.rule, uri, _fingerprint_message(finding.message))
         ranks[key] = rank = ranks.get(key, -1) + 1
-        results.append(
-            {
-                "ruleId": finding.rule,
-                "ruleIndex": ids.index(finding.rule),
-                "level": finding.severity,
-                "message": {"text": finding.message},
-                "locations": [location],
-                "partialFingerprints": {FINGERPRINT: _fingerprint(*key, rank)},
-            }
-        )
+        entry: dict[str, Any] = {
+            "ruleId": finding.rule,
+            "ruleIndex": ids.index(finding.rule),
+            "level": finding.severity,
+            "message": {"text": finding.message},
+            "locations": [location],
+            "partialFingerprints": {FINGERPRINT: _fingerprint(*key, rank)},
+        }
+        if number >= suppressed:
+            entry["suppressions"] = [{"kind": "inSource"}]
+        results.append(entry)
     successful = not any(n["level"] == "error" for n in notifications)
     return {
         "$schema": SARIF_SCHEMA,

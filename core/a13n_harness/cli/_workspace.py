@@ -302,14 +302,26 @@ class _Walk:
         self.budget -= len(listed)
         return sorted(listed, key=lambda entry: entry.name)
 
-    async def agent_root(self, root: str) -> bool:
+    async def agent_root(self, root: str, linked: bool) -> bool:
         """Whether ``root`` (``<folder>/.agents/skills`` ...) is a directory an agent reads.
 
         Looked up through the operator, so a link that stays inside the workspace is
-        followed (as discovery follows it) and one that leaves it is a problem."""
+        followed (as discovery follows it) and one that leaves it is a problem. ``linked``:
+        the agent folder is a link (one naming nothing is a problem too)."""
         try:
             found = await self.files.stat(root)
         except (FileNotFound, NotADirectory):
+            if linked or await self._has_entry(root):
+                self.problems.append(
+                    WalkProblem(
+                        "skill_entry_skipped",
+                        root,
+                        f"the agent skill root {display_path(root)} is a link to nothing "
+                        "or to something that is not a directory; no agent loads skills "
+                        "from it",
+                        "not_a_directory",
+                    )
+                )
             return False
         except DefinitionError as error:
             what = f"the agent skill root {display_path(root)}"
@@ -327,6 +339,16 @@ class _Walk:
             )
         )
         return False
+
+    async def _has_entry(self, root: str) -> bool:
+        """Whether ``root``'s folder lists an entry named like ``root`` (a dangling link)."""
+        folder, name = root.rsplit("/", 1)
+        try:
+            listed = await self.files.list_directory(folder)
+        except DefinitionError:
+            return False
+        self.budget -= len(listed)
+        return any(entry.name == name for entry in listed)
 
     async def run(self) -> WorkspaceWalk:
         # (folder, the skill folder it is in or None, inside a virtual environment).
@@ -399,7 +421,7 @@ class _Walk:
         for entry in listing:
             if entry.name in AGENT_FOLDERS and entry.kind in ("directory", "symlink"):
                 root = _join(_join(folder, entry.name), "skills")
-                if await self.agent_root(root):
+                if await self.agent_root(root, entry.kind == "symlink"):
                     self.agent_roots.add(root)
         following: list[_Place] = []
         for entry in listing:
@@ -473,7 +495,11 @@ class WorkspaceScan:
         return tuple(display_path(root) for root in self.roots if root not in skipped)
 
     def entries(self) -> tuple[CatalogEntry, ...]:
-        return tuple(entry_of(item) for item in self.scan.items)
+        """The model's entries: a ``disable-model-invocation`` skill is the user's only
+        (docs/contract.md §10), left out of the catalog and the manifest."""
+        return tuple(
+            entry_of(item) for item in self.scan.items if not item.disable_model_invocation
+        )
 
     def catalog(self) -> SkillCatalog:
         return SkillCatalog(self.entries(), 0, self.scanned_roots)
@@ -517,7 +543,7 @@ def as_given(error: DefinitionError, given: dict[str, str]) -> DefinitionError:
         return error
     message = f"--root {typed!r}: {error.message}"
     if error.code == "skill_root_missing" and typed.startswith("/"):
-        if os.path.isdir(typed):
+        if os.path.exists(typed):
             # The user's own argument names a folder of this machine outside WORKSPACE:
             # say so (looking at the path they typed reads nothing of the checkout).
             return _outside(typed)

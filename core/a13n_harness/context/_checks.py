@@ -12,9 +12,12 @@ times).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import MISSING
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import TypeGuard, TypeVar
 
     _T = TypeVar("_T")
@@ -30,9 +33,14 @@ __all__ = [
     "is_text",
     "is_u64",
     "plain_bytes",
+    "plain_fields",
+    "plain_int",
+    "plain_record",
+    "plain_sequence",
     "plain_str",
     "plain_tuple",
     "type_name",
+    "utf8_error_at",
 ]
 
 MAX_U64 = 2**64 - 1  # the largest count a u64 consumer (JSON readers, Rust and Go hosts) holds
@@ -124,6 +132,19 @@ def plain_bytes(value: object) -> object:
     return value
 
 
+def plain_int(value: object) -> object:
+    """An ``int`` subclass (not a ``bool``) as the plain ``int`` of the same number, read by
+    ``int.__index__`` of the base type (none of its methods runs); anything else as is.
+
+    For an ``int`` that is a value (a code point, a record's field). A count or a limit
+    parameter stays exactly an ``int`` (:func:`is_count`), refusing a subclass as it refuses
+    ``True``."""
+    kind = type(value)
+    if kind is int or not issubclass(kind, int) or issubclass(kind, bool):
+        return value
+    return int.__index__(value)  # type: ignore[arg-type]
+
+
 def plain_tuple(value: object) -> object:
     """A ``tuple`` subclass as a plain ``tuple`` of its items (its ``__iter__``,
     ``__len__`` and ``__getitem__`` not run); anything else as is."""
@@ -131,6 +152,140 @@ def plain_tuple(value: object) -> object:
     if kind is tuple or not issubclass(kind, tuple):
         return value
     return tuple.__getitem__(value, slice(None))  # type: ignore[call-overload]
+
+
+def plain_sequence(value: object) -> list[object] | None:
+    """A Host's ``list`` or ``tuple`` (a subclass read by the base type, so its own
+    ``__iter__``, ``__len__`` and ``__getitem__`` never run) as a plain ``list``; ``None``
+    for anything else. Kinds are asked of the type, never of the object's ``__class__``."""
+    kind = type(value)
+    if issubclass(kind, list):
+        items: list[object] = list.__getitem__(value, slice(None))  # type: ignore[call-overload]
+        return items
+    if issubclass(kind, tuple):
+        return list(tuple.__getitem__(value, slice(None)))  # type: ignore[call-overload]
+    return None
+
+
+def _plain_value(value: object, *, records: bool = True) -> object:
+    kind = type(value)
+    if kind is str or kind is bool or kind is int or value is None:
+        return value
+    if issubclass(kind, str):
+        return str.__str__(value)
+    if issubclass(kind, int) and not issubclass(kind, bool):
+        return int.__index__(value)  # type: ignore[arg-type]
+    if issubclass(kind, bytes):
+        return bytes.__getitem__(value, slice(None))  # type: ignore[call-overload]
+    fields = getattr(kind, "__dataclass_fields__", None)
+    if fields is not None:
+        # A record held directly (an EnvironmentPath of an item) is made plain too; records
+        # in a sequence (a catalog's items) were made plain by their own constructors, and
+        # walking thousands of them again at every catalog would cost more than the scan.
+        if records and kind.__module__.startswith("a13n_harness."):
+            return _plain_record(value, fields)
+        return value
+    items = plain_sequence(value)
+    if items is None:
+        return value
+    plain = [_plain_value(item, records=False) for item in items]
+    if kind is tuple and all(a is b for a, b in zip(plain, value, strict=True)):  # type: ignore[call-overload]
+        return value
+    return tuple(plain) if issubclass(kind, tuple) else plain
+
+
+def _plain_record(record: object, fields: dict[str, Any]) -> object:
+    """A record of the library's nested in another: itself when its fields are plain, else a
+    copy whose fields are (one forged past its constructor holding a Host's values).
+
+    A private field (``_name``) is a cache the record's own code fills (a catalog's render
+    plan): it is not walked, and a copy starts it at its default, to be filled again."""
+    names = [name for name in fields if not name.startswith("_")]
+    values = [_slot(record, name) for name in names]
+    plain = [_plain_value(value) for value in values]
+    if all(a is b for a, b in zip(plain, values, strict=True)) and not any(
+        _host_subclass(_slot(record, name)) for name in fields if name.startswith("_")
+    ):
+        return record
+    copy = object.__new__(type(record))
+    for name, value in zip(names, plain, strict=True):
+        if value is not _UNSET:  # a forged record may lack a field: the copy lacks it too
+            object.__setattr__(copy, name, value)
+    for name, spec in fields.items():
+        if name.startswith("_") and spec.default is not MISSING:
+            object.__setattr__(copy, name, spec.default)
+    return copy
+
+
+_UNSET = object()
+_BUILT_IN = (str, bytes, int, tuple, list)
+
+
+def _host_subclass(value: object) -> bool:
+    """Whether ``value`` is of a subclass of a built-in type (a Host's, in a forged cache)."""
+    kind = type(value)
+    return kind not in _BUILT_IN and kind is not bool and issubclass(kind, _BUILT_IN)
+
+
+def _slot(record: object, name: str) -> object:
+    try:
+        return object.__getattribute__(record, name)
+    except AttributeError:
+        return _UNSET
+
+
+def plain_record(record: object) -> object:
+    """A record of the library's (a frozen slotted dataclass) whose fields are all plain:
+    ``record`` itself when they are, else a copy whose fields are made plain as
+    :func:`plain_fields` makes them (one forged past its constructor, holding a Host's
+    values). Anything that is not a record of the library's is returned as is."""
+    kind = type(record)
+    fields = getattr(kind, "__dataclass_fields__", None)
+    if fields is None or not kind.__module__.startswith("a13n_harness."):
+        return record
+    return _plain_record(record, fields)
+
+
+_PLAIN_TYPES = frozenset({str, int, bool, float, bytes, type(None)})
+# A record class of the library's -> the getter of its public fields and their names, built
+# on the first record of the class (a Host's subclass is not remembered: walked each time).
+_FIELD_GETTERS: dict[type, tuple[Callable[[object], Any], tuple[str, ...]]] = {}
+
+
+def _field_getter(kind: type) -> tuple[Callable[[object], Any], tuple[str, ...]]:
+    known = _FIELD_GETTERS.get(kind)
+    if known is None:
+        names = tuple(name for name in kind.__slots__ if not name.startswith("_"))  # type: ignore[attr-defined]
+        read = attrgetter(*names) if len(names) > 1 else _one(attrgetter(*names))
+        known = (read, names)
+        if kind.__module__.startswith("a13n_harness."):
+            _FIELD_GETTERS[kind] = known
+    return known
+
+
+def _one(read: Callable[[object], Any]) -> Callable[[object], tuple[Any, ...]]:
+    return lambda record: (read(record),)
+
+
+def plain_fields(record: object) -> None:
+    """Make every field of the frozen slotted dataclass ``record`` its exact built-in value,
+    in place (called from ``__post_init__``): a Host's ``str``, ``bytes`` or ``int``
+    subclass becomes the plain value of the same characters, bytes or number, a ``list``
+    or ``tuple`` (or a subclass, read by the base type) one of plain items, a record held
+    in a field a plain copy (:func:`plain_record`); nothing of the Host's runs. A record
+    built by its constructor then holds no value that can lie. Private fields (``_name``)
+    are caches the record's own code fills, not walked.
+
+    A record whose fields are all of exact scalar types (the common case: a rendering per
+    render) pays one C-level read of its fields and one set test."""
+    read, names = _field_getter(type(record))
+    values = read(record)
+    if _PLAIN_TYPES.issuperset(map(type, values)):
+        return
+    for name, value in zip(names, values, strict=True):
+        plain = _plain_value(value)
+        if plain is not value:
+            object.__setattr__(record, name, plain)
 
 
 def type_name(kind: type) -> str:
@@ -165,3 +320,12 @@ def describe(value: object) -> str:
     if value is None or kind is bool or kind is str:
         return repr(value)
     return f"an object of type {type_name(kind)}"
+
+
+def utf8_error_at(data: bytes, offset: int) -> tuple[int, int]:
+    """The 1-based line and column (in code points) of byte ``offset`` of ``data``, where
+    UTF-8 decoding failed: every byte before it is valid UTF-8. The one locator of an
+    encoding error, for the frontmatter parser and lint alike."""
+    prefix = data[:offset]
+    line_start = prefix.rfind(b"\n") + 1
+    return prefix.count(b"\n") + 1, len(prefix[line_start:].decode("utf-8")) + 1

@@ -50,13 +50,19 @@ every earlier one does not), measured independently of the search the renderer d
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final
 
-from a13n_harness.context._checks import describe, is_count
-from a13n_harness.context.encoder import encode_value, is_escaped
+from a13n_harness.context._checks import (
+    describe,
+    is_count,
+    is_kind,
+    plain_bytes,
+    plain_fields,
+    plain_str,
+)
+from a13n_harness.context.encoder import ESCAPED_RANGES, encode_value, is_escaped
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import (
     _BOM,
@@ -118,6 +124,9 @@ class SkillActivation:
     truncated: bool
     form: str = "full"
 
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
+
 
 @dataclass(frozen=True, slots=True)
 class ActivationSource:
@@ -136,6 +145,7 @@ class ActivationSource:
     limits: FrontmatterLimits = FrontmatterLimits()  # the scan's, so the frontmatter parses
 
     def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values, before any check
         problem = _source_problem(self)
         if problem is not None:
             raise DefinitionError("catalog_invalid", problem, reason="activation")
@@ -190,7 +200,7 @@ def activation_allowance(context_tokens: int, response_reserve_tokens: int) -> i
     """A quarter of the usable input window: ``max(0, context - reserve) // 4``
     (:data:`ACTIVATION_SHARE`); bad arguments are ``allowance_invalid`` as for the catalog."""
     catalog_allowance(context_tokens, response_reserve_tokens)  # the same checks
-    return max(0, context_tokens - response_reserve_tokens) // ACTIVATION_SHARE
+    return max(0, (context_tokens - response_reserve_tokens) // ACTIVATION_SHARE)
 
 
 # ------------------------------------------------------------------------------ the body
@@ -203,19 +213,13 @@ def _escape_code_point(match: re.Match[str]) -> str:
     return f"&#x{ord(match.group()):X};"
 
 
-def _escaped_class() -> str:
-    from a13n_harness.context.encoder import ESCAPED_RANGES  # noqa: PLC0415
-
-    parts = []
-    for lo, hi in ESCAPED_RANGES:
-        if lo == 0x0000:  # C0 controls but the line feed and the tab
-            parts.append("\\x00-\\x08\\x0b-\\x1f")
-            continue
-        parts.append(f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}")
-    return "".join(parts)
-
-
-_ESCAPED_IN_BODY = re.compile(f"[{_escaped_class()}]")
+# The encoder's class of escaped code points without the line feed and the tab, which a
+# body keeps raw (U+0000..U+001F is the first range: it becomes two ranges around them).
+_ESCAPED_IN_BODY = re.compile(
+    "[\\x00-\\x08\\x0b-\\x1f"
+    + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ESCAPED_RANGES[1:])
+    + "]"
+)
 
 
 def encode_body(body: str) -> str:
@@ -229,6 +233,7 @@ def encode_body(body: str) -> str:
     ...     "a&lt;/skill_content>&& b&amp;c" + chr(10))
     True
     """
+    body = plain_str(body)  # type: ignore[assignment]  # a Host's subclass: its characters
     if type(body) is not str:
         raise DefinitionError("context_value_invalid", f"expected str, got {describe(body)}")
     text = body.replace("\r\n", "\n")
@@ -241,6 +246,7 @@ def decode_body(text: str) -> str:
     ``context_value_invalid``: a raw ``<`` or escaped code point, an ``&`` before a letter
     or ``#`` that is not ``&amp;``, ``&lt;`` or a canonical ``&#xH;`` of an escaped code
     point other than the line feed and the tab."""
+    text = plain_str(text)  # type: ignore[assignment]  # a Host's subclass: its characters
     if type(text) is not str:
         raise DefinitionError("context_value_invalid", f"expected str, got {describe(text)}")
     raw = _ESCAPED_IN_BODY.search(text)
@@ -250,24 +256,21 @@ def decode_body(text: str) -> str:
             f"raw U+{ord(raw.group()):04X} at offset {raw.start()}",
             reason="raw_character",
         )
-    parts: list[str] = []
-    position = 0
-    for match in _DECODE.finditer(text):
-        parts.append(text[position : match.start()])
-        name, digits = match.group(1), match.group(2)
-        if name is not None:
-            parts.append("&" if name == "amp" else "<")
-        elif digits is not None and _canonical_body_hex(digits):
-            parts.append(chr(int(digits, 16)))
-        else:
-            raise DefinitionError(
-                "context_value_invalid",
-                f"not canonical body text at offset {match.start()}",
-                reason="entity",
-            )
-        position = match.end()
-    parts.append(text[position:])
-    return "".join(parts)
+    return _DECODE.sub(_decoded, text)
+
+
+def _decoded(match: re.Match[str]) -> str:
+    """What one reference of :func:`decode_body` stands for; a raw ``<`` or ``&`` refuses."""
+    name, digits = match.group(1), match.group(2)
+    if name is not None:
+        return "&" if name == "amp" else "<"
+    if digits is not None and _canonical_body_hex(digits):
+        return chr(int(digits, 16))
+    raise DefinitionError(
+        "context_value_invalid",
+        f"not canonical body text at offset {match.start()}",
+        reason="entity",
+    )
 
 
 def _canonical_body_hex(digits: str) -> bool:
@@ -289,6 +292,8 @@ def activation_body(
     shows as ``&#xDCxx;``. When ``complete`` is false the text after the last line feed
     (a line the read may have cut) is dropped.
     """
+    if is_kind(document, bytes):
+        document = plain_bytes(document)  # type: ignore[assignment]  # its bytes, not its code
     if type(document) is not bytes:
         raise DefinitionError(
             "catalog_invalid", f"a document must be bytes, got {describe(document)}"
@@ -421,6 +426,7 @@ def _tail(directory: str, listed: tuple[str, ...], omitted: int) -> str:
 
 def repeat_note(name: str, directory: str) -> str:
     """The text of a second activation of one skill in a run: a note, not the body."""
+    name, directory = plain_str(name), plain_str(directory)  # type: ignore[assignment]
     if not is_valid_name(name) or type(directory) is not str:
         raise DefinitionError("catalog_invalid", "a repeat note needs a skill name and a directory")
     return (
@@ -591,8 +597,8 @@ def _claimed_cut(plan: _Plan, text: str) -> int | None:
     match = re.search(r'<skill_cut lines_shown="(0|[1-9][0-9]{0,18})">', text)
     if match is None:
         return None
-    k = bisect_right(plan.line_ends, int(match.group(1))) - 1
-    return k if 0 <= k <= plan.top and plan.line_ends[k] == int(match.group(1)) else None
+    cuts = {plan.line_ends[k]: k for k in range(plan.top + 1)}
+    return cuts.get(int(match.group(1)))
 
 
 def _exceeds_from(plan: _Plan, start: int, budget: int, counter: TokenCounter | None) -> bool:
@@ -663,11 +669,13 @@ def check_activation(
 def repeat_activation(name: str, directory: str) -> SkillActivation:
     """The activation of a skill already active in the run: :func:`repeat_note`, no body,
     no resources (a constant-size note, under 300 bytes, whatever the budget)."""
+    name, directory = plain_str(name), plain_str(directory)  # type: ignore[assignment]
     return SkillActivation(name, repeat_note(name, directory), directory, (), 0, False, "repeat")
 
 
 def check_repeat(name: str, directory: str, activation: SkillActivation) -> None:
     """Raise ``activation_not_certified`` unless ``activation`` is exactly
     :func:`repeat_activation` of ``name`` and ``directory`` (no forged field)."""
+    name = plain_str(name)  # type: ignore[assignment]  # shown below by repr: never the Host's
     if _plain_activation(activation) != repeat_activation(name, directory):
-        raise _not_certified(f"not the repeat note of skill {name!r}")
+        raise _not_certified(f"not the repeat note of skill {describe(name)}")

@@ -17,6 +17,8 @@ from a13n_harness.context._checks import (
     has_lone_surrogate,
     is_count,
     is_kind,
+    plain_int,
+    plain_record,
     plain_str,
     plain_tuple,
     type_name,
@@ -127,6 +129,7 @@ class SkillCatalog:
     _checked_entries: object = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "unlisted", plain_int(self.unlisted))  # a record's field
         object.__setattr__(self, "entries", plain_tuple(self.entries))
         object.__setattr__(self, "roots", _plain_roots(self.roots))
         _check_entries(self.entries)
@@ -138,6 +141,25 @@ class SkillCatalog:
     def total(self) -> int:
         """The checked total ``len(entries) + unlisted``."""
         return checked_total(len(self.entries), self.unlisted)
+
+
+def plain_catalog(catalog: object) -> object:
+    """``catalog`` holding only plain values, without checking it (its consumers do).
+
+    One built by its constructor is returned as it is (the constructor made it plain).
+    One forged past it (``object.__new__``, ``object.__setattr__``) is copied with
+    ``plain_record``, and its entries, not checked by the constructor, each made plain
+    too: none of a Host's methods runs. Anything but a ``SkillCatalog`` is returned as is.
+    """
+    if type(catalog) is not SkillCatalog:
+        return catalog
+    plain = plain_record(catalog)
+    entries = getattr(plain, "entries", None)
+    if type(entries) is tuple and getattr(plain, "_checked_entries", None) is not entries:
+        copied = tuple(plain_record(entry) for entry in entries)
+        if any(a is not b for a, b in zip(copied, entries, strict=True)):
+            object.__setattr__(plain, "entries", copied)
+    return plain
 
 
 def _plain_roots(roots: object) -> object:

@@ -23,7 +23,7 @@ import re
 from bisect import bisect_right
 from functools import cache
 
-from a13n_harness.context._checks import is_kind, type_name
+from a13n_harness.context._checks import describe, is_kind, plain_int, plain_str, type_name
 from a13n_harness.context.errors import DefinitionError
 
 __all__ = [
@@ -131,6 +131,13 @@ def joins_emoji(text: str, index: int) -> bool:
     SELECTOR-15 or -16 right after a pictograph or between a keycap's ``#``, ``*`` or digit
     and U+20E3. Decided from the two code points either side, so a scan stays linear.
     """
+    text = plain_str(text)  # type: ignore[assignment]  # a Host's subclass: its characters
+    index = plain_int(index)  # type: ignore[assignment]
+    if type(text) is not str or type(index) is not int or not 0 <= index < len(text):
+        raise DefinitionError(
+            "context_value_invalid",
+            f"joins_emoji takes a str and an index into it, got {describe(index)}",
+        )
     char = text[index]
     if char == _ZWJ:
         before = index - 1
@@ -175,7 +182,9 @@ _ENTITY_CHAR = {"amp": "&", "lt": "<", "gt": ">"}
 
 
 def is_escaped(code_point: int) -> bool:
-    """Whether ``code_point`` is one the encoder writes as ``&#xH;`` (``False`` for a non-int)."""
+    """Whether ``code_point`` is one the encoder writes as ``&#xH;`` (``False`` for a non-int;
+    an ``int`` subclass is taken as its plain number, a ``bool`` is no code point)."""
+    code_point = plain_int(code_point)  # type: ignore[assignment]
     return type(code_point) is int and any(lo <= code_point <= hi for lo, hi in ESCAPED_RANGES)
 
 

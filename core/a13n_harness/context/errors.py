@@ -125,6 +125,7 @@ ERROR_REASONS: Mapping[str, frozenset[str]] = _ReadOnly(
                 "surrogate",
                 "version",
                 "catalog",
+                "not_canonical",  # valid JSON of a valid manifest, not spelled as encoded
             }
         ),
         "date_out_of_range": frozenset(),

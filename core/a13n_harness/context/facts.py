@@ -20,7 +20,8 @@ from a13n_harness.context._checks import (
     is_kind,
     is_u64,
     plain_bytes,
-    plain_str,
+    plain_fields,
+    plain_record,
     type_name,
 )
 from a13n_harness.context.encoder import encode_value
@@ -57,10 +58,9 @@ class GitStatus:
     renamed: int
 
     def __post_init__(self) -> None:
-        # A Host's str subclass is kept as the plain str of its characters (its methods
-        # never decide what is rendered); other values are checked where consumed.
-        for name in ("branch", "upstream"):
-            object.__setattr__(self, name, plain_str(getattr(self, name)))
+        # A Host's str or int subclass is kept as its plain value (its methods never
+        # decide what is rendered); the values themselves are checked where consumed.
+        plain_fields(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +75,7 @@ class EnvironmentFacts:
     git: GitStatus | None
 
     def __post_init__(self) -> None:
-        for name in _FACT_FIELDS:
-            object.__setattr__(self, name, plain_str(getattr(self, name)))
+        plain_fields(self)  # a Host's subclasses (and a forged GitStatus) as plain values
 
 
 # --------------------------------------------------------------------------- dates
@@ -366,27 +365,16 @@ _GIT_COUNT_FIELDS = ("ahead", "behind", "staged", "unstaged", "untracked", "conf
 
 
 def plain_facts(facts: object) -> object:
-    """``facts`` with every ``str`` subclass in it as a plain ``str``, or as is.
+    """``facts`` with every ``str`` or ``int`` subclass in it as its plain value, or as is.
 
-    :class:`EnvironmentFacts` and :class:`GitStatus` keep plain strings when
+    :class:`EnvironmentFacts` and :class:`GitStatus` keep plain values when
     constructed; one forged past its constructor (``object.__new__``,
     ``object.__setattr__``) is copied here, field by field, without running any
-    of the values' methods, before :func:`facts_problem` checks it.
+    of the values' methods (``plain_record``), before :func:`facts_problem` checks it.
     """
     if type(facts) is not EnvironmentFacts:
         return facts
-    fields = [plain_str(getattr(facts, name, None)) for name in _FACT_FIELDS]
-    given = getattr(facts, "git", None)
-    git = given
-    if type(given) is GitStatus:
-        git = object.__new__(GitStatus)
-        for name in ("branch", "upstream", *_GIT_COUNT_FIELDS):
-            object.__setattr__(git, name, plain_str(getattr(given, name, None)))
-    copy = object.__new__(EnvironmentFacts)
-    for name, value in zip(_FACT_FIELDS, fields, strict=True):
-        object.__setattr__(copy, name, value)
-    object.__setattr__(copy, "git", git)
-    return copy
+    return plain_record(facts)
 
 
 def facts_problem(facts: object) -> str | None:
@@ -400,6 +388,7 @@ def facts_problem(facts: object) -> str | None:
     """
     if not is_kind(facts, EnvironmentFacts):
         return f"expected EnvironmentFacts, got {type_name(type(facts))}"
+    facts = plain_facts(facts)  # judged by its plain values, as it is rendered
     for name in _FACT_FIELDS:
         if type(getattr(facts, name, None)) is not str:
             return f"environment fact {name} must be a str"

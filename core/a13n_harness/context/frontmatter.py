@@ -27,14 +27,25 @@ from dataclasses import dataclass
 import yaml
 from yaml import events as _events
 
-from a13n_harness.context._checks import has_lone_surrogate, is_bytes_like, is_count
+from a13n_harness.context._checks import (
+    has_lone_surrogate,
+    is_bytes_like,
+    is_count,
+    is_kind,
+    plain_bytes,
+    plain_fields,
+    plain_str,
+    utf8_error_at,
+)
 from a13n_harness.context.errors import DefinitionError, FrontmatterError
 
 __all__ = [
     "NAME_MAX_CHARS",
     "FrontmatterLimits",
+    "FrontmatterSpan",
     "SkillFrontmatter",
     "decisive_prefix",
+    "find_frontmatter",
     "is_valid_name",
     "normalize_description",
     "parse_skill_document",
@@ -74,6 +85,7 @@ class FrontmatterLimits:
     max_description_chars: int = 1_024
 
     def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's int subclass as its plain number, then checked
         problem = _limits_problem(self)
         if problem is not None:
             raise ValueError(problem)
@@ -107,12 +119,14 @@ class SkillFrontmatter:
     # reads a quoted "false" or a ``yes`` as true.
     disable_model_invocation: bool = False
 
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's str subclass as the plain str of its characters
+
 
 def is_valid_name(name: object) -> bool:
     """Whether ``name`` is a skill name: ASCII ``[a-z0-9]+(-[a-z0-9]+)*``, at most 64 characters."""
-    return (
-        isinstance(name, str) and len(name) <= NAME_MAX_CHARS and _NAME.fullmatch(name) is not None
-    )
+    name = plain_str(name)  # a Host's str subclass: its characters, none of its methods
+    return is_kind(name, str) and len(name) <= NAME_MAX_CHARS and _NAME.fullmatch(name) is not None
 
 
 def normalize_description(text: str, max_chars: int = 1_024) -> tuple[str, bool]:
@@ -123,7 +137,8 @@ def normalize_description(text: str, max_chars: int = 1_024) -> tuple[str, bool]
     ``str`` is ``description_invalid``; a ``max_chars`` that is not a positive
     ``int`` is ``skill_frontmatter_invalid`` with reason ``limits``.
     """
-    if not isinstance(text, str):
+    text = plain_str(text)  # type: ignore[assignment]  # a Host's subclass: its characters
+    if not is_kind(text, str):
         raise FrontmatterError("description_invalid", "a description must be a str")
     if not is_count(max_chars, 1):
         raise DefinitionError(
@@ -157,7 +172,8 @@ def parse_skill_document(
     problem = _limits_problem(limits)
     if problem is not None:
         raise DefinitionError("skill_frontmatter_invalid", problem, reason="limits")
-    text = _frontmatter_text(bytes(data), limits.max_bytes)
+    # bytes(data) would run a subclass's __bytes__: the base type copies the buffer itself.
+    text, _ = _frontmatter_text(plain_bytes(data), limits.max_bytes)  # type: ignore[arg-type]
     name, description, invocation = _scan_events(text, limits)
 
     def refuse(reason: str, message: str, field: _Field) -> FrontmatterError:
@@ -189,8 +205,44 @@ def parse_skill_document(
     return SkillFrontmatter(name.value, text_value, truncated, disabled)
 
 
-def _frontmatter_text(data: bytes, max_bytes: int) -> str:
-    """Find the fences and return the frontmatter between them, decoded."""
+@dataclass(frozen=True, slots=True)
+class FrontmatterSpan:
+    """Where the parser found the frontmatter: byte offsets into the SKILL.md's bytes.
+
+    ``start`` is the first byte after the opening fence's line (after a leading BOM),
+    ``end`` the first byte of the closing fence's line, ``body`` the first byte after
+    that line (the body's start; the length of the data when the file ends there).
+    """
+
+    start: int
+    end: int
+    body: int
+
+
+def find_frontmatter(
+    data: bytes, limits: FrontmatterLimits = FrontmatterLimits()
+) -> FrontmatterSpan:
+    """The fences of a SKILL.md given as bytes, found as :func:`parse_skill_document`
+    finds them (the same scan): lint reads the frontmatter and the body from here.
+
+    Raises :class:`FrontmatterError` with reason ``missing_fence``, ``unterminated``,
+    ``too_large`` (past ``limits.max_bytes``) or ``encoding`` (``data`` that is not bytes,
+    or a frontmatter that is not UTF-8); ``limits`` that are not a valid
+    ``FrontmatterLimits`` are reason ``limits``.
+    """
+    data = plain_bytes(data)  # type: ignore[assignment]
+    if not is_bytes_like(data):
+        raise FrontmatterError(
+            "encoding", f"a SKILL.md must be bytes, got {type(data).__name__}", line=1, column=1
+        )
+    problem = _limits_problem(limits)
+    if problem is not None:
+        raise DefinitionError("skill_frontmatter_invalid", problem, reason="limits")
+    return _frontmatter_text(bytes(data), limits.max_bytes)[1]
+
+
+def _frontmatter_text(data: bytes, max_bytes: int) -> tuple[str, FrontmatterSpan]:
+    """Find the fences and return the frontmatter between them, decoded, and where it is."""
     start = len(_BOM) if data.startswith(_BOM) else 0
     opening = _FENCE.match(data, start)
     if opening is None or not data[: opening.end()].endswith(b"\n"):
@@ -199,7 +251,8 @@ def _frontmatter_text(data: bytes, max_bytes: int) -> str:
     position = body_start
     # Scan line by line, never past max_bytes of frontmatter plus one fence line.
     while True:
-        if _FENCE.match(data, position):
+        closing = _FENCE.match(data, position)
+        if closing:
             break
         newline = data.find(b"\n", position, body_start + max_bytes + 1)
         if newline < 0:
@@ -213,14 +266,11 @@ def _frontmatter_text(data: bytes, max_bytes: int) -> str:
             raise FrontmatterError(
                 "too_large", f"frontmatter exceeds {max_bytes} bytes", line=2, column=1
             )
-    raw = data[body_start:position]
+    span = FrontmatterSpan(body_start, position, closing.end())
     try:
-        return raw.decode("utf-8")
+        return data[body_start:position].decode("utf-8"), span
     except UnicodeDecodeError as error:
-        prefix = raw[: error.start]
-        line = prefix.count(b"\n") + 2
-        # The prefix is valid UTF-8: count its last line in code points.
-        column = len(prefix[prefix.rfind(b"\n") + 1 :].decode("utf-8")) + 1
+        line, column = utf8_error_at(data, body_start + error.start)
         raise FrontmatterError(
             "encoding", "frontmatter is not valid UTF-8", line=line, column=column
         ) from None
@@ -237,12 +287,13 @@ _BLANKS = b" \t"
 
 
 def _check_bytes_and_counts(data: object, *counts: object) -> bytes:
-    if not isinstance(data, bytes):
+    if not is_kind(data, bytes):
         raise DefinitionError("skill_provider_failed", "document data must be bytes")
     for count in counts:
         if not is_count(count):
             raise DefinitionError("skill_provider_failed", "limits must be non-negative ints")
-    return data
+    plain: bytes = plain_bytes(data)  # type: ignore[assignment]  # a subclass: its bytes
+    return plain
 
 
 def _fence_end(data: bytes, position: int) -> int | None:
@@ -273,7 +324,7 @@ def undecided(data: bytes, max_bytes: int) -> bool:
     of ``data``, or the search for the end of a line reaches past it. When this
     returns ``False``, parsing ``data`` gives exactly what parsing the whole file gives.
     """
-    _check_bytes_and_counts(data, max_bytes)
+    data = _check_bytes_and_counts(data, max_bytes)
     size = len(data)
     if _BOM.startswith(data):
         return True  # a read ending inside a BOM or right after it: the next bytes decide
@@ -312,7 +363,7 @@ def decisive_prefix(data: bytes, limit: int, max_bytes: int) -> bytes | None:
     may go on: its last byte only proves that, and the rest decides unless
     :func:`undecided`, in which case ``None`` asks for a longer read.
     """
-    _check_bytes_and_counts(data, limit, max_bytes)
+    data = _check_bytes_and_counts(data, limit, max_bytes)
     if len(data) < limit:
         return data
     prefix = data[: limit - 1]

@@ -28,10 +28,13 @@ from a13n_harness.context._checks import (
     has_lone_surrogate,
     is_bytes_like,
     is_count,
+    is_kind,
     is_u64,
     plain_bytes,
+    plain_fields,
+    plain_sequence,
 )
-from a13n_harness.context.catalog import CatalogEntry, SkillCatalog, check_catalog
+from a13n_harness.context.catalog import CatalogEntry, SkillCatalog, check_catalog, plain_catalog
 from a13n_harness.context.defaults import MAX_MANIFEST_BYTES
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.facts import EnvironmentFacts, GitStatus, facts_problem, plain_facts
@@ -74,10 +77,12 @@ class ContextManifest:
     version: int = MANIFEST_VERSION
 
     def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses, and a forged facts record, as plain values
+        object.__setattr__(self, "skill_catalog", plain_catalog(self.skill_catalog))
         _check_version(self.version)
-        if not isinstance(self.skill_catalog, SkillCatalog):
+        if not is_kind(self.skill_catalog, SkillCatalog):
             raise _invalid("type", "skill_catalog must be a SkillCatalog")
-        if self.environment is not None and not isinstance(self.environment, EnvironmentFacts):
+        if self.environment is not None and not is_kind(self.environment, EnvironmentFacts):
             raise _invalid("type", "environment must be EnvironmentFacts or None")
 
 
@@ -191,16 +196,20 @@ def decode_manifest(data: bytes, max_bytes: int = MAX_MANIFEST_BYTES) -> Context
     Raises ``DefinitionError(code="manifest_invalid")`` with a ``reason``
     (``oversize``, ``encoding``, ``json``, ``too_deep``, ``duplicate_key``,
     ``non_finite``, ``unknown_key``, ``missing_key``, ``type``, ``surrogate``,
-    ``version``, ``catalog``) or ``catalog_total_unrepresentable``.
+    ``version``, ``catalog``, ``not_canonical``) or ``catalog_total_unrepresentable``.
+    It accepts exactly the bytes :func:`encode_manifest` writes: ``data`` is accepted if
+    and only if ``data == encode_manifest(decode_manifest(data))``.
     """
     if not is_bytes_like(data):
         raise _invalid("type", f"expected bytes, got {type(data).__name__}")
     if not is_count(max_bytes):
         raise _invalid("type", "max_bytes must be a non-negative int")
-    if len(data) > max_bytes:
+    # A Host's subclass as its plain bytes first: its __len__ and __bytes__ never run.
+    raw: bytes = plain_bytes(data)  # type: ignore[assignment]
+    if len(raw) > max_bytes:
         raise _invalid("oversize", f"manifest exceeds {max_bytes} bytes")
     try:
-        text = bytes(plain_bytes(data)).decode("utf-8")  # type: ignore[call-overload]
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise _invalid("encoding", f"not UTF-8 at byte {error.start}") from None
     try:
@@ -220,7 +229,32 @@ def decode_manifest(data: bytes, max_bytes: int = MAX_MANIFEST_BYTES) -> Context
     version = top["version"]
     _check_version(version)
     environment = _decode_environment(top["environment"])
-    return ContextManifest(environment, _decode_catalog(top["skill_catalog"]), version)
+    manifest = ContextManifest(environment, _decode_catalog(top["skill_catalog"]), version)
+    _check_canonical(raw, manifest)
+    return manifest
+
+
+def _check_canonical(data: bytes, manifest: ContextManifest) -> None:
+    """Refuse ``data`` unless it is exactly what :func:`encode_manifest` writes for the value
+    it decoded to (reason ``not_canonical``): JSON spells one value many ways (whitespace, a
+    BOM, ``\\u0061`` for ``a``, ``\\/``, ``1.0``), and two byte strings that mean one
+    manifest would defeat comparing, hashing or signing them. One encoding and one
+    comparison, linear in the size; the message gives the first byte that differs."""
+    canonical = encode_manifest(manifest)
+    if canonical == data:
+        return
+    low, high = 0, min(len(data), len(canonical))  # the longest common prefix, by halves
+    while low < high:
+        middle = (low + high + 1) // 2
+        if data[:middle] == canonical[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    raise _invalid(
+        "not_canonical",
+        f"not canonical at byte {low}: the manifest must be written as encode_manifest "
+        "writes it (sorted keys, no whitespace, no escape a character does not need)",
+    )
 
 
 def _canonical_int(digits: str) -> int:
@@ -348,19 +382,21 @@ def publish_catalog(
         raise _invalid("type", "max_manifest_bytes must be a non-negative int")
     given_items: object = items
     given_roots: object = roots
-    if isinstance(given_items, str | bytes) or isinstance(given_roots, str | bytes):
+    if any(is_kind(given, str) or is_kind(given, bytes) for given in (given_items, given_roots)):
         # Iterable, but a string of roots is one root, not one per character.
         raise DefinitionError(
             "catalog_invalid", "items and roots must be collections, not strings", reason="roots"
         )
     try:
-        given, root_tuple = tuple(items), tuple(roots)
+        # A list or tuple (or a Host's subclass, read by the base type: its own __iter__
+        # and __len__ never run); any other iterable is iterated.
+        given, root_tuple = _items(items), _items(roots)
     except TypeError:
         raise DefinitionError(
             "catalog_invalid", "items and roots must be iterables", reason="entries"
         ) from None
     # Checked before sorting, which would read .name of anything.
-    if not all(isinstance(entry, CatalogEntry) for entry in given):
+    if not all(is_kind(entry, CatalogEntry) for entry in given):
         raise DefinitionError("catalog_invalid", "items must be CatalogEntry", reason="entries")
     ordered = sorted(given, key=lambda entry: entry.name)
     # Validates names, order, roots and the total before any arithmetic.
@@ -381,3 +417,10 @@ def publish_catalog(
     if best < 0:
         raise _invalid("oversize", f"no manifest fits in {max_manifest_bytes} bytes")
     return SkillCatalog(tuple(ordered[:best]), total - best, root_tuple)
+
+
+def _items(values: Iterable[_T]) -> tuple[_T, ...]:
+    """``values`` as a plain tuple: a list or tuple (a subclass read by the base type), else
+    what iterating it gives."""
+    items = plain_sequence(values)
+    return tuple(values) if items is None else tuple(items)  # type: ignore[arg-type]

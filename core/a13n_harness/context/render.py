@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import TYPE_CHECKING, NoReturn
 
-from a13n_harness.context._checks import describe, is_count, is_text, plain_str
+from a13n_harness.context._checks import describe, is_count, is_text, plain_fields, plain_str
 from a13n_harness.context.catalog import SkillCatalog, catalog_total
 from a13n_harness.context.encoder import encode_value
 from a13n_harness.context.errors import DefinitionError
@@ -123,6 +123,19 @@ class RenderedCatalog:
     total: int
     budget_bytes: int
 
+    def __post_init__(self) -> None:
+        # A Host's subclasses as their plain values; one built by the renderer (one per
+        # render) pays six type tests.
+        if not (
+            type(self.text) is str
+            and type(self.form) is str
+            and type(self.listed) is int
+            and type(self.omitted) is int
+            and type(self.total) is int
+            and type(self.budget_bytes) is int
+        ):
+            plain_fields(self)
+
 
 def _plural(count: int) -> str:
     return "skill" if count == 1 else "skills"
@@ -196,7 +209,10 @@ def _check_budget(budget: object, label: str = "budget_bytes") -> int:
 
 
 def _check_fit(fit: object) -> str:
-    """``fit`` when it is one of :data:`FITS` (an exact ``str``), else ``allowance_invalid``."""
+    """``fit`` when it is one of :data:`FITS` (a ``str`` subclass is taken as its plain
+    characters), else ``allowance_invalid``."""
+    if type(fit) is not str:
+        fit = plain_str(fit)
     if type(fit) is not str or fit not in FITS:
         raise DefinitionError(
             "allowance_invalid",
@@ -404,6 +420,7 @@ def compact_candidate(catalog: SkillCatalog, form: str) -> str:
     """The compact fit's candidate ``form``: ``"listing"`` (every entry in full), one of
     :data:`COMPACT_FORMS`, exactly as the rule defines it."""
     total = catalog_total(catalog)
+    form = plain_str(form)  # type: ignore[assignment]  # a Host's subclass: its characters
     if type(form) is not str or form not in ("listing", *COMPACT_FORMS):
         raise DefinitionError(
             "catalog_invalid", f"no compact candidate is named {describe(form)}", reason="form"

@@ -53,6 +53,7 @@ from a13n_harness.context._checks import (
     describe,
     has_lone_surrogate,
     is_count,
+    plain_fields,
     plain_str,
     type_name,
 )
@@ -111,8 +112,10 @@ class TokenCounter(Protocol):
 def declares(counter: object, declaration: str) -> bool:
     """Whether ``counter`` declares ``declaration`` (an attribute that is exactly ``True``).
 
-    A ``declaration`` that is not a ``str`` names no attribute: ``False``.
+    A ``declaration`` that is not a ``str`` names no attribute: ``False``; a ``str``
+    subclass is taken as its plain characters.
     """
+    declaration = plain_str(declaration)  # type: ignore[assignment]
     if type(declaration) is not str:
         return False
     try:
@@ -161,6 +164,20 @@ class CountedRendering:
     total: int
     budget_tokens: int
     tokens: int
+
+    def __post_init__(self) -> None:
+        # A Host's subclasses as their plain values; one built by the renderer (one per
+        # render) pays seven type tests.
+        if not (
+            type(self.text) is str
+            and type(self.form) is str
+            and type(self.listed) is int
+            and type(self.omitted) is int
+            and type(self.total) is int
+            and type(self.budget_tokens) is int
+            and type(self.tokens) is int
+        ):
+            plain_fields(self)
 
 
 def _check_counter(counter: object) -> None:

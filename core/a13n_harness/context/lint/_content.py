@@ -1,0 +1,253 @@
+"""The content rules: characters a reader cannot see (tags, bidirectional controls,
+invisible and control characters) and base64-like runs, in the frontmatter as written, in
+its values as YAML delivers them, and in the body."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from a13n_harness.context.encoder import ESCAPED_RANGES, joins_emoji, printable_escaped
+from a13n_harness.context.lint._nodes import _Scalar
+from a13n_harness.context.lint._rules import _WRAP_MIN, BASE64_MIN_CHARS, Issue
+from a13n_harness.context.lint._text import _Text
+
+
+def _count(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _class(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "".join(f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
+
+
+_TAG_RANGES = ((0xE0000, 0xE007F),)
+_BIDI_RANGES = ((0x061C, 0x061C), (0x200E, 0x200F), (0x202A, 0x202E), (0x2066, 0x2069))
+_NOT_INVISIBLE = ((0x09, 0x0A), (0x0D, 0x0D), (0xD800, 0xDFFF), *_TAG_RANGES, *_BIDI_RANGES)
+
+
+def _subtract(
+    ranges: tuple[tuple[int, int], ...], removed: tuple[tuple[int, int], ...]
+) -> tuple[tuple[int, int], ...]:
+    """``ranges`` less every code point of ``removed`` (both inclusive range lists)."""
+    points = sorted(
+        {p for lo, hi in ranges for p in range(lo, hi + 1)}
+        - {p for lo, hi in removed for p in range(lo, hi + 1)}
+    )
+    result: list[tuple[int, int]] = []
+    for point in points:
+        if result and result[-1][1] == point - 1:
+            result[-1] = (result[-1][0], point)
+        else:
+            result.append((point, point))
+    return tuple(result)
+
+
+# The encoder's set (docs/contract.md section 1), split three ways: tags, bidi controls,
+# and every other invisible or control character (tab and line ends are text; a lone
+# surrogate cannot survive UTF-8 decoding and is skill_encoding_invalid).
+_INVISIBLE_RANGES = _subtract(ESCAPED_RANGES, _NOT_INVISIBLE)
+_CONTENT_RULES = (
+    ("skill_tag_characters", re.compile(f"[{_class(_TAG_RANGES)}]"), "tag character"),
+    ("skill_bidi_control", re.compile(f"[{_class(_BIDI_RANGES)}]"), "bidirectional control"),
+    (
+        "skill_invisible_characters",
+        re.compile(f"[{_class(_INVISIBLE_RANGES)}]"),
+        "invisible or control character",
+    ),
+)
+_ANY_HIDDEN = re.compile(f"[{_class(_TAG_RANGES + _BIDI_RANGES + _INVISIBLE_RANGES)}]")
+_ASCII_HIDDEN = re.compile(
+    f"[{_class(tuple((lo, min(hi, 0x7F)) for lo, hi in _INVISIBLE_RANGES if lo < 0x80))}]"
+)
+# The same set as _ANY_HIDDEN, as UTF-8 byte sequences (properties/test_lint_core.py checks
+# the two agree on every code point).
+_UTF8_HIDDEN = re.compile(
+    rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"
+    rb"|\xc2[\x80-\x9f\xad]"
+    rb"|\xcd\x8f"
+    rb"|\xd8\x9c"
+    rb"|\xe1\x85[\x9f\xa0]"
+    rb"|\xe1\x9e[\xb4\xb5]"
+    rb"|\xe1\xa0[\x8b-\x8f]"
+    rb"|\xe2\x80[\x8b-\x8f\xa8-\xae]"
+    rb"|\xe2\x81[\xa0-\xaf]"
+    rb"|\xe3\x85\xa4"
+    rb"|\xef\xb8[\x80-\x8f]"
+    rb"|\xef\xbb\xbf"
+    rb"|\xef\xbe\xa0"
+    rb"|\xef\xbf[\xb0-\xbb]"
+    rb"|\xf0\x9b\xb2[\xa0-\xa3]"
+    rb"|\xf0\x9d\x85[\xb3-\xba]"
+    rb"|\xf3\xa0[\x80-\xbf][\x80-\xbf]"
+)
+# The base64 alphabet with the URL-safe one (RFC 4648 section 5: `-` and `_` for `+` and `/`).
+_B64 = "A-Za-z0-9+/_-"
+# Attempts start only where a run starts (the look-behind after the first character,
+# which leaves the engine its fast skip to the next candidate), so each run is read once.
+_BASE64 = re.compile(
+    rf"[{_B64}](?<![={_B64}].)[{_B64}]{{{BASE64_MIN_CHARS - 1},}}+=*+",
+    re.ASCII | re.DOTALL,
+)
+_WRAPPED = re.compile(
+    rf"^[ \t]*+[{_B64}]{{{_WRAP_MIN},}}+\r?\n(?:[ \t]*+[{_B64}]{{{_WRAP_MIN},}}+\r?\n)++"
+    rf"(?:[ \t]*+[{_B64}]++=*+(?=\r?$)|[ \t]*+=++(?=\r?$))?+",
+    re.ASCII | re.MULTILINE,
+)
+_BASE64_BYTES = bytes(
+    ord("A") if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) in "+/_-") else ord(" ")
+    for byte in range(256)
+)
+_BASE64_RUN = b"A" * BASE64_MIN_CHARS
+_WRAP_RUN = b"A" * _WRAP_MIN
+_UPPER = re.compile("[A-Z]")
+_LOWER = re.compile("[a-z]")
+_DIGIT = re.compile("[0-9]")
+_EMOJI_JOINERS = re.compile("[\u200d\ufe0e\ufe0f]")
+_INVISIBLE = _CONTENT_RULES[2][1]
+
+
+def _mixed(value: str) -> bool:
+    """Upper case, lower case and digits: encoded bytes, not a word, a constant or a digest."""
+    return bool(_UPPER.search(value) and _LOWER.search(value) and _DIGIT.search(value))
+
+
+def _hidden(pattern: re.Pattern[str], text: str, start: int, end: int) -> tuple[int, int] | None:
+    """Where the first character ``pattern`` finds in ``text[start:end]`` is and how many
+    there are, less the joiners that belong to an emoji sequence (text, not hiding:
+    :func:`joins_emoji`); ``None`` when there is none. Linear: the joiners are looked at
+    once each, the rest are counted in C."""
+    first = pattern.search(text, start, end)
+    if first is None:
+        return None
+    count = len(pattern.findall(text, start, end))
+    if pattern is not _INVISIBLE:
+        return first.start(), count
+    kept = [
+        m.start() for m in _EMOJI_JOINERS.finditer(text, start, end) if joins_emoji(text, m.start())
+    ]
+    if not kept:
+        return first.start(), count
+    if count == len(kept):
+        return None
+    exempt = set(kept)
+    for found in pattern.finditer(text, start, end):
+        if found.start() not in exempt:
+            return found.start(), count - len(kept)
+    return None  # pragma: no cover - count > len(kept) leaves one
+
+
+def _quiet(part: str) -> bool:
+    """Whether ``part`` certainly holds no hidden character, decided by C-speed passes: every
+    hidden character is one ``str.isprintable`` refuses (tab and line ends aside) or one of
+    the few printable ones the encoder escapes (variation selectors, fillers)."""
+    if part.isascii():
+        return _ASCII_HIDDEN.search(part) is None
+    return part.replace("\n", "").replace("\t", "").replace(
+        "\r", ""
+    ).isprintable() and printable_escaped().isdisjoint(part)
+
+
+def _content_issues(text: _Text, start: int, end: int, region: str) -> Iterator[Issue]:
+    """The content rules over ``text.text[start:end]`` (the frontmatter or the body)."""
+    decoded = text.text
+    part = decoded[start:end]
+    rules = () if _quiet(part) else _CONTENT_RULES
+    for rule, pattern, what in rules:
+        hit = _hidden(pattern, decoded, start, end)
+        if hit is None:
+            continue
+        at, count = hit
+        line, column = text.where(at)
+        yield Issue(
+            rule,
+            line,
+            column,
+            f"the {region} holds {_count(count, what)}; the first is "
+            f"U+{ord(decoded[at]):04X} here, invisible to a reader and read by the model",
+        )
+    # No run of the base64 alphabet that long, no finding: decided by one byte
+    # translation and one substring search, not by the expression's per-character tries.
+    if text.longest < _WRAP_MIN:
+        return  # no line that long
+    alphabet = part.encode("utf-8").translate(_BASE64_BYTES)  # decoded from UTF-8: no surrogate
+    if _WRAP_RUN not in alphabet:
+        return
+    runs = [
+        (run.start(), run.group(), 1)
+        for run in (_BASE64.finditer(decoded, start, end) if _BASE64_RUN in alphabet else ())
+        if _mixed(run.group())
+    ][:1]
+    for block in _WRAPPED.finditer(decoded, start, end):
+        value = "".join(block.group().split())
+        if len(value) >= BASE64_MIN_CHARS and _mixed(value):
+            runs.append(
+                (
+                    block.start() + len(block.group()) - len(block.group().lstrip()),
+                    value,
+                    block.group().count("\n") + 1,
+                )
+            )
+            break
+    if runs:
+        at, value, lines = min(runs)
+        line, column = text.where(at)
+        shape = (
+            f"run of {len(value)} characters"
+            if lines == 1
+            else f"block of {len(value)} characters on {lines} lines"
+        )
+        yield Issue(
+            "skill_base64_run",
+            line,
+            column,
+            f"the {region} holds a base64-like {shape} "
+            f"(from {value[:12]!r}); ship encoded content as a file of the skill",
+        )
+
+
+def _value_issues(
+    text: _Text, offset: int, scalars: list[_Scalar], reported: set[str]
+) -> Iterator[Issue]:
+    """The content rules over the frontmatter's values as YAML delivers them, which is what
+    the catalog shows the model: a YAML escape (``"\\U000E0041"``) is plain ASCII as written.
+    Only the rules the text as written did not raise; the finding is at the first value
+    holding it. Quoted scalars only (a plain or block scalar has no escapes)."""
+    quoted = [scalar for scalar in scalars if not scalar.plain and not _quiet(scalar.value)]
+    for rule, pattern, what in _CONTENT_RULES:
+        if rule in reported:
+            continue
+        first: tuple[_Scalar, int] | None = None
+        count = 0
+        for scalar in quoted:
+            hit = _hidden(pattern, scalar.value, 0, len(scalar.value))
+            if hit is not None:
+                count += hit[1]
+                first = first or (scalar, hit[0])
+        if first is None:
+            continue
+        line, column = text.where(offset + first[0].index)
+        yield Issue(
+            rule,
+            line,
+            column,
+            f"the frontmatter holds {_count(count, what)} written as YAML escapes; the first "
+            f"is U+{ord(first[0].value[first[1]]):04X} in the value here, invisible to a "
+            "reader and read by the model",
+        )
+    if "skill_base64_run" in reported:
+        return
+    for scalar in scalars:
+        if not scalar.plain and len(scalar.value) >= BASE64_MIN_CHARS:
+            for run in _BASE64.finditer(scalar.value):
+                if _mixed(run.group()):
+                    line, column = text.where(offset + scalar.index)
+                    yield Issue(
+                        "skill_base64_run",
+                        line,
+                        column,
+                        f"the frontmatter holds a base64-like run of {len(run.group())} "
+                        f"characters in the value here (from {run.group()[:12]!r}); ship "
+                        "encoded content as a file of the skill",
+                    )
+                    return

@@ -1,0 +1,212 @@
+"""The document driver: one SKILL.md's bytes through the parser's guards, the field checks,
+the content rules and the reference scanner, to one :class:`DocumentCheck`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from a13n_harness.context._checks import is_bytes_like, plain_bytes, plain_str
+from a13n_harness.context.errors import FRONTMATTER_REASONS, FrontmatterError
+from a13n_harness.context.frontmatter import (
+    FrontmatterLimits,
+    find_frontmatter,
+    parse_skill_document,
+)
+from a13n_harness.context.lint._content import _content_issues, _count, _value_issues
+from a13n_harness.context.lint._fields import _Checker
+from a13n_harness.context.lint._nodes import _frontmatter_nodes, _Node, _Scalar, _scalars
+from a13n_harness.context.lint._references import Reference, _scan_body
+from a13n_harness.context.lint._rules import (
+    _CONSIDERED_MAX,
+    BODY_MAX_LINES,
+    DEFAULT_PROFILE,
+    DOCUMENT_MAX_BYTES,
+    PROFILES,
+    REFERENCES_MAX,
+    SPEC_FIELDS,
+    Issue,
+)
+from a13n_harness.context.lint._text import BOM, _decode, _Text
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentCheck:
+    """What :func:`check_document` found in one SKILL.md."""
+
+    issues: tuple[Issue, ...]
+    references: tuple[Reference, ...]
+
+
+# The parser's refusals of the document's structure: every frontmatter reason
+# but the four about name and description, which the field checks below report
+# in the specification's own words.
+_STRUCTURAL = FRONTMATTER_REASONS - {
+    "missing_name",
+    "name_invalid",
+    "missing_description",
+    "description_invalid",
+}
+_SURROGATE_ESCAPE = re.compile(r"\\?(?:u[dD][89a-fA-F]|U0000[dD][89a-fA-F])")
+
+
+def _surrogate_escape_at(text: _Text, line: int | None, column: int | None) -> bool:
+    """Whether libyaml's refusal at ``line:column`` is a ``\\uD800``-style escape."""
+    if line is None or column is None:
+        return False
+    index = text.index(line, column)
+    return any(_SURROGATE_ESCAPE.match(text.text, start) for start in (max(index - 1, 0), index))
+
+
+def check_document(
+    data: bytes, folder: str | None, profile: str = DEFAULT_PROFILE
+) -> DocumentCheck:
+    """Check one SKILL.md's bytes; ``folder`` is the name of the folder holding it.
+
+    ``profile`` is one of :data:`PROFILES` (an unknown one reads as the default).
+    Returns the issues in file order and the file references of the body
+    (resolved by the caller). Never raises for any bytes; linear in their size.
+    ``data`` that is not bytes, or a ``folder`` that is neither a ``str`` nor ``None``,
+    is refused with ``skill_frontmatter_invalid`` (reason ``encoding``), as
+    :func:`parse_skill_document` refuses it.
+    """
+    # A Host's subclass is taken as its plain value: its own methods never decide.
+    data, folder, profile = plain_bytes(data), plain_str(folder), plain_str(profile)  # type: ignore[assignment]
+    if not is_bytes_like(data):
+        raise FrontmatterError(
+            "encoding", f"a SKILL.md must be bytes, got {type(data).__name__}", line=1, column=1
+        )
+    if folder is not None and not isinstance(folder, str):
+        raise FrontmatterError(
+            "encoding", f"a folder name must be a str, got {type(folder).__name__}"
+        )
+    if not isinstance(profile, str) or profile not in PROFILES:
+        profile = DEFAULT_PROFILE
+    data = bytes(data)
+    if len(data) > DOCUMENT_MAX_BYTES:
+        return DocumentCheck(
+            (
+                Issue(
+                    "skill_document_too_large",
+                    1,
+                    1,
+                    f"SKILL.md has more than {DOCUMENT_MAX_BYTES} bytes and is not checked",
+                ),
+            ),
+            (),
+        )
+    decoded, failure = _decode(data)
+    if decoded is None:
+        assert failure is not None
+        return DocumentCheck((failure,), ())
+    text = _Text(decoded)
+    try:
+        parse_skill_document(data, FrontmatterLimits())
+    except FrontmatterError as error:
+        if error.reason == "yaml_syntax" and _surrogate_escape_at(text, error.line, error.column):
+            return DocumentCheck(
+                (
+                    Issue(
+                        "skill_encoding_invalid",
+                        error.line or 1,
+                        error.column or 1,
+                        "a YAML escape here yields a lone surrogate, which UTF-8 cannot carry",
+                    ),
+                ),
+                (),
+            )
+        if error.reason in _STRUCTURAL:
+            return DocumentCheck(
+                (
+                    Issue(
+                        "skill_frontmatter_invalid",
+                        error.line or 1,
+                        error.column or 1,
+                        f"{error.message} ({error.reason})",
+                    ),
+                ),
+                (),
+            )
+    # The parser's own scan finds the fences (it passed them above). Both fence lines are
+    # ASCII, so their bytes are code points; the frontmatter between them is decoded.
+    span = find_frontmatter(data)
+    start = span.start - (len(BOM) if data.startswith(BOM) else 0)
+    frontmatter = data[span.start : span.end].decode("utf-8")
+    end = start + len(frontmatter)
+    checker = _Checker(text, start)
+    root = _frontmatter_nodes(frontmatter)
+    fields: dict[str, tuple[_Scalar, _Node]] = {}
+    for key, value in root.pairs:
+        fields[key.value] = (key, value)
+        if key.value not in SPEC_FIELDS:
+            checker.field(key, value, profile)
+    if "name" in fields:
+        checker.name(fields["name"][1], folder)
+    else:
+        checker.issues.append(Issue("skill_name_missing", 1, 1, "the frontmatter has no name"))
+    if "description" in fields:
+        checker.description(fields["description"][1])
+    else:
+        checker.issues.append(
+            Issue("skill_description_missing", 1, 1, "the frontmatter has no description")
+        )
+    if "license" in fields:
+        checker.string("skill_license_invalid", "license", fields["license"][1])
+    if "compatibility" in fields:
+        checker.compatibility(fields["compatibility"][1])
+    if "metadata" in fields:
+        checker.metadata(fields["metadata"][1])
+    if "allowed-tools" in fields:
+        checker.allowed_tools(fields["allowed-tools"][1])
+
+    body_start = end + span.body - span.end
+    body_first_line = text.where(body_start)[0] if body_start < len(decoded) else None
+    if body_first_line is not None:
+        body_lines = text.line_count - body_first_line + 1
+        if body_lines > BODY_MAX_LINES:
+            checker.issues.append(
+                Issue(
+                    "skill_body_too_long",
+                    body_first_line + BODY_MAX_LINES,
+                    1,
+                    f"the body has {body_lines} lines; keep SKILL.md under {BODY_MAX_LINES} "
+                    "and move detail into referenced files",
+                )
+            )
+    written = list(_content_issues(text, start, end, "frontmatter"))
+    checker.issues.extend(written)
+    reported = {issue.rule for issue in written}
+    checker.issues.extend(_value_issues(text, start, _scalars(root), reported))
+    body = _scan_body(decoded, body_start, text.where(body_start)[0])
+    checker.issues.extend(_content_issues(text, body_start, len(decoded), "body"))
+    if body.comments:
+        line, column = body.first_comment
+        checker.issues.append(
+            Issue(
+                "skill_html_comment",
+                line,
+                column,
+                f"the body holds {_count(body.comments, 'hidden comment')} (HTML `<!-- -->` "
+                "or Markdown `[//]: #`; the first here); rendered Markdown hides it, the model "
+                "reads it",
+            )
+        )
+    if body.found > REFERENCES_MAX:
+        line, column = (
+            (body.references[-1].line, body.references[-1].column)
+            if body.references
+            else body.limit_at
+        )
+        checker.issues.append(
+            Issue(
+                "skill_reference_limit",
+                line,
+                column,
+                f"the body names more than {REFERENCES_MAX} file references (or holds more "
+                f"than {_CONSIDERED_MAX} inline-code spans with a slash); those up to here are "
+                "checked, the rest are not",
+            )
+        )
+    references = tuple(sorted(body.references, key=lambda r: (r.line, r.column)))
+    issues = sorted(checker.issues, key=lambda issue: (issue.line, issue.column, issue.rule))
+    return DocumentCheck(tuple(issues), references)

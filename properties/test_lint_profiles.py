@@ -1,0 +1,179 @@
+"""Profiles and field names (docs/rules.md, "Profiles"): each platform's documented fields,
+a field several platforms define credited to every one of them, and a near-miss of a known
+field name answered with the field meant, not with "put it under metadata"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from a13n_harness.cli import main
+from a13n_harness.context.lint import (
+    PLATFORM_FIELDS,
+    PLATFORM_NAMES,
+    PROFILES,
+    SPEC_FIELDS,
+    check_document,
+)
+
+
+def findings(line: str, profile: str = "agentskills") -> list[tuple[str, str]]:
+    """The (rule, message) of a document whose third field is ``line``."""
+    text = f"---\nname: a\ndescription: d\n{line}\n---\n"
+    return [(i.rule, i.message) for i in check_document(text.encode(), "a", profile).issues]
+
+
+KNOWN = sorted({*SPEC_FIELDS, *(field for fields in PLATFORM_FIELDS.values() for field in fields)})
+
+# VS Code / GitHub Copilot, "Use Agent Skills in VS Code", section "SKILL.md file format":
+# https://code.visualstudio.com/docs/agent-customization/agent-skills
+COPILOT = {
+    "argument-hint": '"[test file] [options]"',
+    "user-invocable": "false",
+    "disable-model-invocation": "true",
+    "context": "fork",
+}
+
+
+def test_copilot_is_a_profile_with_its_documented_fields() -> None:
+    assert "copilot" in PROFILES
+    assert set(PLATFORM_FIELDS["copilot"]) == set(COPILOT)
+    assert PLATFORM_NAMES["copilot"] == "VS Code / GitHub Copilot"
+
+
+@pytest.mark.parametrize("field", sorted(COPILOT))
+def test_the_copilot_profile_admits_its_fields(field: str) -> None:
+    assert findings(f"{field}: {COPILOT[field]}", "copilot") == []
+
+
+def test_the_copilot_profile_checks_its_types_and_not_other_platforms_fields() -> None:
+    assert [rule for rule, _ in findings('user-invocable: "no"', "copilot")] == [
+        "skill_field_invalid"
+    ]
+    # `model` is Claude Code's, not Copilot's: portable nowhere but there.
+    ((rule, message),) = findings("model: sonnet", "copilot")
+    assert rule == "skill_field_not_portable"
+    assert "Claude Code" in message
+    assert "Copilot" not in message
+
+
+def test_claude_code_documents_disallowed_tools() -> None:
+    assert findings("disallowed-tools: Bash", "claude-code") == []
+    assert findings("disallowed-tools: [Bash, Write]", "claude-code") == []
+
+
+@pytest.mark.parametrize("field", KNOWN)
+def test_not_portable_names_every_platform_that_defines_the_field(field: str) -> None:
+    owners = [name for name, fields in PLATFORM_FIELDS.items() if field in fields]
+    if not owners or field in SPEC_FIELDS:
+        return
+    value = "true" if PLATFORM_FIELDS[owners[0]][field] == "boolean" else "x"
+    if PLATFORM_FIELDS[owners[0]][field] == "map":
+        value = "{}"
+    ((rule, message),) = findings(f"{field}: {value}")
+    assert rule == "skill_field_not_portable"
+    for owner in owners:
+        assert PLATFORM_NAMES[owner] in message
+        assert f"--profile {owner}" in message
+    for other in set(PLATFORM_FIELDS) - set(owners):
+        assert PLATFORM_NAMES[other] not in message
+
+
+def test_shared_fields_are_credited_to_claude_code_and_copilot() -> None:
+    for field in ("argument-hint", "user-invocable", "disable-model-invocation", "context"):
+        value = "true" if "invoc" in field else "x"
+        ((_, message),) = findings(f"{field}: {value}")
+        assert "Claude Code and VS Code / GitHub Copilot" in message, message
+
+
+# ------------------------------------------------------------ near-miss field names
+
+
+def _near_misses(field: str) -> st.SearchStrategy[str]:
+    """Spellings of ``field`` an author makes: another separator, another case, one or two
+    characters dropped, doubled or changed (two only for a name of five characters or more)."""
+    separators = st.just(field.replace("-", "_"))
+    cased = st.sampled_from([field.upper(), field.title(), field.capitalize()])
+
+    @st.composite
+    def edited(draw: st.DrawFn) -> str:
+        name = field
+        edits = draw(st.integers(1, 2 if len(field) >= 5 else 1))
+        for _ in range(edits):
+            at = draw(st.integers(0, len(name) - 1))
+            kind = draw(st.sampled_from(["drop", "double", "change"]))
+            if kind == "drop" and len(name) > 2:
+                name = name[:at] + name[at + 1 :]
+            elif kind == "double":
+                name = name[:at] + name[at] + name[at:]
+            else:
+                name = name[:at] + draw(st.sampled_from("qxz")) + name[at + 1 :]
+        return name
+
+    return st.one_of(separators, cased, edited())
+
+
+@st.composite
+def near_miss(draw: st.DrawFn) -> tuple[str, str]:
+    field = draw(st.sampled_from(KNOWN))
+    spelled = draw(_near_misses(field))
+    if spelled in KNOWN:  # an edit that lands on another known field is that field
+        spelled = field.replace("-", "_").upper()
+    if spelled == field:
+        spelled = field.upper()
+    return field, spelled
+
+
+@given(near_miss())
+def test_a_near_miss_field_name_gets_did_you_mean(pair: tuple[str, str]) -> None:
+    field, spelled = pair
+    reported = [m for r, m in findings(f"{spelled}: x") if r == "skill_field_unknown"]
+    assert len(reported) == 1, (spelled, reported)
+    assert "did you mean" in reported[0], reported
+    assert f"`{field}`" in reported[0] or "did you mean `" in reported[0], reported
+    assert "put it under metadata" not in reported[0]
+
+
+@pytest.mark.parametrize(
+    ("spelled", "meant"),
+    [
+        ("user_invocable", "user-invocable"),
+        ("user-invokable", "user-invocable"),
+        ("Description2", "description"),
+        ("allowed_tools", "allowed-tools"),
+        ("disable_model_invocation", "disable-model-invocation"),
+        ("argument_hint", "argument-hint"),
+        ("Licence", "license"),
+        ("METADATA", "metadata"),
+    ],
+)
+def test_the_field_meant_is_named(spelled: str, meant: str) -> None:
+    ((_, message),) = [f for f in findings(f"{spelled}: x") if f[0] == "skill_field_unknown"]
+    assert f"did you mean `{meant}`" in message, message
+
+
+@pytest.mark.parametrize("far", ["version", "author", "tags", "category", "icon", "x"])
+def test_a_field_far_from_every_known_name_still_goes_under_metadata(far: str) -> None:
+    ((rule, message),) = findings(f"{far}: x")
+    assert rule == "skill_field_unknown"
+    assert "did you mean" not in message
+    assert message.endswith("put it under metadata")
+
+
+def test_the_command_line_offers_every_profile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = tmp_path / "skills" / "a"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: a\ndescription: d\nuser-invocable: false\n---\nBody.\n", encoding="utf-8"
+    )
+    for profile in PROFILES:
+        code = main(["lint", "--no-config", "--profile", profile, str(tmp_path)])
+        out = capsys.readouterr().out
+        assert code == 0, (profile, out)
+        portable = profile in ("claude-code", "copilot")
+        assert ("skill_field_not_portable" in out) != portable, (profile, out)
