@@ -10,7 +10,8 @@ table cannot drift (``properties/harness/test_verification_table.py`` compares i
 - **checked**: ``symbolic`` (a CrossHair contract; ``symbolic+h`` when a property of
   ``properties/symbolic_properties.py`` runs it under the hypothesis-crosshair backend too),
   ``sampled`` (a Hypothesis property or a test in ``properties/`` names it), ``fuzzed`` (a
-  target in ``fuzz/`` names it), ``mutated`` (its module is in mutmut's ``MODULES``);
+  target in ``fuzz/`` names it), ``mutated`` (its module, or a module of its package, is in
+  mutmut's ``MODULES``);
 - **bound**: the contract's ``pre:`` conditions, the inputs CrossHair searches;
 - **last result**: what the last CrossHair run said of its conditions (``confirmed`` over all
   paths; ``no counterexample`` in the per-condition CPU budget; ``COUNTEREXAMPLE``), read from
@@ -268,7 +269,7 @@ def rows(results: dict[str, str], kept: dict[str, tuple[str, str]]) -> list[list
             checked.append("sampled")
         if _mentions(fuzz, name):
             checked.append("fuzzed")
-        if module in mutated:
+        if any(name == module or name.startswith(f"{module}.") for name in mutated):
             checked.append("mutated")
         # A kept result stands only for the contracts it was found for.
         before = kept.get(qualified, ("", ""))
