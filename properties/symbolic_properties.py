@@ -18,8 +18,10 @@ from __future__ import annotations
 # Paths explored per property: the crosshair profile's max_examples (the bound
 # docs/verification.md states for "symbolic").
 PATHS = 60
-# CPU seconds a property may spend, by file and test: about three times what it took on the last run
-# (docs/verification.md), so a busy machine never fails it and a runaway is stopped.
+# CPU seconds a property may spend, by file and test: about three times what it took on the
+# measuring run of 2026-12-06 (at least 20); 300 for the three facts properties that run
+# stopped at 60, and 200 for the properties that run did not reach (tokens, lint, activation,
+# checks): the search's own bound, 60 paths at 2.5 CPU s, and a third on top.
 PROPERTIES: dict[str, dict[str, float]] = {
     "properties/test_encoder.py": {
         "test_decode_inverts_encode_for_every_str": 20,
@@ -64,39 +66,39 @@ PROPERTIES: dict[str, dict[str, float]] = {
         "test_publish_catalog_equals_brute_force": 90,
     },
     "properties/test_facts.py": {
-        "test_civil_date_equals_datetime_for_every_instant": 60,
-        "test_civil_date_equals_datetime_around_every_year_boundary": 60,
-        "test_civil_date_is_total_on_ints": 60,
-        "test_well_formed_porcelain_parses_to_its_counts": 60,
-        "test_every_cut_inside_a_record_is_truncated": 60,
-        "test_arbitrary_bytes_give_a_status_or_git_status_invalid": 60,
-        "test_bytes_spliced_into_valid_output_never_escape": 60,
-        "test_environment_block_has_exactly_its_lines": 60,
+        "test_civil_date_equals_datetime_for_every_instant": 55,
+        "test_civil_date_equals_datetime_around_every_year_boundary": 20,
+        "test_civil_date_is_total_on_ints": 40,
+        "test_well_formed_porcelain_parses_to_its_counts": 300,
+        "test_every_cut_inside_a_record_is_truncated": 300,
+        "test_arbitrary_bytes_give_a_status_or_git_status_invalid": 20,
+        "test_bytes_spliced_into_valid_output_never_escape": 300,
+        "test_environment_block_has_exactly_its_lines": 35,
     },
     "properties/test_tokens.py": {
-        "test_byte_counter_renders_exactly_like_the_byte_renderer": 60,
-        "test_counted_rendering_is_certified_for_any_counter": 60,
-        "test_monotone_search_is_exact_where_size_is_not_monotone": 60,
-        "test_line_sums_give_the_plain_rule": 60,
-        "test_compact_counted_is_the_plain_compact_rule": 60,
-        "test_compact_counted_with_bytes_is_the_byte_compact_fit": 60,
-        "test_compact_counted_with_a_counter_declaring_nothing": 60,
-        "test_tampered_compact_counted_renderings_are_refused": 60,
+        "test_byte_counter_renders_exactly_like_the_byte_renderer": 200,
+        "test_counted_rendering_is_certified_for_any_counter": 200,
+        "test_monotone_search_is_exact_where_size_is_not_monotone": 200,
+        "test_line_sums_give_the_plain_rule": 200,
+        "test_compact_counted_is_the_plain_compact_rule": 200,
+        "test_compact_counted_with_bytes_is_the_byte_compact_fit": 200,
+        "test_compact_counted_with_a_counter_declaring_nothing": 200,
+        "test_tampered_compact_counted_renderings_are_refused": 200,
     },
     "properties/test_lint_core.py": {
-        "test_profiles_differ_only_in_field_rules": 60,
-        "test_range_subtraction_is_the_set_difference_in_merged_ranges": 60,
-        "test_a_character_class_matches_exactly_its_ranges": 60,
+        "test_profiles_differ_only_in_field_rules": 200,
+        "test_range_subtraction_is_the_set_difference_in_merged_ranges": 200,
+        "test_a_character_class_matches_exactly_its_ranges": 200,
     },
     "properties/test_activation.py": {
-        "test_the_body_round_trips_and_holds_no_tag": 60,
-        "test_no_body_line_closes_the_block_or_opens_a_tag": 60,
-        "test_the_renderer_is_the_reference_and_is_certified": 60,
-        "test_any_change_to_an_activation_is_not_certified": 60,
+        "test_the_body_round_trips_and_holds_no_tag": 200,
+        "test_no_body_line_closes_the_block_or_opens_a_tag": 200,
+        "test_the_renderer_is_the_reference_and_is_certified": 200,
+        "test_any_change_to_an_activation_is_not_certified": 200,
     },
     "properties/test_checks.py": {
-        "test_a_listed_reason_constructs_and_any_other_raises_at_the_raise_site": 60,
-        "test_one_location_format": 60,
+        "test_a_listed_reason_constructs_and_any_other_raises_at_the_raise_site": 200,
+        "test_one_location_format": 200,
     },
 }
 DEFAULT_CPU = 60.0  # a property run symbolically that is not in the table
