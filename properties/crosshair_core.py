@@ -18,6 +18,8 @@ from __future__ import annotations
 import datetime
 import re
 
+from crosshair.core import deep_realize
+
 from a13n_harness.context.activation import (
     ActivationSource,
     SkillActivation,
@@ -283,6 +285,9 @@ def cut_listings(catalog: SkillCatalog) -> tuple[str, ...]:
 def cut_entries(catalog: SkillCatalog, index: int) -> SkillCatalog:
     """``catalog`` with every description cut to the cap of ``COMPACT_FORMS[index]``."""
     cap = int(COMPACT_FORMS[index].removeprefix("cut-"))
+    # Concrete values for the oracle's own entries (the contract's function had the symbolic
+    # ones): the entries' plain-str copy refuses CrossHair's symbolic str.
+    catalog = deep_realize(catalog)
     entries = tuple(
         CatalogEntry(e.name, cut_description(e.description, cap), e.file) for e in catalog.entries
     )
@@ -388,16 +393,23 @@ def facts_of(cwd: str, ahead: int) -> EnvironmentFacts:
 CWDS = ("/w", "", "<&>", "a\u2028b\x85", "\u202e\x00", "\U0001f600/x")
 
 
-def facts_contract(choice: int, ahead: int) -> str:
+# Counts the facts contracts choose from: the encoder's plain-str copy (str.__str__) refuses
+# CrossHair's symbolic str, so a count drawn symbolically (written by str()) met no path.
+AHEADS = (0, 1, 10, 99, MAX_TOTAL)
+# Description lengths the manifest contract chooses from, for the same reason.
+LENGTHS = (1, 2, 7, 12)
+
+
+def facts_contract(choice: int, count: int) -> str:
     """Facts of plain strings and in-range counts are usable, copied as they are, and
     rendered with every value encoded.
 
     pre: 0 <= choice < len(CWDS)
-    pre: 0 <= ahead <= MAX_TOTAL
+    pre: 0 <= count < len(AHEADS)
     post: ("<cwd>" + encode_value(CWDS[choice]) + "</cwd>") in __return__
     post: __return__.startswith("<environment_context>" + chr(10))
     """
-    cwd = CWDS[choice]
+    cwd, ahead = CWDS[choice], AHEADS[count]
     facts = facts_of(cwd, ahead)
     assert facts_problem(facts) is None
     assert plain_facts(facts) == facts
@@ -491,13 +503,14 @@ def rules_document_contract() -> str:
 def manifest_contract(first: int, second: int, unlisted: int, choice: int) -> bytes:
     """The manifest's encoding decodes back to the same manifest.
 
-    pre: 1 <= first <= 12 and 1 <= second <= 12
+    pre: 0 <= first < len(LENGTHS) and 0 <= second < len(LENGTHS)
     pre: 0 <= unlisted <= 2
     pre: 0 <= choice < len(CWDS)
     post: __return__ == encode_manifest(decode_manifest(__return__))
     """
     environment = facts_of(CWDS[choice], 1)
-    manifest = ContextManifest(environment, two_entry_catalog(first, second, unlisted))
+    catalog = two_entry_catalog(LENGTHS[first], LENGTHS[second], unlisted)
+    manifest = ContextManifest(environment, catalog)
     data = encode_manifest(manifest)
     assert decode_manifest(data) == manifest
     return data
@@ -585,3 +598,17 @@ def repeat_contract(choice: int) -> SkillActivation:
     assert activation.text == repeat_note(name, "/s/" + name)
     check_repeat(name, "/s/" + name, activation)
     return activation
+
+
+def _warm() -> None:
+    """Fill the core's lazy module-level caches (the encoder's compiled classes, the render
+    plans' helpers) before CrossHair searches: a cache filled during the search changes the
+    next path, which CrossHair takes for nondeterminism and drops the attempt."""
+    for choice in range(len(CWDS)):
+        manifest_contract(1, 3, 1, choice)
+        facts_contract(choice, 1)
+    compact_candidate_contract(60, 104, 1)
+    cut_listings(pair(104, 60, 2))
+
+
+_warm()

@@ -836,14 +836,6 @@ FACTS: tuple[Fact, ...] = (
     ),
     Fact(
         "lint",
-        "check_document",
-        GAP,
-        "closing.start()",
-        "the closing search starts after the opening fence: 4 or more",
-        high=3,
-    ),
-    Fact(
-        "lint",
         "_Body.__init__",
         VALUE,
         "self.limit_at",
