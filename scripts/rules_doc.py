@@ -95,6 +95,18 @@ documented spellings of the skill folder resolve to it: `{baseDir}/`
 substitutions). The repository is the git work tree holding the skill (found as git
 finds it, without running git) or else the workspace linted.
 
+A reference may leave the skill folder only within the unit that is installed with the
+skill (`skill_reference_outside_skill` otherwise). A skill folder is installed alone, with
+two exceptions. A skill inside a Claude Code plugin, a folder holding
+`.claude-plugin/plugin.json` (or a marketplace, `.claude-plugin/marketplace.json`), is
+installed with the plugin, whole: it may reference the files of its outermost plugin. A
+project skill, under the repository's own agent folder (`.claude/skills/`, `.agents/skills/`,
+`.github/skills/`, `.gemini/skills/`, `.cursor/skills/`, `.codex/skills/` at the repository's
+top), is used in place: it may reference the repository (its `CLAUDE.md`, its scripts). The
+same folder names deeper in the tree (a vendored copy) are no project's own. The decision is
+`installation_unit` in the pure core; the command line gathers the facts (which folders on
+the way hold a manifest).
+
 ## Configuration
 
 `a13n-skills lint` reads `.a13n-skills.toml` (table `[lint]`) or, when that file is absent,

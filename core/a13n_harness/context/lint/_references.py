@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from itertools import accumulate, chain
 from typing import Literal
@@ -779,3 +779,26 @@ def find_references(markdown: str) -> tuple[Reference, ...]:
             "encoding", f"a Markdown body must be a str, got {type(markdown).__name__}"
         )
     return tuple(sorted(_scan_body(markdown, 0, 1).references, key=lambda r: (r.line, r.column)))
+
+
+# The agent folders a project keeps its own skills in, at its repository's top: a skill in
+# `<folder>/skills/` is used in place, with the repository around it.
+PROJECT_AGENT_FOLDERS = (".agents", ".claude", ".github", ".gemini", ".cursor", ".codex")
+# What makes a folder a Claude Code plugin or marketplace, installed whole.
+PLUGIN_MANIFESTS = (".claude-plugin/plugin.json", ".claude-plugin/marketplace.json")
+
+
+def installation_unit(skill: Sequence[str], plugins: Set[int]) -> int:
+    """The folder installed with a skill, as the number of leading segments of ``skill`` (the
+    skill folder's path below its repository's top, one segment per folder) that name it.
+
+    ``plugins`` holds the depths (0: the repository's top) of the folders on that path that
+    hold a plugin manifest (:data:`PLUGIN_MANIFESTS`). A project skill, in
+    ``<agent folder>/skills/`` at the top (:data:`PROJECT_AGENT_FOLDERS`), is used in place:
+    its unit is the repository (0). A skill inside a plugin is installed with it: the
+    outermost plugin. Otherwise the skill folder alone (``len(skill)``). Pure: the caller
+    gathers the facts.
+    """
+    if len(skill) >= 2 and skill[0] in PROJECT_AGENT_FOLDERS and skill[1] == "skills":
+        return 0
+    return min((depth for depth in plugins if 0 <= depth <= len(skill)), default=len(skill))
