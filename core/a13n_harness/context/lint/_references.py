@@ -151,6 +151,11 @@ def _inert(text: str) -> bool:
     )
 
 
+# A path in another skill's folder, named just before it: "`other-skill`'s
+# `references/catalog.md`" or "the `pdf` skill's `...`". Looked for in the few characters
+# before the span only, so each span costs the same whatever the line holds.
+_OWNED = re.compile("`(?:[ \t]++skill)?+['\u2019]s[ \t]++$")
+_OWNED_WINDOW = 16
 # A path in inline code: relative, at least two segments, file-name characters only.
 _CODE_PATH = re.compile(r"(?:\./)?+[A-Za-z0-9_][\w.@+-]*+(?:/[\w.@+-]++)++/?+", re.ASCII)
 _PLACED = tuple(placeholder + "/" for placeholder in PLACEHOLDERS)
@@ -730,6 +735,8 @@ def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: b
         ):
             raw = line[content_start:content_end]
             if "/" in raw and (marker is None or marker.start() > span_start):
+                if _OWNED.search(line, max(span_start - _OWNED_WINDOW, 0), span_start):
+                    continue  # another skill's file, named just before
                 body.considered += 1
                 if body.considered > _CONSIDERED_MAX:
                     body.found = max(body.found, REFERENCES_MAX + 1)
