@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 from a13n_harness.cli import _lint as lint_module
 from a13n_harness.cli._lint import LintResult, failed, format_findings, run_lint, summary
 from a13n_harness.cli._output import Progress
-from a13n_harness.context import lint_suppressions
+from a13n_harness.context import _lint_suppressions as lint_suppressions
+from a13n_harness.context._lint_suppressions import find_suppressions, mask_directives
 from a13n_harness.context.lint import RULES
-from a13n_harness.context.lint_suppressions import find_suppressions, mask_directives
 from cli_run import run_cli
 
 REPO = Path(__file__).resolve().parents[1]

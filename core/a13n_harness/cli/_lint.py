@@ -59,6 +59,11 @@ from a13n_harness.cli._workspace import (
     translate_roots,
     walk_workspace,
 )
+from a13n_harness.context._lint_suppressions import (
+    Suppressions,
+    find_suppressions,
+    mask_directives,
+)
 from a13n_harness.context.errors import DefinitionError, format_location
 from a13n_harness.context.frontmatter import parse_skill_document
 from a13n_harness.context.lint import (
@@ -71,11 +76,6 @@ from a13n_harness.context.lint import (
     check_document,
     installation_unit,
     rule_for_error,
-)
-from a13n_harness.context.lint_suppressions import (
-    Suppressions,
-    find_suppressions,
-    mask_directives,
 )
 from a13n_harness.environment import (
     FileNotFound,
@@ -221,7 +221,7 @@ class _Linter:
     def _suppress(self, suppressions: Suppressions, shown: str, first: int) -> None:
         """Move the findings of this skill (from index ``first``) that an inline directive
         covers to :attr:`suppressed`, and report the directives that do not say what they
-        mean (:mod:`a13n_harness.context.lint_suppressions`)."""
+        mean (:mod:`a13n_harness.context._lint_suppressions`)."""
         if suppressions.problems:
             self.findings.extend(
                 _finding(shown, p.line, p.column, "skill_suppression_invalid", p.message)

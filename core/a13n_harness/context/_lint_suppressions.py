@@ -1,5 +1,8 @@
 """Inline suppressions of lint findings in a SKILL.md body (pure: no I/O).
 
+A private module of the command line's lint (not a public API of the core: its callers are
+``a13n_harness.cli._lint`` and the tests), beside the lint package it serves.
+
 A directive is an HTML comment that is a whole line of the body (blanks around it
 allowed), outside fenced code blocks::
 
@@ -28,6 +31,9 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Literal
+
+from a13n_harness.context.errors import FrontmatterError
+from a13n_harness.context.frontmatter import find_frontmatter
 
 __all__ = [
     "DIRECTIVE_PREFIX",
@@ -111,9 +117,16 @@ def _fence(stripped: str) -> str | None:
     return marker * length if length >= 3 else None
 
 
-def _body_start(lines: list[str]) -> int:
-    """The index of the body's first line: after the frontmatter's closing ``---`` when the
-    document opens with one (else 0: a document without frontmatter is all body)."""
+def _body_start(lines: list[str], data: bytes | None) -> int:
+    """The index of the body's first line: after the frontmatter's closing fence as the
+    parser finds it (:func:`~a13n_harness.context.frontmatter.find_frontmatter`); for a
+    frontmatter the parser refuses, after the first ``---`` line closing an opening one
+    (else 0: a document without frontmatter is all body)."""
+    if data is not None:
+        try:
+            return data.count(b"\n", 0, find_frontmatter(data).body)
+        except FrontmatterError:
+            pass
     if not lines or lines[0].rstrip(_BLANKS).lstrip("\ufeff") != "---":
         return 0
     for index in range(1, len(lines)):
@@ -168,7 +181,8 @@ def find_suppressions(data: bytes | str, known: Collection[str]) -> Suppressions
     directives: list[Directive] = []
     problems: list[SuppressionProblem] = []
     fence: str | None = None
-    for index in range(_body_start(lines), len(lines)):
+    raw_data = data if isinstance(data, bytes) else None
+    for index in range(_body_start(lines, raw_data), len(lines)):
         raw = lines[index]
         stripped = raw.strip(_BLANKS)
         if fence is not None:
