@@ -73,18 +73,37 @@ def test_a_skill_outside_an_agent_folder_is_installed_alone(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize(
-    ("skill", "plugins", "unit"),
+    ("skill", "plugins", "marketplaces", "unit"),
     [
-        (("skills", "a"), (), 2),
-        ((".claude", "skills", "a"), (), 0),
-        ((".agents", "skills", "a"), (), 0),
-        (("x", ".claude", "skills", "a"), (), 4),
-        (("plugins", "p", "skills", "a"), (2,), 2),
-        (("plugins", "p", "skills", "a"), (0, 2), 0),
-        (("plugins", "p", "skills", "a"), (4,), 4),
+        (("skills", "a"), (), (), 2),
+        ((".claude", "skills", "a"), (), (), 0),
+        ((".agents", "skills", "a"), (), (), 0),
+        (("x", ".claude", "skills", "a"), (), (), 4),
+        (("plugins", "p", "skills", "a"), (2,), (), 2),
+        # A plugin listed by a marketplace: the plugin is what is installed.
+        (("plugins", "p", "skills", "a"), (0, 2), (0,), 2),
+        (("plugins", "p", "skills", "a"), (2,), (0,), 2),
+        # A marketplace's plugin without a manifest of its own: the marketplace's folder.
+        (("plugins", "p", "skills", "a"), (), (0,), 0),
+        (("plugins", "p", "skills", "a"), (4,), (), 4),
     ],
 )
-def test_the_unit_is_the_outermost_plugin_or_the_repository_for_a_project_skill(
-    skill: tuple[str, ...], plugins: tuple[int, ...], unit: int
+def test_the_unit_is_the_plugin_holding_the_skill_or_the_repository_for_a_project_skill(
+    skill: tuple[str, ...], plugins: tuple[int, ...], marketplaces: tuple[int, ...], unit: int
 ) -> None:
-    assert installation_unit(skill, frozenset(plugins)) == unit
+    assert installation_unit(skill, frozenset(plugins), frozenset(marketplaces)) == unit
+
+
+def test_a_marketplaces_plugin_is_its_own_unit(tmp_path: Path) -> None:
+    (tmp_path / ".claude-plugin").mkdir()
+    (tmp_path / ".claude-plugin" / "marketplace.json").write_text("{}", encoding="utf-8")
+    plugin = tmp_path / "plugins" / "p"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text("{}", encoding="utf-8")
+    (plugin / "README.md").write_text("x", encoding="utf-8")
+    (tmp_path / "README.md").write_text("x", encoding="utf-8")
+    skill = "plugins/p/skills/a"
+    assert rules(tmp_path, skill, "See [plugin](../../README.md).") == []
+    assert rules(tmp_path, skill, "See [top](../../../../README.md).") == [
+        "skill_reference_outside_skill"
+    ]

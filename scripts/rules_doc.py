@@ -100,8 +100,10 @@ finds it, without running git) or else the workspace linted.
 A reference may leave the skill folder only within the unit that is installed with the
 skill (`skill_reference_outside_skill` otherwise). A skill folder is installed alone, with
 two exceptions. A skill inside a Claude Code plugin, a folder holding
-`.claude-plugin/plugin.json` (or a marketplace, `.claude-plugin/marketplace.json`), is
-installed with the plugin, whole: it may reference the files of its outermost plugin. A
+`.claude-plugin/plugin.json`, is installed with the plugin, whole: it may reference the
+files of the plugin holding it (the innermost, when plugins nest). A skill of a marketplace
+(`.claude-plugin/marketplace.json`) whose plugin has no manifest of its own may reference
+the marketplace's folder. A
 project skill, under the repository's own agent folder (`.claude/skills/`, `.agents/skills/`,
 `.github/skills/`, `.gemini/skills/`, `.cursor/skills/`, `.codex/skills/` at the repository's
 top), is used in place: it may reference the repository (its `CLAUDE.md`, its scripts). The

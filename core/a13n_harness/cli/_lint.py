@@ -611,16 +611,16 @@ class _Resolver:
         manifests on the way from the repository's top to the skill folder."""
         if self.unit is None:
             assert self.opened is not None  # a climbing reference opened the repository
-            plugins = set()
+            found: tuple[set[int], set[int]] = (set(), set())  # plugins, marketplaces
             for depth in range(len(self.skill) + 1):
-                for manifest in PLUGIN_MANIFESTS:
+                for manifest, depths in zip(PLUGIN_MANIFESTS, found, strict=True):
                     path = "/" + "/".join([*self.skill[:depth], manifest])
                     try:
                         if (await self.opened.stat(path)).kind == "file":
-                            plugins.add(depth)
+                            depths.add(depth)
                     except (FileOperatorError, DefinitionError):
                         continue
-            self.unit = installation_unit(self.skill, frozenset(plugins))
+            self.unit = installation_unit(self.skill, frozenset(found[0]), frozenset(found[1]))
         return self.unit
 
     async def _skill_folder(self, reference: Reference) -> bool:

@@ -791,21 +791,29 @@ def find_references(markdown: str) -> tuple[Reference, ...]:
 # The agent folders a project keeps its own skills in, at its repository's top: a skill in
 # `<folder>/skills/` is used in place, with the repository around it.
 PROJECT_AGENT_FOLDERS = (".agents", ".claude", ".github", ".gemini", ".cursor", ".codex")
-# What makes a folder a Claude Code plugin or marketplace, installed whole.
+# What makes a folder a Claude Code plugin (installed whole) or a marketplace (whose plugins,
+# listed without a manifest of their own, are folders of it).
 PLUGIN_MANIFESTS = (".claude-plugin/plugin.json", ".claude-plugin/marketplace.json")
 
 
-def installation_unit(skill: Sequence[str], plugins: Set[int]) -> int:
+def installation_unit(
+    skill: Sequence[str], plugins: Set[int], marketplaces: Set[int] = frozenset()
+) -> int:
     """The folder installed with a skill, as the number of leading segments of ``skill`` (the
     skill folder's path below its repository's top, one segment per folder) that name it.
 
-    ``plugins`` holds the depths (0: the repository's top) of the folders on that path that
-    hold a plugin manifest (:data:`PLUGIN_MANIFESTS`). A project skill, in
-    ``<agent folder>/skills/`` at the top (:data:`PROJECT_AGENT_FOLDERS`), is used in place:
-    its unit is the repository (0). A skill inside a plugin is installed with it: the
-    outermost plugin. Otherwise the skill folder alone (``len(skill)``). Pure: the caller
-    gathers the facts.
+    ``plugins`` and ``marketplaces`` hold the depths (0: the repository's top) of the folders
+    on that path holding ``.claude-plugin/plugin.json`` and ``.claude-plugin/marketplace.json``.
+    A project skill, in ``<agent folder>/skills/`` at the top (:data:`PROJECT_AGENT_FOLDERS`),
+    is used in place: its unit is the repository (0). A skill inside a plugin is installed
+    with it: the innermost plugin, the one that holds it. Inside a marketplace and no plugin
+    manifest, the marketplace's folder (its plugins need no manifest of their own). Otherwise
+    the skill folder alone (``len(skill)``). Pure: the caller gathers the facts.
     """
     if len(skill) >= 2 and skill[0] in PROJECT_AGENT_FOLDERS and skill[1] == "skills":
         return 0
-    return min((depth for depth in plugins if 0 <= depth <= len(skill)), default=len(skill))
+    for found in (plugins, marketplaces):
+        depths = [depth for depth in found if 0 <= depth <= len(skill)]
+        if depths:
+            return max(depths)
+    return len(skill)
