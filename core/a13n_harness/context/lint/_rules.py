@@ -307,8 +307,14 @@ RULES: dict[str, Rule] = _rules(
         "warning",
         "a file reference leaves the skill folder but stays in the repository",
         "A reference such as `../other-skill/NOTES.md` that resolves inside the repository but "
-        "outside the skill folder: it works in this checkout, but a skill is copied and "
-        "installed as one folder, and what it points at does not travel with it.",
+        "outside the folder installed with the skill: it works in this checkout, but what it "
+        "points at does not travel with the skill. That folder is the skill folder, except "
+        "for a skill inside a Claude Code plugin (a folder holding "
+        "`.claude-plugin/plugin.json`, or a marketplace's `.claude-plugin/marketplace.json` "
+        "for its plugins without one), installed with the plugin holding it, and a project "
+        "skill (in `.agents/skills`, `.claude/skills`, `.github/skills`, `.gemini/skills`, "
+        "`.cursor/skills` or `.codex/skills` at the "
+        "repository's top), used in place with its repository around it.",
         BEYOND + ' (the specification: "use relative paths from the skill root")',
         "See [the shared notes](../other-skill/NOTES.md).",
     ),
