@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from itertools import accumulate, chain
 from typing import Literal
 
+from a13n_harness.context._checks import is_kind, plain_fields, plain_str
 from a13n_harness.context.errors import FrontmatterError
 from a13n_harness.context.lint._rules import _CONSIDERED_MAX, PLACEHOLDERS, REFERENCES_MAX
 
@@ -33,6 +34,10 @@ class Reference:
     kind: Literal["link", "code"] = "link"
     path: str = ""
     climb: int = 0
+
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
+
     absolute: bool = False
 
 
@@ -781,7 +786,8 @@ def find_references(markdown: str) -> tuple[Reference, ...]:
     ``markdown`` whatever its lines hold. A ``markdown`` that is not a ``str`` is refused
     with ``skill_frontmatter_invalid`` (reason ``encoding``).
     """
-    if not isinstance(markdown, str):
+    markdown = plain_str(markdown)  # type: ignore[assignment]  # a Host's subclass: its text
+    if not is_kind(markdown, str):
         raise FrontmatterError(
             "encoding", f"a Markdown body must be a str, got {type(markdown).__name__}"
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from a13n_harness.context._checks import plain_fields, plain_str
 from a13n_harness.context.frontmatter import NAME_MAX_CHARS
 
 Severity = Literal["error", "warning", "note"]
@@ -106,6 +107,9 @@ class Rule:
     tool_level: bool = False
     """A problem of the run (no skill, a bad root or configuration), not of a file:
     SARIF reports it as a ``toolExecutionNotification``, not as a result."""
+
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
 
 
 def _rules(*rows: Rule) -> dict[str, Rule]:
@@ -620,7 +624,8 @@ def rules_document() -> str:
 
 def rule_for_error(code: str) -> str:
     """The rule id a scan's ``DefinitionError`` code is reported under."""
-    return code if isinstance(code, str) and code in RULES else _SCAN_ERROR_RULE
+    code = plain_str(code)  # type: ignore[assignment]  # its characters, not its __hash__
+    return code if type(code) is str and code in RULES else _SCAN_ERROR_RULE
 
 
 @dataclass(frozen=True, slots=True)
@@ -631,3 +636,6 @@ class Issue:
     line: int
     column: int
     message: str
+
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
