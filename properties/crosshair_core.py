@@ -272,6 +272,14 @@ def minimal_contract(listed: int, unlisted: int) -> str:
     return minimal_candidate(SkillCatalog(entries, unlisted, ("/s",)))
 
 
+def cut_listings(catalog: SkillCatalog) -> tuple[str, ...]:
+    """The full listing of ``catalog`` with descriptions cut to each cap of the ladder."""
+    return tuple(
+        framed_candidate(cut_entries(catalog, index), len(catalog.entries))
+        for index in range(len(COMPACT_FORMS) - 1)
+    )
+
+
 def cut_entries(catalog: SkillCatalog, index: int) -> SkillCatalog:
     """``catalog`` with every description cut to the cap of ``COMPACT_FORMS[index]``."""
     cap = int(COMPACT_FORMS[index].removeprefix("cut-"))
@@ -281,15 +289,16 @@ def cut_entries(catalog: SkillCatalog, index: int) -> SkillCatalog:
     return SkillCatalog(entries, catalog.unlisted, catalog.roots)
 
 
-def compact_candidate_contract(first: int, second: int, unlisted: int, index: int) -> str:
-    """A ``cut-N`` candidate is the full listing of the catalog with descriptions cut to N.
+def compact_candidate_contract(first: int, second: int, unlisted: int) -> tuple[str, ...]:
+    """Each ``cut-N`` candidate is the full listing of the catalog with descriptions cut to N
+    (every cut form, in ``COMPACT_FORMS`` order: a form drawn symbolically met no path).
 
     pre: 60 <= first <= 104 and 60 <= second <= 104
     pre: 0 <= unlisted <= 2
-    pre: 0 <= index < len(COMPACT_FORMS) - 1
-    post: __return__ == framed_candidate(cut_entries(pair(first, second, unlisted), index), 2)
+    post: __return__ == cut_listings(pair(first, second, unlisted))
     """
-    return compact_candidate(two_entry_catalog(first, second, unlisted), COMPACT_FORMS[index])
+    catalog = two_entry_catalog(first, second, unlisted)
+    return tuple(compact_candidate(catalog, form) for form in COMPACT_FORMS[:-1])
 
 
 def reference_contract(first: int, second: int, unlisted: int, budget: int) -> RenderedCatalog:
@@ -374,15 +383,21 @@ def facts_of(cwd: str, ahead: int) -> EnvironmentFacts:
     return EnvironmentFacts(cwd, "sh", "linux", "2026-01-01", "UTC", status)
 
 
-def facts_contract(cwd: str, ahead: int) -> str:
+# Working directories the facts contracts choose from (a symbolic str met no path through the
+# facts' checks): plain, empty, markup, separators and controls, bidi, a non-BMP code point.
+CWDS = ("/w", "", "<&>", "a\u2028b\x85", "\u202e\x00", "\U0001f600/x")
+
+
+def facts_contract(choice: int, ahead: int) -> str:
     """Facts of plain strings and in-range counts are usable, copied as they are, and
     rendered with every value encoded.
 
-    pre: len(cwd) <= 6 and no_surrogate(cwd)
+    pre: 0 <= choice < len(CWDS)
     pre: 0 <= ahead <= MAX_TOTAL
-    post: ("<cwd>" + encode_value(cwd) + "</cwd>") in __return__
+    post: ("<cwd>" + encode_value(CWDS[choice]) + "</cwd>") in __return__
     post: __return__.startswith("<environment_context>" + chr(10))
     """
+    cwd = CWDS[choice]
     facts = facts_of(cwd, ahead)
     assert facts_problem(facts) is None
     assert plain_facts(facts) == facts
@@ -473,15 +488,16 @@ def rules_document_contract() -> str:
     return rules_document()
 
 
-def manifest_contract(first: int, second: int, unlisted: int, cwd: str) -> bytes:
+def manifest_contract(first: int, second: int, unlisted: int, choice: int) -> bytes:
     """The manifest's encoding decodes back to the same manifest.
 
     pre: 1 <= first <= 12 and 1 <= second <= 12
     pre: 0 <= unlisted <= 2
-    pre: len(cwd) <= 4 and no_surrogate(cwd)
+    pre: 0 <= choice < len(CWDS)
     post: __return__ == encode_manifest(decode_manifest(__return__))
     """
-    manifest = ContextManifest(facts_of(cwd, 1), two_entry_catalog(first, second, unlisted))
+    environment = facts_of(CWDS[choice], 1)
+    manifest = ContextManifest(environment, two_entry_catalog(first, second, unlisted))
     data = encode_manifest(manifest)
     assert decode_manifest(data) == manifest
     return data
@@ -552,13 +568,19 @@ def activation_contract(body: str, budget: int) -> SkillActivation:
     return activation
 
 
-def repeat_contract(name: str) -> SkillActivation:
+# Skill names the repeat contract chooses from (a symbolic str met no path through the
+# activation's checks): the shortest, digits, hyphens, the longest.
+NAMES = ("a", "z9", "a-b-c", "pdf-tools", "a" * 64)
+
+
+def repeat_contract(choice: int) -> SkillActivation:
     """A second activation of a skill is the note, and certifies as the repeat.
 
-    pre: 1 <= len(name) <= 8 and all("a" <= c <= "z" for c in name)
-    post: __return__.name == name and not __return__.resources
-    post: ("name=" + chr(34) + name + chr(34)) in __return__.text
+    pre: 0 <= choice < len(NAMES)
+    post: __return__.name == NAMES[choice] and not __return__.resources
+    post: ("name=" + chr(34) + NAMES[choice] + chr(34)) in __return__.text
     """
+    name = NAMES[choice]
     activation = repeat_activation(name, "/s/" + name)
     assert activation.text == repeat_note(name, "/s/" + name)
     check_repeat(name, "/s/" + name, activation)

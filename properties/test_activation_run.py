@@ -275,7 +275,9 @@ def test_negative_control_without_the_final_reread_the_change_is_delivered(
 ) -> None:
     reads: list[int] = []
 
-    async def read_source(environment: Environment, item: Any, limits: Any) -> ActivationSource:
+    async def read_source(
+        environment: Environment, item: Any, limits: Any, shown: Any = None
+    ) -> ActivationSource:
         async with environment.open_scope(item.directory) as files:
             data = await files.read_bytes(item.path, activation_io.MAX_ACTIVATION_READ)
             resources = await activation_io.list_resources(files, item.directory.path)
@@ -447,3 +449,28 @@ def test_the_command_line_catalog_and_manifest_leave_user_only_skills_out(
     assert manifest.returncode == 0, manifest.stderr
     names = [skill["name"] for skill in json.loads(manifest.stdout)["skill_catalog"]["skills"]]
     assert names == ["alpha", "beta"]
+
+
+def test_a_host_shows_the_directory_it_chooses(trees: tuple[Path, Path]) -> None:
+    """``directory=`` names the folder as the Host shows it (a checkout's own path, for an
+    MCP client); the note of the second activation names the same; both are certified."""
+    shown = "/home/user/project/.agents/skills/alpha"
+
+    async def body(run: _Run) -> list[object]:
+        first = await run.prepared.activate("alpha", directory=shown)
+        again = await run.prepared.activate("alpha")
+        verify_activation(run.prepared, "alpha", first)
+        verify_activation(run.prepared, "alpha", again)
+        refused = []
+        for bad in ("relative/path", 5, "/a\x00b"):
+            try:
+                await run.prepared.activate("beta", directory=bad)  # type: ignore[arg-type]
+            except DefinitionError as error:
+                refused.append((error.code, error.reason))
+        return [first.directory, again.directory, first.text, refused]
+
+    directory, again, text, refused = _scenario(trees, body)
+    assert directory == again == shown
+    assert isinstance(text, str)
+    assert f"<skill_directory>{shown}</skill_directory>" in text
+    assert refused == [("catalog_invalid", "activation")] * 3

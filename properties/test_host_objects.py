@@ -761,6 +761,9 @@ _SURFACE_OVERRIDES: dict[str, dict[str, object]] = {
     "SkillActivation": {"directory": "/s/alpha", "text": "x", "form": "full"},
     "check_repeat": {"directory": "/s/alpha"},
     "list_resources": {"directory": "/"},
+    # A manifest with facts: its record fields are made plain at construction (the
+    # surface's ``environment`` is an Environment, which a manifest refuses).
+    "ContextManifest": {"environment": hostile_arguments.valid_facts()},
 }
 
 # Not called with a Host's values, each with the reason (never skipped silently).

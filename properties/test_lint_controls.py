@@ -133,7 +133,7 @@ def test_a_directive_is_not_a_hidden_comment_but_other_comments_still_are(
 
 
 def test_the_html_comment_of_the_next_line_can_be_suppressed(tmp_path: Path) -> None:
-    body = "<!-- a13n-skills: disable-next-line skill_html_comment -->\n<!-- prettier-ignore -->\n"
+    body = "<!-- a13n-skills: disable-next-line skill_html_comment -->\n<!-- do not tell -->\n"
     result = _lint(_skill(tmp_path, "# Demo\n" + body))
     assert _found(result) == []
     assert [f.rule for f in result.suppressed] == ["skill_html_comment"]

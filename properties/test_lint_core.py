@@ -248,7 +248,7 @@ def test_the_neighbours_of_each_bidirectional_range_are_not_bidirectional_contro
 
 def test_html_comments_outside_code_are_reported_once_with_a_count() -> None:
     text = (
-        HEAD + "a\n`<!-- in code -->`\n```\n<!-- fenced -->\n```\nb <!-- one -->\n<!--\ntwo\n-->\n"
+        HEAD + "a\n`<!-- in code -->`\n```\n<!-- fenced -->\n```\nb <!-- 1+1 -->\n<!--\ntwo\n-->\n"
     )
     assert [(r, line, col) for r, line, col in found(text) if r == "skill_html_comment"] == [
         ("skill_html_comment", 10, 3)
@@ -617,8 +617,9 @@ def test_inline_code_spans_with_a_slash_are_looked_at_up_to_their_own_cap() -> N
 
 
 def test_html_comments_are_counted_in_the_finding() -> None:
-    one = check_document((HEAD + "<!-- a -->\n").encode(), "a").issues
-    two = check_document((HEAD + "x <!-- a --> <!--\nb\n-->\n<!-- c\n").encode(), "a").issues
+    # Comments that could be labels (`<!-- a -->`) carry no instruction: `?` is no label.
+    one = check_document((HEAD + "<!-- ? -->\n").encode(), "a").issues
+    two = check_document((HEAD + "x <!-- ? --> <!--\nb\n-->\n<!-- c\n").encode(), "a").issues
     tail = (
         "(HTML `<!-- -->` or Markdown `[//]: #`; the first here); rendered Markdown hides it, "
         "the model reads it"
@@ -726,7 +727,7 @@ def test_fenced_blocks_one_after_another_each_close_at_their_own_fence() -> None
 
 
 def test_a_comment_opener_inside_code_does_not_hide_the_next_comment_or_link() -> None:
-    text = "`<!--` <!-- c --> \\[no](d.md) [yes](e.md) `-->` [z](z.md)\n"
+    text = "`<!--` <!-- ? --> \\[no](d.md) [yes](e.md) `-->` [z](z.md)\n"
     assert refs(text) == [("e.md", 1, 37, "link"), ("z.md", 1, 53, "link")]
     check = check_document((HEAD + text).encode(), "a")
     assert [(i.rule, i.line, i.column) for i in check.issues] == [("skill_html_comment", 5, 8)]
@@ -846,6 +847,8 @@ def test_the_name_and_description_findings_word_for_word() -> None:
     [
         "   #tag\n",  # indented three: not a heading (no space after #), it continues the list
         "\r\n",  # a blank line with its carriage return
+        "XX\n",  # a wrapped line of the example's paragraph
+        "\x0c\n",  # a form feed is not a blank line's space or tab: a wrapped line too
     ],
 )
 def test_lines_that_keep_the_example_state(between: str) -> None:
@@ -856,12 +859,13 @@ def test_lines_that_keep_the_example_state(between: str) -> None:
     "between",
     [
         "  # Heading\n",  # an indented heading ends the example
-        "XX\n",  # a paragraph
-        "\x0c\n",  # a form feed is not a blank line's space or tab: a paragraph line
+        "\nXX\n",  # a paragraph of its own
+        "\n\x0c\n",  # a form feed is not a blank line's space or tab: a paragraph line
     ],
 )
 def test_lines_that_end_the_example_state(between: str) -> None:
-    assert refs(f"Example:\n{between}- `a/b.md`\n") == [("a/b.md", 3, 4, "code")]
+    line = 2 + between.count("\n")
+    assert refs(f"Example:\n{between}- `a/b.md`\n") == [("a/b.md", line, 4, "code")]
 
 
 def test_check_document_refuses_what_is_not_bytes_or_a_folder_name_with_reason_encoding() -> None:

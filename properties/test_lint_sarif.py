@@ -126,16 +126,16 @@ def test_a_fingerprint_survives_a_changed_count_in_its_message(tmp_path: Path) -
     assert "601" in after_message  # the message says the new count ...
     assert after == before  # ... and code scanning keeps the same alert
     # Negative control: a finding of another rule in the same file is another alert.
-    _skill(tmp_path, _long_body(601) + "<!-- note -->\n")
+    _skill(tmp_path, _long_body(601) + "<!-- do note -->\n")
     prints = {rule: fingerprint for rule, _, fingerprint in _results(_log(folder))}
     assert prints["skill_body_too_long"] == before
     assert prints["skill_html_comment"] != before
 
 
 def test_the_count_of_html_comments_does_not_change_the_fingerprint(tmp_path: Path) -> None:
-    folder = _skill(tmp_path, "<!-- one -->\n")
+    folder = _skill(tmp_path, "<!-- do one -->\n")
     ((_, one, before),) = _results(_log(folder))
-    _skill(tmp_path, "<!-- one -->\n<!-- two -->\n<!-- three -->\n")
+    _skill(tmp_path, "<!-- do one -->\n<!-- do two -->\n<!-- do three -->\n")
     ((_, three, after),) = _results(_log(folder))
     assert one != three
     assert after == before

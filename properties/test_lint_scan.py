@@ -76,9 +76,22 @@ def plain_lead(line: str) -> bool | None:
     return bool(lint._EXAMPLE_LEAD.match(line))
 
 
+def _margin_text(line: str) -> bool:
+    """Text at the margin that starts no block: a paragraph's line."""
+    return line[:1] not in ("", " ", "\t", "\r", *"-*+0123456789#`~>_=")
+
+
 def plain_example(lines: list[str], index: int) -> bool:
     while index >= 0:
         lead = plain_lead(lines[index])
+        if (
+            lead is False
+            and index
+            and _margin_text(lines[index])
+            and (_margin_text(lines[index - 1]) or plain_lead(lines[index - 1]) is True)
+        ):
+            index -= 1  # a wrapped line of the paragraph above
+            continue
         if lead is not None:
             return lead
         index -= 1
@@ -132,8 +145,9 @@ def plain_line(state: Found, line: str, number: int, in_comment: bool, example: 
         if holder:
             cursor = holder[0][3]
             continue
-        state.comments.append((number, found + 1))
         close = line.find("-->", found + 4)
+        if close < 0 or not lint._inert(line[found + 4 : close]):
+            state.comments.append((number, found + 1))
         if close < 0:
             comments.append((found, len(line)))
             open_comment = True

@@ -78,11 +78,15 @@ each checked for the type its documentation gives (`skill_field_invalid`).
 A reference is the target of a Markdown link or image or of a link definition, or a path
 in inline code (`scripts/run.py`) whose first folder exists in the skill (not `agents/`,
 where Codex keeps `openai.yaml`) and that is not an example (`e.g.`, `for example`, a line
-or a list under `Example:`). Not references: URLs (`https:`, `mailto:`, `//host`), `#anchors`,
+or a list under `Example:`, a paragraph wrapped from an `Example:` line and the list
+after it). Not references: URLs (`https:`, `mailto:`, `//host`), `#anchors`,
 footnotes (`[^1]: ...`), fenced code blocks, indented code blocks (CommonMark: four columns
 past the list item holding the line, after a blank line or a heading, not continuing a
-paragraph), code spans' links, HTML comments, and targets holding a placeholder this tool
-cannot resolve (`${PLUGIN_ROOT}`, `$VAR`, `{name}`). A `file:` URL is not skipped as a URL: it
+paragraph), code spans' links, HTML comments, targets holding a placeholder this tool
+cannot resolve (`${PLUGIN_ROOT}`, `$VAR`, `{name}`), and paths given as a pattern for the
+reader, with a segment that stands for a name: an ellipsis (`assets/...`), a name that says
+it is one (`references/filename.md`, `your-topic.md`) or a word ending in a capital N or X
+for a number (`phase_prompts/phaseN.md`). A `file:` URL is not skipped as a URL: it
 names a file on the reader's machine, an absolute path (`skill_reference_escapes`). The
 documented spellings of the skill folder resolve to it: `{baseDir}/`
 ([OpenClaw](https://github.com/openclaw/openclaw/blob/main/docs/tools/skills.md): "Use

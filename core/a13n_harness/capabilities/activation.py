@@ -204,9 +204,13 @@ def _changed(item: BoundSkillCatalogItem, why: str) -> DefinitionError:
 
 
 async def read_source(
-    environment: Environment, item: BoundSkillCatalogItem, limits: FrontmatterLimits
+    environment: Environment,
+    item: BoundSkillCatalogItem,
+    limits: FrontmatterLimits,
+    shown: str | None = None,
 ) -> ActivationSource:
-    """Read ``item``'s document and resources through a scope pinned to its scanned route."""
+    """Read ``item``'s document and resources through a scope pinned to its scanned route;
+    ``shown`` is the directory the text names (default: the Environment path)."""
     async with environment.open_scope(item.directory) as files:
         data = await files.read_bytes(item.path, MAX_ACTIVATION_READ)
         try:
@@ -226,7 +230,7 @@ async def read_source(
     environment.require_current(item.document)
     return ActivationSource(
         item.name,
-        item.directory.path,
+        item.directory.path if shown is None else shown,
         bytes(data),
         resources,
         complete=len(data) < MAX_ACTIVATION_READ,
@@ -234,7 +238,24 @@ async def read_source(
     )
 
 
-async def activate(prepared: PreparedSkills, name: object, by: object) -> SkillActivation:
+def _shown_directory(directory: object) -> str | None:
+    """``None``, or the directory a Host shows for the skill: an absolute path (a ``str``
+    starting with ``/``, no NUL), else ``catalog_invalid`` (reason ``activation``)."""
+    if directory is None:
+        return None
+    shown = plain_str(directory)
+    if type(shown) is not str or not shown.startswith("/") or "\x00" in shown:
+        raise DefinitionError(
+            "catalog_invalid",
+            f"directory must be None or an absolute path, got {describe(directory)}",
+            reason="activation",
+        )
+    return shown
+
+
+async def activate(
+    prepared: PreparedSkills, name: object, by: object, directory: object = None
+) -> SkillActivation:
     """:meth:`PreparedSkills.activate`; see the module docstring."""
     from a13n_harness.capabilities.skills import PreparedSkills  # noqa: PLC0415
 
@@ -245,14 +266,17 @@ async def activate(prepared: PreparedSkills, name: object, by: object) -> SkillA
             reason="prepared",
         )
     item = selected_item(prepared, name, by)
+    shown = _shown_directory(directory)
     environment = prepared._bound_environment()
     with prepared.boundary("tool"):
         done = prepared._activations
         if item.name in done:
-            return repeat_activation(item.name, item.directory.path)
+            earlier = done[item.name]  # the note names the folder the first activation named
+            named = earlier.directory if earlier is not None else shown or item.directory.path
+            return repeat_activation(item.name, named)
         done[item.name] = None  # in progress: a concurrent second activation gets the note
         try:
-            source = await read_source(environment, item, prepared._limits)
+            source = await read_source(environment, item, prepared._limits, shown)
             budget, counter = prepared._activation_budget, prepared._counter
             activation = render_activation(source, budget, counter)
             check_activation(source, budget, activation, counter)

@@ -298,17 +298,21 @@ class PreparedSkills:
                 result = await result
         return result
 
-    async def activate(self, name: str, *, by: str = "model") -> SkillActivation:
+    async def activate(
+        self, name: str, *, by: str = "model", directory: str | None = None
+    ) -> SkillActivation:
         """Deliver the selected skill ``name``'s instructions (docs/contract.md §10).
 
         Fenced like a tool call; ``by="model"`` refuses a user-only skill
         (``disable-model-invocation``) as ``skill_selection_unknown``, like an unknown or
         unselected name; a second activation of a name in this run returns a short note.
+        ``directory``: the skill's folder as the Host shows it to the model (an absolute
+        path, e.g. the checkout's own); default the Environment path the run's tools read.
         The result is certified (``verify_activation`` holds for it).
         """
         from a13n_harness.capabilities.activation import activate  # noqa: PLC0415
 
-        return await activate(self, name, by)
+        return await activate(self, name, by, directory)
 
     def activatable(self, *, by: str = "model") -> tuple[str, ...]:
         """The names ``by`` may activate, sorted: every selected skill for ``"user"``, those

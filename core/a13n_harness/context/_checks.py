@@ -13,9 +13,11 @@ times).
 from __future__ import annotations
 
 from dataclasses import MISSING
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import TypeGuard, TypeVar
 
     _T = TypeVar("_T")
@@ -244,16 +246,43 @@ def plain_record(record: object) -> object:
     return _plain_record(record, fields)
 
 
+_PLAIN_TYPES = frozenset({str, int, bool, float, bytes, type(None)})
+# A record class of the library's -> the getter of its public fields and their names, built
+# on the first record of the class (a Host's subclass is not remembered: walked each time).
+_FIELD_GETTERS: dict[type, tuple[Callable[[object], Any], tuple[str, ...]]] = {}
+
+
+def _field_getter(kind: type) -> tuple[Callable[[object], Any], tuple[str, ...]]:
+    known = _FIELD_GETTERS.get(kind)
+    if known is None:
+        names = tuple(name for name in kind.__slots__ if not name.startswith("_"))  # type: ignore[attr-defined]
+        read = attrgetter(*names) if len(names) > 1 else _one(attrgetter(*names))
+        known = (read, names)
+        if kind.__module__.startswith("a13n_harness."):
+            _FIELD_GETTERS[kind] = known
+    return known
+
+
+def _one(read: Callable[[object], Any]) -> Callable[[object], tuple[Any, ...]]:
+    return lambda record: (read(record),)
+
+
 def plain_fields(record: object) -> None:
     """Make every field of the frozen slotted dataclass ``record`` its exact built-in value,
     in place (called from ``__post_init__``): a Host's ``str``, ``bytes`` or ``int``
     subclass becomes the plain value of the same characters, bytes or number, a ``list``
-    or ``tuple`` (or a subclass, read by the base type) one of plain items; nothing of the
-    Host's runs. A record built by its constructor then holds no value that can lie."""
-    for name in type(record).__slots__:  # type: ignore[attr-defined]  # the dataclass fields
-        if name.startswith("_"):
-            continue  # a cache the record's own code fills (see _plain_record)
-        value = object.__getattribute__(record, name)
+    or ``tuple`` (or a subclass, read by the base type) one of plain items, a record held
+    in a field a plain copy (:func:`plain_record`); nothing of the Host's runs. A record
+    built by its constructor then holds no value that can lie. Private fields (``_name``)
+    are caches the record's own code fills, not walked.
+
+    A record whose fields are all of exact scalar types (the common case: a rendering per
+    render) pays one C-level read of its fields and one set test."""
+    read, names = _field_getter(type(record))
+    values = read(record)
+    if _PLAIN_TYPES.issuperset(map(type, values)):
+        return
+    for name, value in zip(names, values, strict=True):
         plain = _plain_value(value)
         if plain is not value:
             object.__setattr__(record, name, plain)

@@ -124,7 +124,17 @@ class RenderedCatalog:
     budget_bytes: int
 
     def __post_init__(self) -> None:
-        plain_fields(self)  # a Host's subclasses as their plain values
+        # A Host's subclasses as their plain values; one built by the renderer (one per
+        # render) pays six type tests.
+        if not (
+            type(self.text) is str
+            and type(self.form) is str
+            and type(self.listed) is int
+            and type(self.omitted) is int
+            and type(self.total) is int
+            and type(self.budget_bytes) is int
+        ):
+            plain_fields(self)
 
 
 def _plural(count: int) -> str:
@@ -201,7 +211,8 @@ def _check_budget(budget: object, label: str = "budget_bytes") -> int:
 def _check_fit(fit: object) -> str:
     """``fit`` when it is one of :data:`FITS` (a ``str`` subclass is taken as its plain
     characters), else ``allowance_invalid``."""
-    fit = plain_str(fit)
+    if type(fit) is not str:
+        fit = plain_str(fit)
     if type(fit) is not str or fit not in FITS:
         raise DefinitionError(
             "allowance_invalid",

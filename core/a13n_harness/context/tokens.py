@@ -166,7 +166,18 @@ class CountedRendering:
     tokens: int
 
     def __post_init__(self) -> None:
-        plain_fields(self)  # a Host's subclasses as their plain values
+        # A Host's subclasses as their plain values; one built by the renderer (one per
+        # render) pays seven type tests.
+        if not (
+            type(self.text) is str
+            and type(self.form) is str
+            and type(self.listed) is int
+            and type(self.omitted) is int
+            and type(self.total) is int
+            and type(self.budget_tokens) is int
+            and type(self.tokens) is int
+        ):
+            plain_fields(self)
 
 
 def _check_counter(counter: object) -> None:
