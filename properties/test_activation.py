@@ -135,7 +135,18 @@ class CountingLineCounter:
         return len(text.encode("utf-8"))
 
 
+@dataclass(frozen=True)
+class LineCounter:
+    """Line feeds: line-additive, and unlike bytes on every line."""
+
+    line_additive: bool = True
+
+    def count(self, text: str) -> int:
+        return text.count("\n")
+
+
 COUNTERS: list[Callable[[], TokenCounter | None]] = [
+    LineCounter,
     lambda: None,
     Utf8ByteCounter,
     CodePointCounter,
@@ -574,7 +585,7 @@ def test_disable_model_invocation_fails_closed(value: str | None, disabled: bool
 SWEEP = ActivationSource(
     "sweep",
     "/workspace/skills/é/sweep",
-    "---\nname: sweep\ndescription: d\n---\n\n# Tïtle\n \tindented\n/p/q\nStep é one\n"
+    "---\nname: sweep\ndescription: d\n---\nÏntro\n\n# Tïtle\n \tindented\n/p/q\nStep é one\n"
     "\n  code\nLast\n".encode(),
     ("a.md", "é.md"),
 )
@@ -598,9 +609,15 @@ def test_every_budget_at_every_candidate_is_exact_and_certified_exactly(
     oracle, and the certifier accepts exactly the one candidate the rule picks."""
     candidates = _candidates(source)
     sizes = {_measure(make(), c.text) for c in candidates}
-    for budget in sorted({max(0, size + d) for size in sizes for d in (-1, 0, 1)}):
+    budgets = {max(0, size + d) for size in sizes for d in (-1, 0, 1)}
+    if make is ModularCounter:
+        budgets |= set(range(612))  # its counts are below 611: every budget that matters
+    for budget in sorted(budgets):
         activation = render_activation(source, budget, make())
         assert activation == reference_activation(source, budget, make()), budget
+        # The rule read plainly here, with the test's own measure: the first that fits.
+        expected = next(c for c in candidates if _measure(make(), c.text) <= budget)
+        assert activation == expected, budget
         for candidate in candidates:
             if candidate == activation:
                 check_activation(source, budget, candidate, make())
@@ -653,7 +670,10 @@ def test_refusals_name_what_was_wrong() -> None:
         (lambda: ActivationSource("a", "/w", b"", ("a/../b",)), "relative paths"),
         (lambda: ActivationSource("a", "/w", b"", ("a\x00",)), "relative paths"),
         (lambda: ActivationSource("a", "/w", b"", ("/a",)), "relative paths"),
-        (lambda: ActivationSource("a", "/w", b"", ("b", "a")), "sorted and unique"),
+        (
+            lambda: ActivationSource("a", "/w", b"", ("b", "a")),
+            "resources must be sorted and unique",
+        ),
         (lambda: render_activation(5, 1), "5"),  # type: ignore[arg-type]
     ]
     for call, fragment in cases:
@@ -661,6 +681,8 @@ def test_refusals_name_what_was_wrong() -> None:
             call()
         assert (caught.value.code, caught.value.reason) == ("catalog_invalid", "activation")
         assert fragment in caught.value.message, (fragment, caught.value.message)
+        if fragment == "relative paths":
+            assert caught.value.message == "resources must be a tuple of relative paths"
     assert ActivationSource("a", "/w", b"", ("a.b/.c", "b..c")).resources == ("a.b/.c", "b..c")
     with pytest.raises(DefinitionError) as caught:
         render_activation(EXAMPLE, -1)
@@ -692,7 +714,11 @@ def test_the_body_follows_the_scan_s_limits_and_defaults() -> None:
 
 
 def test_the_marker_names_the_document_under_any_directory() -> None:
-    for directory, document in (("/w/x/", "/w/x/SKILL.md"), ("/", "/SKILL.md")):
+    for directory, document in (
+        ("/w/x/", "/w/x/SKILL.md"),
+        ("/", "/SKILL.md"),
+        ("/w/X", "/w/X/SKILL.md"),
+    ):
         source = replace(EXAMPLE, directory=directory)
         minimal = activation_module._Plan(source).minimal()
         assert f"the rest is in {document}</skill_cut>" in minimal

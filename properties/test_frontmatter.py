@@ -932,7 +932,7 @@ def test_default_limits_are_the_contracts_and_their_fields_defaults() -> None:
     assert limits == FrontmatterLimits(32_768, 16, 1_024, 1_024)
 
 
-# --- the fence decision of a bounded read (issue 23 item 7: beside the scan it mirrors) -------
+# --- the fence decision of a bounded read (beside the scan it mirrors) ------------------------
 
 
 def _verdict(data: bytes, limits: FrontmatterLimits) -> tuple[object, ...]:

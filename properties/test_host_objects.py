@@ -764,6 +764,7 @@ _SURFACE_OVERRIDES: dict[str, dict[str, object]] = {
     # A manifest with facts: its record fields are made plain at construction (the
     # surface's ``environment`` is an Environment, which a manifest refuses).
     "ContextManifest": {"environment": hostile_arguments.valid_facts()},
+    "FrontmatterSpan": {"start": 4, "end": 30, "body": 34},
 }
 
 # Not called with a Host's values, each with the reason (never skipped silently).
@@ -966,19 +967,9 @@ def check_surface_call(make: Any, kwargs: dict[str, object], name: str) -> None:
             assert isinstance(got, DefinitionError), mismatch
 
 
-# Open escapes the property found, still being fixed (lint's module is being split into a
-# package): each still runs and is reported as xfail with what it shows, never skipped. A
-# fix removes its line.
-_CORE = "a13n_harness.context."
-_RECORD = "a record keeps a Host's str subclass (no plain copy at construction)"
-KNOWN_HOST_ESCAPES: dict[str, str] = {
-    _CORE + "lint.DocumentCheck": _RECORD,
-    _CORE + "lint.Issue": _RECORD,
-    _CORE + "lint.Reference": _RECORD,
-    _CORE + "lint.Rule": _RECORD,
-    _CORE + "lint.find_references": "a str subclass's __getitem__ runs",
-    _CORE + "lint.rule_for_error": "a str subclass's __hash__ runs (a dict lookup)",
-}
+# Open escapes the property found: each still runs and is reported as xfail with what it
+# shows, never skipped. A fix removes its line (none is open now).
+KNOWN_HOST_ESCAPES: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(

@@ -300,7 +300,7 @@ REPO = Path(__file__).resolve().parent.parent
 _PINNED = re.compile(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}  # v\d+(\.\d+)*")
 # This repository's own action: its checkout (`uses: ./`) or its release tag (docs/ci.md).
 _OWN_ACTION = re.compile(r"\./|a13n-harness/skills@v\d+\.\d+\.\d+")
-# The current major version of each action the workflows and docs/ci.md use (issue 19).
+# The current major version of each action the workflows and docs/ci.md use.
 _MAJORS = {
     "actions/checkout": 7,
     "actions/setup-python": 7,

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -192,3 +193,26 @@ def test_patterns_mean_what_git_says(tmp_path: Path, patterns: str, paths: list[
 def test_any_bytes_as_an_index_are_read_or_refused_never_raised(data: bytes) -> None:
     found = read_index(b"DIRC\0\0\0\x02" + data)
     assert found is None or isinstance(found, frozenset)
+
+
+def test_a_tracked_path_is_answered_before_any_pattern_is_parsed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A .gitignore of sixty thousand patterns costs a tracked skill one look-up (in a
+    clone every file present is tracked, so a hostile .gitignore cannot slow the gate), and
+    an untracked one at most PATTERNS_MAX patterns parsed, then nothing more is ignored."""
+    patterns = "".join(f"*{n}*[!x]\n" for n in range(60_000))
+    parsed: list[int] = []
+    real = _gitignore._parse
+
+    def counted(text: str, *args: Any) -> Any:
+        found = real(text, *args)
+        parsed.append(len(found))
+        return found
+
+    monkeypatch.setattr(_gitignore, "_parse", counted)
+    ignore = GitIgnore(frozenset({"skills/a/SKILL.md"}), lambda folder: patterns)
+    assert ignore.ignored("skills/a/SKILL.md") is None
+    assert parsed == []
+    assert ignore.ignored("skills/b/SKILL.md") is None  # past the bound: not ignored
+    assert sum(parsed) <= _gitignore.PATTERNS_MAX + 1

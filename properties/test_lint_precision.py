@@ -140,3 +140,20 @@ def test_a_wrapped_example_paragraph_and_its_list_hold_no_reference(
         "scripts/init.py",
     ]
     assert targets(f"{lead}\n# Files\n{listing}") == ["references/a.md", "scripts/init.py"]
+
+
+# ---------------------------------------------- a path of another skill, named before it
+
+
+@pytest.mark.parametrize(
+    "owner", ["`other-skill`'s ", "`other-skill`\u2019s ", "the `pdf` skill's ", "`a`'s  "]
+)
+def test_a_path_of_another_skill_named_just_before_is_no_reference(owner: str) -> None:
+    assert targets(f"Use {owner}`references/catalog.md` for this.") == []
+
+
+@pytest.mark.parametrize(
+    "owner", ["this skill's ", "`other-skill` and ", "`other-skill`, then ", "the skill: "]
+)
+def test_a_path_after_other_words_is_still_a_reference(owner: str) -> None:
+    assert targets(f"Use {owner}`references/catalog.md` for this.") == ["references/catalog.md"]

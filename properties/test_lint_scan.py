@@ -160,6 +160,8 @@ def plain_line(state: Found, line: str, number: int, in_comment: bool, example: 
         for opened, inner, inner_end, _ in spans:
             raw = line[inner:inner_end]
             if "/" in raw and (marker is None or marker.start() > opened):
+                if lint._OWNED.search(line[max(opened - lint._OWNED_WINDOW, 0) : opened]):
+                    continue
                 state.considered += 1
                 if state.considered > _rules._CONSIDERED_MAX:
                     state.found = max(state.found, REFERENCES_MAX + 1)

@@ -500,7 +500,7 @@ def test_a_lookalike_of_a_rendering_is_not_certified() -> None:
     assert _certification_refusal(lookalike) == ("rendering_not_certified", None)
 
 
-# --------------------------------------------------------------- the compact fit (issue 20)
+# --------------------------------------------------------------------------- the compact fit
 
 CAPS = render_module.DESCRIPTION_CAPS
 COMPACT_ORDER = ("listing", *render_module.COMPACT_FORMS)

@@ -722,7 +722,7 @@ def test_loading_writes_nothing(tmp_path: Path) -> None:
     assert sorted(path.name for path in tmp.rglob("*")) == []
 
 
-# ------------------------------- the run path: RunBindings (issue 20.2, 20.3, 20.1)
+# ----------------------------------------------------------- the run path: RunBindings
 
 
 def _prepare(base: Path, **options: object) -> PreparedSkills:

@@ -614,7 +614,7 @@ def test_no_candidate_lists_fewer_than_zero_entries() -> None:
     verify_rendering_counted(catalog, budget, rendered, counter)
 
 
-# ------------------------------------------------------- the compact fit, counted (issue 20)
+# ------------------------------------------------------------------- the compact fit, counted
 
 COMPACT_ORDER = ("listing", *COMPACT_FORMS)
 

@@ -771,7 +771,7 @@ def test_a_gitfile_that_is_a_fifo_does_not_hang(tmp_path: Path) -> None:
     assert _returns_promptly(work, work / ".git") is None
 
 
-# ------------------------------------------- memory: files git reads without end (issue 18)
+# ------------------------------------------------------ memory: files git reads without end
 
 # Each file of the checkout's git directory that git would read (or that the sandbox
 # links, copies or reads itself), replaced by a link to a device that never ends.

@@ -770,7 +770,7 @@ def bench_cli_instructions() -> None:
     print(f"  catalog x{catalog:.2f} of 'import yaml' (wall-clock bound x{CLI_CATALOG_BOUND:g})")
 
 
-# ------------------------------------------------------------------ lint (issue 19)
+# ---------------------------------------------------------------------------------- lint
 
 # Body lines that made the old reference scanner quadratic, and their neighbours.
 LINT_SHAPES = {

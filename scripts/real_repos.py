@@ -129,7 +129,7 @@ def check(repos: Path) -> list[dict[str, object]]:
             skills: object = report.get("skills", report.get("summary", {}))
         except (ValueError, AttributeError):
             per_rule, skills = collections.Counter(), f"exit {lint.returncode}"
-        # Issue 19: under --profile claude-code no documented Claude Code field is reported.
+        # Under --profile claude-code no documented Claude Code field is reported.
         claude = _cli(workspace, "lint", ".", "--format", "json", "--profile", "claude-code")
         try:
             platform_fields: object = sum(

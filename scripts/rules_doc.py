@@ -86,14 +86,30 @@ paragraph), code spans' links, HTML comments, targets holding a placeholder this
 cannot resolve (`${PLUGIN_ROOT}`, `$VAR`, `{name}`), and paths given as a pattern for the
 reader, with a segment that stands for a name: an ellipsis (`assets/...`), a name that says
 it is one (`references/filename.md`, `your-topic.md`) or a word ending in a capital N or X
-for a number (`phase_prompts/phaseN.md`). A `file:` URL is not skipped as a URL: it
-names a file on the reader's machine, an absolute path (`skill_reference_escapes`). The
-documented spellings of the skill folder resolve to it: `{baseDir}/`
-([OpenClaw](https://github.com/openclaw/openclaw/blob/main/docs/tools/skills.md): "Use
+for a number (`phase_prompts/phaseN.md`), and a path in inline code of another skill named
+in code just before it ("`` `other-skill`'s `references/catalog.md` ``", "the `pdf` skill's
+..."; "this skill's" names the skill itself, and its paths are references). A `file:` URL
+is not skipped as a URL: it names a file on the reader's machine, an absolute path
+(`skill_reference_escapes`). The documented spellings of the skill folder resolve to it:
+`{baseDir}/` ([OpenClaw](https://github.com/openclaw/openclaw/blob/main/docs/tools/skills.md): "Use
 `{baseDir}` in instructions to reference the skill folder path") and
 `${CLAUDE_SKILL_DIR}/` ([Claude Code](https://code.claude.com/docs/en/skills), string
 substitutions). The repository is the git work tree holding the skill (found as git
 finds it, without running git) or else the workspace linted.
+
+A reference may leave the skill folder only within the unit that is installed with the
+skill (`skill_reference_outside_skill` otherwise). A skill folder is installed alone, with
+two exceptions. A skill inside a Claude Code plugin, a folder holding
+`.claude-plugin/plugin.json`, is installed with the plugin, whole: it may reference the
+files of the plugin holding it (the innermost, when plugins nest). A skill of a marketplace
+(`.claude-plugin/marketplace.json`) whose plugin has no manifest of its own may reference
+the marketplace's folder. A
+project skill, under the repository's own agent folder (`.claude/skills/`, `.agents/skills/`,
+`.github/skills/`, `.gemini/skills/`, `.cursor/skills/`, `.codex/skills/` at the repository's
+top), is used in place: it may reference the repository (its `CLAUDE.md`, its scripts). The
+same folder names deeper in the tree (a vendored copy) are no project's own. The decision is
+`installation_unit` in the pure core; the command line gathers the facts (which folders on
+the way hold a manifest).
 
 ## Configuration
 

@@ -1,20 +1,27 @@
-"""Tests say what they pin: no test name or docstring cites an issue number (a reader
-learns the rule, not the ticket that found the gap), every registered pytest marker
-is used (``--strict-markers`` catches a typo, not a marker nobody applies), and every test
-id is the same in every process (pytest-xdist's workers must collect the same tests)."""
+"""Tests say what they pin: no test name, docstring or comment of the tests, the library,
+the scripts or the fuzz targets cites an issue number (a reader learns the rule, not the
+ticket that found the gap; history lives in docs/decisions.md and the CHANGELOG), every
+registered pytest marker is used (``--strict-markers`` catches a typo, not a marker nobody
+applies), and every test id is the same in every process (pytest-xdist's workers must
+collect the same tests)."""
 
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
 from harness.scratch import REPO, Scratch
 
-FOLDERS = ("properties", "fuzz", "scripts")
+FOLDERS = ("properties", "fuzz", "scripts", "core")
 ISSUE = re.compile(r"(?<![a-z])issues?[ _#-]*\d", re.IGNORECASE)
+# In prose: the word "issue" (or "issues", any case) then a number, a "#" allowed between;
+# not an identifier that ends in "issues" before a number (a mutmut function name).
+CITED = re.compile(r"(?<![\w])issues?\s*#?\s*\d", re.IGNORECASE)
 
 
 def sources() -> Iterator[Path]:
@@ -32,14 +39,21 @@ def named_docstrings(tree: ast.Module) -> Iterator[tuple[int, str, str]]:
 
 def citations(text: str, path: str) -> list[str]:
     tree = ast.parse(text, filename=path)
-    return [
+    found = [
         f"{path}:{line}: {name}"
         for line, name, docstring in named_docstrings(tree)
-        if ISSUE.search(name) or ISSUE.search(docstring)
+        if ISSUE.search(name) or CITED.search(docstring)
     ]
+    comments = tokenize.generate_tokens(io.StringIO(text).readline)
+    found += [
+        f"{path}:{token.start[0]}: comment"
+        for token in comments
+        if token.type == tokenize.COMMENT and CITED.search(token.string)
+    ]
+    return found
 
 
-def test_no_test_name_or_docstring_cites_an_issue_number() -> None:
+def test_no_test_name_docstring_or_comment_cites_an_issue_number() -> None:
     found = [
         citation
         for path in sources()
@@ -48,15 +62,21 @@ def test_no_test_name_or_docstring_cites_an_issue_number() -> None:
     assert found == [], "say the rule the test pins, not the issue that found the gap"
 
 
-def test_the_citation_check_finds_a_name_and_a_docstring() -> None:
-    """Negative control: a planted name and a planted docstring are both reported."""
+def test_the_citation_check_finds_a_name_a_docstring_and_a_comment() -> None:
+    """Negative control: a planted name, docstring and comments are reported; an identifier
+    ending in ``issues`` before a number, and an issue tracker's URL, are not citations."""
     planted = (
         '"""Module."""\n\n\ndef test_issue_12_regression() -> None:\n    pass\n\n\n'
         'def test_rule() -> None:\n    """Regression for issue 9, defect 4."""\n'
+        "    x = 1  # the compact fit (Issue 20.2)\n"
+        "# see issues/31 and content_issues 3f26\n"
+        "# ------------ lint (issue 19)\n"
     )
     assert citations(planted, "planted.py") == [
         "planted.py:4: test_issue_12_regression",
         "planted.py:8: test_rule",
+        "planted.py:10: comment",
+        "planted.py:12: comment",
     ]
 
 

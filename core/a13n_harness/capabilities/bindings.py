@@ -163,8 +163,8 @@ def _selection(selection: object) -> frozenset[str] | None:
     )
     # Asked of the type (isinstance would read a Host's __class__); a set or frozenset
     # is read by the base type's iterator, any other Set by its own, once, and
-    # whatever that raises is the refusal (issue 18: a selection whose iteration
-    # raised escaped as the Host's RuntimeError).
+    # whatever that raises is the refusal (a selection whose iteration raised must
+    # not escape as the Host's own exception).
     if not issubclass(kind, Set):
         raise refused
     given: Any = selection

@@ -418,7 +418,7 @@ class SkillsCapability:
             )
         # Checked again here: bindings forged past their constructor may hold a Host's
         # set, whose iteration, ordering or names' repr must not run while the error
-        # below is built (issue 18); this gives a frozenset of plain str or refuses.
+        # below is built; this gives a frozenset of plain str or refuses.
         selection = _selection(getattr(bindings, "skill_selection", None))
         catalog = await self._manager.scan_environment(environment=bindings.environment)
         if selection is not None:

@@ -36,11 +36,22 @@ from a13n_harness.environment import FileOperatorError
 from a13n_harness.environment.facts import _find_checkout  # finds a work tree, runs no git
 from a13n_harness.environment.local import BlockingLocalFileOperator, run_blocking
 
-__all__ = ["GITIGNORE_MAX_BYTES", "INDEX_MAX_BYTES", "GitIgnore", "gitignore_for", "read_index"]
+__all__ = [
+    "GITIGNORE_MAX_BYTES",
+    "INDEX_MAX_BYTES",
+    "PATTERNS_MAX",
+    "GitIgnore",
+    "gitignore_for",
+    "read_index",
+]
 
 # A .gitignore is a few kilobytes; a larger one is not read (git has the same 100 MB guard
 # in spirit: a pattern file is no data file).
 GITIGNORE_MAX_BYTES = 1 << 20
+# Patterns parsed in one run, over every .gitignore: a real repository has hundreds. Past it
+# nothing more is ignored (the safe direction: a skill is checked), so a hostile .gitignore
+# costs at most this many patterns' parsing and matching.
+PATTERNS_MAX = 50_000
 # The index of a 100,000-file repository is about 10 MB; a larger one is not read whole.
 INDEX_MAX_BYTES = 256 << 20
 _ENTRY_FIXED = 40  # ctime, mtime, dev, ino, mode, uid, gid, size: ten 4-byte fields
@@ -125,9 +136,14 @@ class _Pattern:
     source: str  # "path:line"
 
 
-def _parse(text: str, base: tuple[str, ...], shown: str) -> list[_Pattern]:
-    patterns = []
+def _parse(
+    text: str, base: tuple[str, ...], shown: str, limit: int = PATTERNS_MAX
+) -> list[_Pattern]:
+    """The patterns of one file, at most ``limit`` + 1 (more is past any bound)."""
+    patterns: list[_Pattern] = []
     for number, raw in enumerate(text.split("\n"), start=1):
+        if len(patterns) > limit:
+            break
         line = raw.rstrip("\r")
         if not line or line.startswith("#"):
             continue
@@ -188,8 +204,10 @@ class GitIgnore:
         self._tracked: frozenset[str] | None = None if callable(tracked) else tracked
         self._read = read
         self.close = close if close is not None else (lambda: None)
-        self._files: dict[tuple[str, ...], list[_Pattern]] = {}
-        self._info = _parse(exclude, (), ".git/info/exclude") if exclude else []
+        self._texts: dict[tuple[str, ...], str] = {}  # each folder's .gitignore, read once
+        self._files: dict[tuple[str, ...], list[_Pattern]] = {}  # parsed on first need
+        self._exclude = exclude or ""
+        self._parsed = 0  # patterns parsed so far, against PATTERNS_MAX
 
     def tracked(self) -> frozenset[str] | None:
         """The tracked paths, read once, when a path first matches a pattern (``None``:
@@ -198,19 +216,31 @@ class GitIgnore:
             self._tracked, self._load = self._load(), None
         return self._tracked
 
-    def _patterns(self, folder: tuple[str, ...]) -> list[_Pattern]:
-        if folder not in self._files:
-            text = self._read(folder)
-            shown = "/".join((*folder, ".gitignore"))
-            self._files[folder] = _parse(text, folder, shown) if text else []
-        return self._files[folder]
+    def _text(self, folder: tuple[str, ...]) -> str:
+        if folder not in self._texts:
+            self._texts[folder] = self._read(folder) or ""
+        return self._texts[folder]
 
-    def _verdict(self, parts: list[str], folder: bool) -> _Pattern | None:
-        """The last pattern matching ``parts`` (a path below the top), or ``None``."""
+    def _patterns(self, folder: tuple[str, ...] | None) -> list[_Pattern] | None:
+        """The parsed patterns of ``folder``'s file (``None``: ``.git/info/exclude``), or
+        ``None`` once the run has parsed :data:`PATTERNS_MAX` patterns."""
+        key = ("\0",) if folder is None else folder
+        if key not in self._files:
+            text = self._exclude if folder is None else self._text(folder)
+            shown = ".git/info/exclude" if folder is None else "/".join((*folder, ".gitignore"))
+            left = PATTERNS_MAX - self._parsed
+            parsed = _parse(text, folder or (), shown, left) if text else []
+            self._parsed += len(parsed)
+            if self._parsed > PATTERNS_MAX:
+                return None
+            self._files[key] = parsed
+        return self._files[key]
+
+    def _verdict(
+        self, parts: list[str], folder: bool, sources: list[list[_Pattern]]
+    ) -> _Pattern | None:
+        """The last pattern of ``sources`` matching ``parts`` (a path below the top)."""
         found: _Pattern | None = None
-        sources = [self._info] + [
-            self._patterns(tuple(parts[:depth])) for depth in range(len(parts))
-        ]
         for patterns in sources:
             for pattern in patterns:
                 if pattern.folders_only and not folder:
@@ -231,14 +261,26 @@ class GitIgnore:
 
     def ignored(self, path: str) -> str | None:
         """The pattern (``file:line``) that ignores ``path`` (``/``-separated, below the
-        top), or ``None``: a tracked path is never ignored."""
+        top), or ``None``: a tracked path is never ignored, and is answered before any
+        pattern is matched (in a clone every file present is tracked: the patterns cost
+        nothing there, however many a hostile ``.gitignore`` holds)."""
         parts = [part for part in path.split("/") if part]
+        folders = [tuple(parts[:depth]) for depth in range(len(parts))]
+        if not self._exclude and not any(self._text(folder) for folder in folders):
+            return None  # no pattern on the way: no index read
+        tracked = self.tracked()
+        if tracked is None or path in tracked:
+            return None
+        # The pattern files on the way: .git/info/exclude, then each folder's from the top.
+        sources = []
+        for folder in [None, *folders]:
+            patterns = self._patterns(folder)
+            if patterns is None:
+                return None  # past the bound: nothing more is ignored (never a hang)
+            sources.append(patterns)
         for depth in range(1, len(parts) + 1):
-            verdict = self._verdict(parts[:depth], folder=depth < len(parts))
+            verdict = self._verdict(parts[:depth], depth < len(parts), sources[: depth + 1])
             if verdict is not None and not verdict.negated:
-                tracked = self.tracked()
-                if tracked is None or path in tracked:
-                    return None
                 return verdict.source
         return None
 

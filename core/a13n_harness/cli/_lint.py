@@ -69,10 +69,12 @@ from a13n_harness.context.frontmatter import parse_skill_document
 from a13n_harness.context.lint import (
     DEFAULT_PROFILE,
     DOCUMENT_MAX_BYTES,
+    PLUGIN_MANIFESTS,
     RULES,
     Reference,
     Severity,
     check_document,
+    installation_unit,
     rule_for_error,
 )
 from a13n_harness.environment import (
@@ -564,6 +566,7 @@ class _Resolver:
         # The skill folder's segments below the repository's top ("" when it is the top).
         self.skill = [part for part in skill.split(os.sep) if part not in ("", ".")]
         self.folders: dict[str, bool] = {}
+        self.unit: int | None = None  # installation_unit, asked once a reference climbs
 
     def close(self) -> None:
         if self.opened is not None:
@@ -595,11 +598,30 @@ class _Resolver:
         found = await _stat_finding(self.opened, path, target, "the repository")
         if found is not None:
             return found
+        if len(base) >= await self._unit():
+            return None  # installed with the skill: its plugin, or the project's repository
         return (
             "skill_reference_outside_skill",
             f"{target!r} is outside the skill folder (at {path.lstrip('/')} in the "
             "repository); it does not travel with the skill when the folder is installed",
         )
+
+    async def _unit(self) -> int:
+        """The folder installed with the skill (:func:`installation_unit`), from the plugin
+        manifests on the way from the repository's top to the skill folder."""
+        if self.unit is None:
+            assert self.opened is not None  # a climbing reference opened the repository
+            found: tuple[set[int], set[int]] = (set(), set())  # plugins, marketplaces
+            for depth in range(len(self.skill) + 1):
+                for manifest, depths in zip(PLUGIN_MANIFESTS, found, strict=True):
+                    path = "/" + "/".join([*self.skill[:depth], manifest])
+                    try:
+                        if (await self.opened.stat(path)).kind == "file":
+                            depths.add(depth)
+                    except (FileOperatorError, DefinitionError):
+                        continue
+            self.unit = installation_unit(self.skill, frozenset(found[0]), frozenset(found[1]))
+        return self.unit
 
     async def _skill_folder(self, reference: Reference) -> bool:
         """Whether an inline-code path starts with a folder the skill has (``scripts/``)."""

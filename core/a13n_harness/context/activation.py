@@ -154,9 +154,8 @@ class ActivationSource:
 def _is_relative_path(path: object) -> bool:
     return (
         type(path) is str
-        and path != ""
-        and not path.startswith("/")
         and "\x00" not in path
+        # "" and "/a" hold an empty segment too
         and all(segment not in ("", ".", "..") for segment in path.split("/"))
     )
 
@@ -477,11 +476,10 @@ class _Sums:
     starts a line it joins, so ``sums[1:]`` never decreases.
     """
 
-    __slots__ = ("_counter", "_head", "_pieces", "sums")
+    __slots__ = ("_counter", "_pieces", "sums")
 
     def __init__(self, counter: TokenCounter | None, head: str, pieces: list[str]) -> None:
         self._counter = counter
-        self._head = head
         self._pieces = pieces
         self.sums = [_measure(counter, head)]
         if pieces:

@@ -218,6 +218,9 @@ class FrontmatterSpan:
     end: int
     body: int
 
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's int subclass as its plain number
+
 
 def find_frontmatter(
     data: bytes, limits: FrontmatterLimits = FrontmatterLimits()

@@ -469,7 +469,8 @@ def _rendering_fields_typed(rendered: RenderedCatalog) -> bool:
 
 
 def _plain_rendered(rendered: RenderedCatalog) -> RenderedCatalog:
-    """A copy of ``rendered`` whose ``str`` subclasses are plain ``str`` (issue 18)."""
+    """A copy of ``rendered`` whose ``str`` subclasses are plain ``str`` (a Host's subclass
+    cannot run its own code on what the certifier reads)."""
     copy = object.__new__(RenderedCatalog)
     for name in ("text", "form", "listed", "omitted", "total", "budget_bytes"):
         object.__setattr__(copy, name, plain_str(getattr(rendered, name, None)))

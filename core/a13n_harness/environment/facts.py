@@ -588,8 +588,8 @@ def _link_objects(place: str, target: str) -> None:
     Git maps loose objects and packs read-only (a link to a device there maps
     nothing, and the memory limit holds whatever it does). ``objects/info`` is not
     given: its ``alternates`` would have git read other object directories, outside
-    the checkout, and their own alternates in turn (a read outside the root,
-    issue 18), so a checkout that borrows objects has an unknown git fact; the
+    the checkout, and their own alternates in turn (a read outside the root),
+    so a checkout that borrows objects has an unknown git fact; the
     commit graphs there only speed up ahead/behind counting.
 
     Git follows a link wherever it meets one in the store (``objects`` itself,

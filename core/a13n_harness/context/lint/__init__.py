@@ -42,8 +42,13 @@ from here, and reports this package as its module.
 
 from __future__ import annotations
 
+# The `name as name` imports are imported from here beyond __all__: by the command line
+# (the configuration, the unit of installation) and SARIF's help.
 from a13n_harness.context.lint._document import DocumentCheck, check_document
+from a13n_harness.context.lint._references import PLUGIN_MANIFESTS as PLUGIN_MANIFESTS
+from a13n_harness.context.lint._references import PROJECT_AGENT_FOLDERS as PROJECT_AGENT_FOLDERS
 from a13n_harness.context.lint._references import Reference, find_references
+from a13n_harness.context.lint._references import installation_unit as installation_unit
 from a13n_harness.context.lint._rules import (
     BASE64_MIN_CHARS,
     BODY_MAX_LINES,
@@ -63,8 +68,6 @@ from a13n_harness.context.lint._rules import (
     rule_for_error,
     rules_document,
 )
-
-# Imported from here beyond __all__: by the command line's configuration and SARIF's help.
 from a13n_harness.context.lint._rules import FieldKind as FieldKind
 from a13n_harness.context.lint._rules import Severity as Severity
 from a13n_harness.context.lint._rules import rule_markdown as rule_markdown

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from a13n_harness.context._checks import is_bytes_like, plain_bytes, plain_str
+from a13n_harness.context._checks import is_bytes_like, plain_bytes, plain_fields, plain_str
 from a13n_harness.context.errors import FRONTMATTER_REASONS, FrontmatterError
 from a13n_harness.context.frontmatter import (
     FrontmatterLimits,
@@ -36,6 +36,9 @@ class DocumentCheck:
 
     issues: tuple[Issue, ...]
     references: tuple[Reference, ...]
+
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
 
 
 # The parser's refusals of the document's structure: every frontmatter reason

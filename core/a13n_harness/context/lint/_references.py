@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 import urllib.parse
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from itertools import accumulate, chain
 from typing import Literal
 
+from a13n_harness.context._checks import is_kind, plain_fields, plain_str
 from a13n_harness.context.errors import FrontmatterError
 from a13n_harness.context.lint._rules import _CONSIDERED_MAX, PLACEHOLDERS, REFERENCES_MAX
 
@@ -33,6 +34,10 @@ class Reference:
     kind: Literal["link", "code"] = "link"
     path: str = ""
     climb: int = 0
+
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
+
     absolute: bool = False
 
 
@@ -151,6 +156,11 @@ def _inert(text: str) -> bool:
     )
 
 
+# A path in another skill's folder, named just before it: "`other-skill`'s
+# `references/catalog.md`" or "the `pdf` skill's `...`". Looked for in the few characters
+# before the span only, so each span costs the same whatever the line holds.
+_OWNED = re.compile("`(?:[ \t]++skill)?+['\u2019]s[ \t]++$")
+_OWNED_WINDOW = 16
 # A path in inline code: relative, at least two segments, file-name characters only.
 _CODE_PATH = re.compile(r"(?:\./)?+[A-Za-z0-9_][\w.@+-]*+(?:/[\w.@+-]++)++/?+", re.ASCII)
 _PLACED = tuple(placeholder + "/" for placeholder in PLACEHOLDERS)
@@ -730,6 +740,8 @@ def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: b
         ):
             raw = line[content_start:content_end]
             if "/" in raw and (marker is None or marker.start() > span_start):
+                if _OWNED.search(line, max(span_start - _OWNED_WINDOW, 0), span_start):
+                    continue  # another skill's file, named just before
                 body.considered += 1
                 if body.considered > _CONSIDERED_MAX:
                     body.found = max(body.found, REFERENCES_MAX + 1)
@@ -774,8 +786,40 @@ def find_references(markdown: str) -> tuple[Reference, ...]:
     ``markdown`` whatever its lines hold. A ``markdown`` that is not a ``str`` is refused
     with ``skill_frontmatter_invalid`` (reason ``encoding``).
     """
-    if not isinstance(markdown, str):
+    markdown = plain_str(markdown)  # type: ignore[assignment]  # a Host's subclass: its text
+    if not is_kind(markdown, str):
         raise FrontmatterError(
             "encoding", f"a Markdown body must be a str, got {type(markdown).__name__}"
         )
     return tuple(sorted(_scan_body(markdown, 0, 1).references, key=lambda r: (r.line, r.column)))
+
+
+# The agent folders a project keeps its own skills in, at its repository's top: a skill in
+# `<folder>/skills/` is used in place, with the repository around it.
+PROJECT_AGENT_FOLDERS = (".agents", ".claude", ".github", ".gemini", ".cursor", ".codex")
+# What makes a folder a Claude Code plugin (installed whole) or a marketplace (whose plugins,
+# listed without a manifest of their own, are folders of it).
+PLUGIN_MANIFESTS = (".claude-plugin/plugin.json", ".claude-plugin/marketplace.json")
+
+
+def installation_unit(
+    skill: Sequence[str], plugins: Set[int], marketplaces: Set[int] = frozenset()
+) -> int:
+    """The folder installed with a skill, as the number of leading segments of ``skill`` (the
+    skill folder's path below its repository's top, one segment per folder) that name it.
+
+    ``plugins`` and ``marketplaces`` hold the depths (0: the repository's top) of the folders
+    on that path holding ``.claude-plugin/plugin.json`` and ``.claude-plugin/marketplace.json``.
+    A project skill, in ``<agent folder>/skills/`` at the top (:data:`PROJECT_AGENT_FOLDERS`),
+    is used in place: its unit is the repository (0). A skill inside a plugin is installed
+    with it: the innermost plugin, the one that holds it. Inside a marketplace and no plugin
+    manifest, the marketplace's folder (its plugins need no manifest of their own). Otherwise
+    the skill folder alone (``len(skill)``). Pure: the caller gathers the facts.
+    """
+    if len(skill) >= 2 and skill[0] in PROJECT_AGENT_FOLDERS and skill[1] == "skills":
+        return 0
+    for found in (plugins, marketplaces):
+        depths = [depth for depth in found if 0 <= depth <= len(skill)]
+        if depths:
+            return max(depths)
+    return len(skill)

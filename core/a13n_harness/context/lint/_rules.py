@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from a13n_harness.context._checks import plain_fields, plain_str
 from a13n_harness.context.frontmatter import NAME_MAX_CHARS
 
 Severity = Literal["error", "warning", "note"]
@@ -106,6 +107,9 @@ class Rule:
     tool_level: bool = False
     """A problem of the run (no skill, a bad root or configuration), not of a file:
     SARIF reports it as a ``toolExecutionNotification``, not as a result."""
+
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
 
 
 def _rules(*rows: Rule) -> dict[str, Rule]:
@@ -307,8 +311,14 @@ RULES: dict[str, Rule] = _rules(
         "warning",
         "a file reference leaves the skill folder but stays in the repository",
         "A reference such as `../other-skill/NOTES.md` that resolves inside the repository but "
-        "outside the skill folder: it works in this checkout, but a skill is copied and "
-        "installed as one folder, and what it points at does not travel with it.",
+        "outside the folder installed with the skill: it works in this checkout, but what it "
+        "points at does not travel with the skill. That folder is the skill folder, except "
+        "for a skill inside a Claude Code plugin (a folder holding "
+        "`.claude-plugin/plugin.json`, or a marketplace's `.claude-plugin/marketplace.json` "
+        "for its plugins without one), installed with the plugin holding it, and a project "
+        "skill (in `.agents/skills`, `.claude/skills`, `.github/skills`, `.gemini/skills`, "
+        "`.cursor/skills` or `.codex/skills` at the "
+        "repository's top), used in place with its repository around it.",
         BEYOND + ' (the specification: "use relative paths from the skill root")',
         "See [the shared notes](../other-skill/NOTES.md).",
     ),
@@ -614,7 +624,8 @@ def rules_document() -> str:
 
 def rule_for_error(code: str) -> str:
     """The rule id a scan's ``DefinitionError`` code is reported under."""
-    return code if isinstance(code, str) and code in RULES else _SCAN_ERROR_RULE
+    code = plain_str(code)  # type: ignore[assignment]  # its characters, not its __hash__
+    return code if type(code) is str and code in RULES else _SCAN_ERROR_RULE
 
 
 @dataclass(frozen=True, slots=True)
@@ -625,3 +636,6 @@ class Issue:
     line: int
     column: int
     message: str
+
+    def __post_init__(self) -> None:
+        plain_fields(self)  # a Host's subclasses as their plain values
