@@ -199,6 +199,9 @@ def test_git_counts_are_checked() -> None:
     assert decode_manifest(git_json(ahead=MAX_TOTAL)).environment is not None
     for bad in (True, -1, MAX_TOTAL + 1, 1.5, None):
         assert refusal(git_json(ahead=bad)) == ("manifest_invalid", "type")
+        # The decoder refuses it itself, naming the JSON path, before any record sees it.
+        with pytest.raises(DefinitionError, match=r"git\.ahead must be an integer"):
+            decode_manifest(git_json(ahead=bad))
     assert refusal(git_json(branch=3)) == ("manifest_invalid", "type")
 
 
