@@ -118,3 +118,26 @@ def test_an_empty_body_is_whole_only_within_the_budget(counter: LetterCounter | 
     assert below.form in ("minimal", "empty")
     assert below == reference_activation(source, budget - 1, counter)
     check_activation(source, budget - 1, below, counter)
+
+
+@dataclass(frozen=True)
+class IndentJoinCounter:
+    """Line-additive by declaration, yet a line feed before a space is one token: the
+    contract's line_additive joins only before a line that starts otherwise, so the head
+    and a first body line that starts with a space are measured together."""
+
+    line_additive: bool = True
+
+    def count(self, text: str) -> int:
+        return text.count("\n ")
+
+
+def test_the_head_and_an_indented_first_line_are_measured_together() -> None:
+    source = ActivationSource("demo", "/d", b"---\nname: demo\ndescription: Demo.\n---\n  x\nOne\n")
+    counter = IndentJoinCounter()
+    # Only the head joined to "  x" counts (1): the full text and cut 1 measure 1, cut 0 0.
+    activation = render_activation(source, 0, counter)
+    assert (activation.form, 'lines_shown="0"' in activation.text) == ("cut", True)
+    assert activation == reference_activation(source, 0, counter)
+    check_activation(source, 0, activation, counter)
+    assert render_activation(source, 1, counter).form == "full"
