@@ -491,10 +491,11 @@ class _Sums:
         sums = self.sums
         while sums[-1] <= limit and len(sums) <= top:
             sums.append(sums[-1] + _measure(self._counter, self._pieces[len(sums) - 1]))
-        for k in range(min(len(sums) - 1, top), -1, -1):
-            if sums[k] <= limit:
-                return k
-        return -1
+        # The loop keeps len(sums) <= top + 1 (it starts at 1 or 2 with top >= len(pieces)).
+        k = len(sums) - 1
+        while k >= 0 and sums[k] > limit:
+            k -= 1
+        return k
 
 
 def render_activation(
@@ -637,28 +638,28 @@ def check_activation(
     budget = _check_budget(budget)
     counter = _checked_counter(counter)
     text, form = activation.text, activation.form
+    k: int | None = None  # the claimed cut: the cuts before it are k + 1..top
     if form == "full":
         expected = plan.full() if plan.complete else None
-        earlier_fit = False
     elif form == "cut":
         k = _claimed_cut(plan, text)
         expected = None if k is None else plan.cut(k)
-        earlier_fit = k is None or not _exceeds_from(plan, k + 1, budget, counter)
     elif form == "minimal":
         expected = plan.minimal()
-        earlier_fit = not _exceeds_from(plan, 0, budget, counter)
     elif form == "empty":
         expected = ""
-        earlier_fit = not _exceeds_from(plan, 0, budget, counter) or (
-            _measure(counter, plan.minimal()) <= budget
-        )
     else:
         raise _not_certified(f"the activation's form {describe(form)} is not certified here")
     if expected is None or text != expected:
         raise _not_certified(f"the text of skill {plan.name!r} is not its {form} candidate")
     if _measure(counter, text) > budget:
         raise _not_certified(f"the activation of {plan.name!r} exceeds its budget of {budget}")
-    if earlier_fit:
+    first_earlier_cut = 0 if k is None else k + 1
+    # No candidate comes before the full text; the minimal text comes before "".
+    if form != "full" and (
+        not _exceeds_from(plan, first_earlier_cut, budget, counter)
+        or (form == "empty" and _measure(counter, plan.minimal()) <= budget)
+    ):
         raise _not_certified(f"an earlier candidate of {plan.name!r} fits the budget")
     if activation != plan.activation(text, form):
         raise _not_certified(f"a field of the activation of {plan.name!r} differs")
