@@ -37,9 +37,10 @@ import dataclasses
 import os
 import posixpath
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager
+from a13n_harness.cli._findings import Finding, LintResult
+from a13n_harness.cli._findings import finding as _finding
 from a13n_harness.cli._fix import FixResult, apply_fixes
 from a13n_harness.cli._github import github_lines, located
 from a13n_harness.cli._gitignore import GitIgnore, gitignore_for
@@ -72,7 +73,6 @@ from a13n_harness.context.lint import (
     PLUGIN_MANIFESTS,
     RULES,
     Reference,
-    Severity,
     check_document,
     installation_unit,
     rule_for_error,
@@ -123,48 +123,6 @@ _REFUSED_RULES = {  # an entry the operator refuses or cannot read: the scan err
     "permission_denied": "skill_permission_denied",
     "unreadable": "skill_provider_failed",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One lint result; ``path`` is as the user can open it from the current directory."""
-
-    path: str
-    line: int
-    column: int
-    rule: str
-    severity: Severity
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class LintResult:
-    """Every finding, in PATH order then file order, and how many skills were checked.
-
-    ``root`` is the repository the run is about (the git work tree holding the first PATH
-    or the current directory, else that workspace): SARIF and ``--format github`` give
-    paths relative to it.
-    """
-
-    findings: tuple[Finding, ...]
-    skills: int
-    root: str | None = None
-    suppressed: tuple[Finding, ...] = ()
-    """The findings an inline directive suppressed (counted, never printed as findings)."""
-    excluded: tuple[str, ...] = ()
-    """The SKILL.md files the configuration's ``exclude`` left out (not counted in ``skills``)."""
-    checked: tuple[str, ...] = ()
-    """Every SKILL.md checked, as shown (before ``exclude``)."""
-    fixed: int = 0
-    """How many fixes ``--fix`` made before this run's findings were found."""
-
-    @property
-    def failed(self) -> bool:
-        return any(finding.severity == "error" for finding in self.findings)
-
-
-def _finding(path: str, line: int, column: int, rule: str, message: str) -> Finding:
-    return Finding(path, line, column, rule, RULES[rule].severity, message)
 
 
 class _Linter:
