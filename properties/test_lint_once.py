@@ -1,0 +1,152 @@
+"""Lint reads each SKILL.md once and parses its YAML once (docs/decisions.md, "Lint reads
+once, parses once").
+
+Discovery, the document checks, the name of each skill for the conflict check, discovery's
+final re-read and the scan of the roots an agent loads together all work from the one read
+and the one parse of each document. Counted by patching the operator's read and the YAML
+event source; each count is watched exceeding its bound on a driver that reads or parses again
+(negative controls).
+"""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from a13n_harness.capabilities.verdicts import clear_verdict_memo
+from a13n_harness.cli import _lint as lint_module
+from a13n_harness.cli import _lint_documents as documents_module
+from a13n_harness.cli._lint import lint
+from a13n_harness.cli._lint_documents import LintDocuments
+from a13n_harness.cli._output import Progress
+from a13n_harness.context import frontmatter as frontmatter_module
+from a13n_harness.context.lint import check_parsed
+from a13n_harness.environment import local as local_module
+
+SKILL_FILE = "SKILL.md"
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def skill_text(name: str, body: str = "Body.\n", extra: str = "", where: str = "") -> str:
+    """A SKILL.md whose frontmatter names ``where`` it is, so each file's text is its own."""
+    return f"---\nname: {name}\ndescription: Counts reads of {name}{where}.\n{extra}---\n{body}"
+
+
+def build(base: Path) -> int:
+    """A workspace with two roots an agent loads together (so the override scan runs), a
+    skill in both, a skill discovery skips (no description), a name that is not its folder's,
+    a byte-identical copy, a skill past discovery's first read, a nested SKILL.md and a body
+    that is not UTF-8. Returns how many SKILL.md files it holds."""
+    claude = base / ".claude" / "skills"
+    agents = base / ".agents" / "skills"
+    write(claude / "alpha" / SKILL_FILE, skill_text("alpha", "See `scripts/x.py`.\n"))
+    write(agents / "alpha" / SKILL_FILE, skill_text("alpha", "Another.\n", where=" (agents)"))
+    write(claude / "beta" / SKILL_FILE, "---\nname: beta\n---\nNo description.\n")
+    write(claude / "gamma" / SKILL_FILE, skill_text("not-gamma", extra="license: 1.0\n"))
+    write(agents / "same" / SKILL_FILE, skill_text("same"))
+    write(agents / "same-copy" / SKILL_FILE, skill_text("same"))
+    write(agents / "large" / SKILL_FILE, skill_text("large", "A line of the body.\n" * 3_000))
+    write(agents / "large" / "inner" / SKILL_FILE, skill_text("inner"))
+    (agents / "latin" / SKILL_FILE).parent.mkdir(parents=True)
+    (agents / "latin" / SKILL_FILE).write_bytes(skill_text("latin").encode() + b"caf\xe9\n")
+    return 9
+
+
+class Counts:
+    """Reads of each SKILL.md through the operator, and YAML parses of each frontmatter."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.reads: collections.Counter[str] = collections.Counter()
+        self.parses: collections.Counter[str] = collections.Counter()
+        walking = local_module._Operations._read_walking
+        opened = local_module._read_opened
+        source = frontmatter_module._EventSource
+        parse = yaml.parse
+
+        def read_walking(operations: object, path: str, limit: int) -> bytes:
+            self.reads[path] += 1
+            return walking(operations, path, limit)  # type: ignore[arg-type]
+
+        def read_opened(handle: tuple[int, int], limit: int, path: str) -> bytes:
+            self.reads[path] += 1
+            return opened(handle, limit, path)
+
+        def event_source(text: str) -> object:
+            self.parses[text] += 1
+            return source(text)
+
+        def yaml_parse(stream: str, Loader: Any = yaml.Loader) -> object:
+            self.parses[stream] += 1
+            return parse(stream, Loader)
+
+        monkeypatch.setattr(local_module._Operations, "_read_walking", read_walking)
+        monkeypatch.setattr(local_module, "_read_opened", read_opened)
+        monkeypatch.setattr(frontmatter_module, "_EventSource", event_source)
+        monkeypatch.setattr(yaml, "parse", yaml_parse)  # no longer called by lint at all
+
+
+def check_once(base: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lint the workspace of :func:`build` at ``base``: every SKILL.md read once, every
+    frontmatter parsed once (the byte-identical copy's text twice: two files)."""
+    files = build(base)
+    clear_verdict_memo()  # a parse remembered by an earlier test would hide one
+    counts = Counts(monkeypatch)
+    result = lint([str(base)], [], Progress())
+    assert result.skills == files, result
+    read = {path: n for path, n in counts.reads.items() if path.endswith(SKILL_FILE)}
+    assert len(read) == files, read
+    assert set(read.values()) == {1}, read
+    assert sum(counts.parses.values()) == files, counts.parses
+    assert sorted(counts.parses.values()) == [1] * (files - 2) + [2], counts.parses
+
+
+def test_lint_reads_each_skill_md_once_and_parses_its_yaml_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    check_once(tmp_path, monkeypatch)
+
+
+def test_negative_control_a_driver_that_reads_again_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Documents not kept between discovery and the checks: read twice, caught."""
+    read = LintDocuments._read
+
+    async def forgetful(self: LintDocuments, path: str) -> object:
+        found = await read(self, path)
+        self._documents.clear()
+        return found
+
+    monkeypatch.setattr(LintDocuments, "_read", forgetful)
+    with pytest.raises(AssertionError, match=r"SKILL\.md"):
+        check_once(tmp_path, monkeypatch)
+
+
+def test_negative_control_checks_that_parse_again_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checks given no parse (they parse the bytes themselves): caught."""
+
+    def parsing(data: bytes, parsed: object, folder: str | None, profile: str) -> object:
+        return check_parsed(data, None, folder, profile)
+
+    monkeypatch.setattr(lint_module, "check_parsed", parsing)
+    with pytest.raises(AssertionError, match="Counts reads"):
+        check_once(tmp_path, monkeypatch)
+
+
+def test_negative_control_discovery_parsing_again_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discovery not handed the verdict (it parses each file itself): caught."""
+    monkeypatch.setattr(documents_module, "remember_verdict", lambda *_: None)
+    with pytest.raises(AssertionError, match="Counts reads"):
+        check_once(tmp_path, monkeypatch)
