@@ -24,6 +24,7 @@ from a13n_harness.capabilities import (
     SkillsPolicy,
     read_limit,
 )
+from a13n_harness.capabilities import discovery as discovery_module
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import FrontmatterLimits
 from a13n_harness.environment import (
@@ -420,6 +421,53 @@ def test_a_document_changed_after_parsing_fails_the_scan() -> None:
     with pytest.raises(DefinitionError) as caught:
         inspect(operator, [source("s", "/r")])
     assert (caught.value.code, caught.value.path) == ("skill_document_changed", "/r/y/SKILL.md")
+
+
+class _FlipsOneByte(MemoryFileOperator):
+    """Returns the same number of bytes on the second read of one file, its last one changed."""
+
+    def __init__(self, tree: Mapping[str, object], victim: str) -> None:
+        super().__init__(tree)
+        self.victim = victim
+        self.count = 0
+
+    async def read_bytes(self, path: str, limit: int) -> bytes:
+        data = await super().read_bytes(path, limit)
+        if path == self.victim:
+            self.count += 1
+            if self.count > 1:
+                return data[:-1] + bytes([data[-1] ^ 1])
+        return data
+
+
+@pytest.mark.parametrize("body", [b"", b"A body.\n" * 4_000])
+def test_a_same_size_change_before_the_re_read_fails_the_scan(body: bytes) -> None:
+    """The re-read is compared with what was parsed through a digest of those bytes (a
+    resolved skill keeps the digest, not the bytes): one byte changed, the length kept, at the
+    end of what was read (a document within the first read, and one past it), fails the scan."""
+    tree = {"r": {"x": {"SKILL.md": doc("x")}, "y": {"SKILL.md": doc("y") + body}}}
+    operator = _FlipsOneByte(tree, "/r/y/SKILL.md")
+    with pytest.raises(DefinitionError) as caught:
+        inspect(operator, [source("s", "/r")])
+    assert (caught.value.code, caught.value.path) == ("skill_document_changed", "/r/y/SKILL.md")
+    assert operator.count == 2
+
+
+def test_a_resolved_skill_keeps_a_digest_not_the_bytes() -> None:
+    """What discovery keeps of each resolved skill's document until the re-read is 32 bytes,
+    whatever the document's size (the catalog aside)."""
+    big = doc("big") + b"A body line.\n" * 2_000
+    tree = {"r": {"big": {"SKILL.md": big}}}
+    found = asyncio.run(
+        discovery_module.discover(
+            [source("s", "/r")], SkillsPolicy(), (), lambda _: MemoryFileOperator(tree)
+        )
+    )
+    (skill,) = found.skills
+    kept = [getattr(skill, slot) for slot in type(skill).__slots__]
+    held = [value for value in kept if isinstance(value, bytes | bytearray | memoryview)]
+    assert [len(value) for value in held] == [32], kept
+    assert held[0] == discovery_module.document_digest(big[: read_limit(FrontmatterLimits())])
 
 
 def test_host_operator_exceptions_become_provider_failures() -> None:

@@ -24,7 +24,7 @@ from a13n_harness.cli._lint import lint
 from a13n_harness.cli._lint_documents import LintDocuments
 from a13n_harness.cli._output import Progress
 from a13n_harness.context import frontmatter as frontmatter_module
-from a13n_harness.context.lint import check_parsed
+from a13n_harness.context.lint import check_document, check_parsed, parse_document
 from a13n_harness.environment import local as local_module
 
 SKILL_FILE = "SKILL.md"
@@ -150,3 +150,25 @@ def test_negative_control_discovery_parsing_again_fails(
     monkeypatch.setattr(documents_module, "remember_verdict", lambda *_: None)
     with pytest.raises(AssertionError, match="Counts reads"):
         check_once(tmp_path, monkeypatch)
+
+
+def test_a_parse_is_used_only_for_the_bytes_it_holds() -> None:
+    """The checks take a parse made already only for bytes equal to the parsed ones up to the
+    end of the closing fence's line (all the parser reads); other bytes are parsed afresh, so
+    the findings are always those of :func:`check_document`."""
+    raw = b"---\nname: a\ndescription: d\n---\nThe body.\n"
+    parsed = parse_document(raw)
+    assert parsed.holds(raw)
+    assert parsed.holds(raw.replace(b"The body.", b"Another."))
+    for other in (
+        raw.replace(b"name: a", b"name: b"),
+        raw.replace(b"---\nThe", b"--- \nThe"),
+        raw[:20],
+    ):
+        assert not parsed.holds(other), other
+        assert check_parsed(other, parsed, "b") == check_document(other, "b")
+    refused = parse_document(b"no fence\n")
+    assert refused.span is None
+    assert not refused.holds(b"no fence, and more\n")
+    fenced = b"---\nname: b\ndescription: d\n---\n"
+    assert check_parsed(fenced, refused, "b") == check_document(fenced, "b")

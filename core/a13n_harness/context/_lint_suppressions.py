@@ -173,10 +173,15 @@ def _parse(
     return directive, problems
 
 
+_NONE = Suppressions((), ())
+
+
 def find_suppressions(data: bytes | str, known: Collection[str]) -> Suppressions:
     """The directives of the document ``data`` (its bytes, or its text); ``known`` are the
     rule ids a directive may name. Lines are split at ``\\n`` as lint counts them."""
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    if DIRECTIVE_PREFIX not in text:
+        return _NONE  # no directive, no problem: the line pass below would find nothing
     lines = text.split("\n")
     directives: list[Directive] = []
     problems: list[SuppressionProblem] = []
