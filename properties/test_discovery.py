@@ -25,6 +25,7 @@ from a13n_harness.capabilities import (
     read_limit,
 )
 from a13n_harness.capabilities import discovery as discovery_module
+from a13n_harness.capabilities import pool as pool_module
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import FrontmatterLimits
 from a13n_harness.environment import (
@@ -451,6 +452,26 @@ def test_a_same_size_change_before_the_re_read_fails_the_scan(body: bytes) -> No
         inspect(operator, [source("s", "/r")])
     assert (caught.value.code, caught.value.path) == ("skill_document_changed", "/r/y/SKILL.md")
     assert operator.count == 2
+
+
+def test_the_final_re_read_holds_a_page_of_documents_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past a page of resolved skills the re-read goes page by page, like the first reads:
+    what it holds at once is bounded by the page, not by the catalog (1,100 skills here)."""
+    asked: list[int] = []
+    read_all = pool_module.read_all
+
+    async def recording(files: FileOperator, paths: Sequence[str], limit: int, **kw: object):  # type: ignore[no-untyped-def]
+        asked.append(len(paths))
+        return await read_all(files, paths, limit, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(discovery_module, "read_all", recording)
+    count = discovery_module.PAGE + 76
+    scan = inspect({"r": packages("s", count)}, [source("s", "/r")], SkillsPolicy.checkout())
+    assert len(scan.items) == count
+    assert max(asked) <= discovery_module.PAGE, asked
+    assert sum(asked) == 2 * count, asked  # each document read once, then once again
 
 
 def test_a_resolved_skill_keeps_a_digest_not_the_bytes() -> None:

@@ -11,6 +11,7 @@ event source; each count is watched exceeding its bound on a driver that reads o
 from __future__ import annotations
 
 import collections
+import os
 from pathlib import Path
 from typing import Any
 
@@ -172,3 +173,25 @@ def test_a_parse_is_used_only_for_the_bytes_it_holds() -> None:
     assert not refused.holds(b"no fence, and more\n")
     fenced = b"---\nname: b\ndescription: d\n---\n"
     assert check_parsed(fenced, refused, "b") == check_document(fenced, "b")
+
+
+def test_the_linters_real_path_is_realpath(tmp_path: Path) -> None:
+    """The driver's remembered real paths (one look at each name) answer what
+    ``os.path.realpath`` answers: through links to folders, relative links, dangling and
+    missing names, asked in any order."""
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / SKILL_FILE).write_text("x")
+    os.symlink(tmp_path / "a", tmp_path / "link")
+    os.symlink("b", tmp_path / "a" / "lb")
+    os.symlink("../nowhere", tmp_path / "a" / "dangling")
+    linter = lint_module._Linter(Progress())
+    for path in (
+        tmp_path / "link" / "lb" / SKILL_FILE,
+        tmp_path / "a" / "b" / SKILL_FILE,
+        tmp_path / "link" / "b" / SKILL_FILE,
+        tmp_path / "a" / "dangling" / "x",
+        tmp_path / "a" / "missing" / "y",
+        tmp_path / "link",
+        Path("/"),
+    ):
+        assert linter.real(str(path)) == os.path.realpath(path), path

@@ -545,8 +545,9 @@ async def confirm_unchanged(
 ) -> None:
     """Read every final SKILL.md again through its root's operator; a difference raises ``code``.
 
-    Each document is read at the limit it was first read at, so the same bytes come back.
-    Roots served by one operator are re-read in one pass (one pool, full lanes).
+    Each document is read at the limit it was first read at, so the same bytes come back,
+    and compared through its digest (:func:`document_digest`). Roots served by one operator
+    are re-read together (one pool, full lanes), :data:`PAGE` documents at a time.
     """
     _check_policy(policy)
     access = _guarded(access)
@@ -561,13 +562,19 @@ async def confirm_unchanged(
             continue
         groups.setdefault((id(files), skill.limit), (files, []))[1].append(skill)
     changed: list[tuple[str, str]] = [(s.item.name, s.item.path) for s in unroutable]
-    for (_, limit), (files, group) in groups.items():
-        outcomes = await read_all(files, [s.item.path for s in group], limit, again=True)
-        for skill, outcome in zip(group, outcomes, strict=True):
-            if isinstance(outcome, DefinitionError) and not isinstance(outcome, FileOperatorError):
-                raise outcome
-            if not isinstance(outcome, bytes) or document_digest(outcome) != skill.digest:
-                changed.append((skill.item.name, skill.item.path))
+    for (_, limit), (files, everyone) in groups.items():
+        # Page by page, like the first reads: a page of documents in memory at a time.
+        for start in range(0, len(everyone), PAGE):
+            group = everyone[start : start + PAGE]
+            outcomes = await read_all(files, [s.item.path for s in group], limit, again=True)
+            for skill, outcome in zip(group, outcomes, strict=True):
+                if isinstance(outcome, DefinitionError) and not isinstance(
+                    outcome, FileOperatorError
+                ):
+                    raise outcome
+                if not isinstance(outcome, bytes) or document_digest(outcome) != skill.digest:
+                    changed.append((skill.item.name, skill.item.path))
+            del outcomes
     if changed:
         name, path = min(changed)
         raise DefinitionError(

@@ -136,6 +136,29 @@ class _Linter:
         self.tops: dict[str, str | None] = {}  # a skill's parent -> its repository's top
         self.suppressed: list[Finding] = []  # what inline directives suppressed
         self.checked: list[str] = []  # every SKILL.md checked, as shown
+        self.reals: dict[str, str] = {}  # a folder -> its real path (real())
+
+    def real(self, path: str) -> str:
+        """``os.path.realpath(path)`` for a path without ``.`` or ``..`` (a file below an
+        operator's root), the real path of every folder on the way remembered: thousands of
+        skills share the folders above them, which realpath would look at again for each.
+        Each name not seen before is looked at once (a link is resolved by realpath)."""
+        names: list[str] = []
+        folder = path
+        while folder not in self.reals:
+            parent, name = os.path.split(folder)
+            if not name:  # "/" (or "" for a relative path): realpath decides
+                self.reals[folder] = os.path.realpath(folder)
+                break
+            names.append(name)
+            folder = parent
+        real = self.reals[folder]
+        for name in reversed(names):
+            folder = os.path.join(folder, name)
+            joined = os.path.join(real, name)
+            real = os.path.realpath(joined) if os.path.islink(joined) else joined
+            self.reals[folder] = real
+        return real
 
     # ---------------------------------------------------------------- one skill
 
@@ -146,7 +169,7 @@ class _Linter:
         its name as discovery reads it and the line of its ``name`` key, when it has one
         and was not checked before."""
         host = os.path.join(files.root, document.lstrip("/"))
-        key = os.path.realpath(host)
+        key = self.real(host)
         if key in self.seen:
             return None
         self.seen.add(key)
@@ -199,7 +222,7 @@ class _Linter:
 
     async def _references(self, references: Sequence[Reference], host: str, shown: str) -> None:
         """Resolve one skill's references (module docstring); ``host`` is its SKILL.md."""
-        skill = os.path.realpath(os.path.dirname(host))
+        skill = self.real(os.path.dirname(host))
         parent = os.path.dirname(skill)
         if parent not in self.tops:
             self.tops[parent] = find_repository(parent, self.scanning)
