@@ -981,6 +981,27 @@ print(time.process_time() - started, sum(map(len, problems)))
 """
 
 
+# The same for ours: run_lint in a fresh interpreter too, so both sides are timed alike (a
+# long-lived process's heap makes every garbage collection slower, whatever the code).
+_OURS_ROUND = """
+import sys, time
+from a13n_harness.cli._lint import run_lint
+from a13n_harness.cli._output import Progress
+def once():
+    return run_lint([sys.argv[1]], [sys.argv[2]], Progress(), use_config=False)
+once()
+started = time.process_time()
+result = once()
+print(time.process_time() - started, len(result.findings))
+"""
+
+
+def _timed_round(argv: list[str], environment: dict[str, str] | None = None) -> float | None:
+    """The CPU seconds one of the ``_*_ROUND`` scripts printed, ``None`` when it failed."""
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=environment)
+    return float(done.stdout.split()[0]) if done.returncode == 0 else None
+
+
 def _child_cpu(argv: list[str], environment: dict[str, str] | None = None) -> float:
     """User + system CPU seconds of one run of ``argv`` (and its threads), from getrusage."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -1007,16 +1028,13 @@ def bench_lint_peers() -> None:
     in one run, rounds interleaved (medians).
 
     In process: ``run_lint`` (discovery, one read and one parse of each SKILL.md, every rule,
-    references resolved) by ``time.process_time``, against ``skills_ref.validate`` on each
-    skill folder (frontmatter only) timed the same way inside a python of its own
-    environment (:data:`SKILLS_REF_ENV`). As commands, CPU from ``getrusage`` (user + system,
-    every thread): ``a13n-skills lint`` against ``agnix`` (:data:`AGNIX_ENV`) on the same
-    folder, with bytecode compiled as an installation has it. Targets: ours <= 1x agnix's,
-    ours <= 0.5x skills-ref's.
+    references resolved) against ``skills_ref.validate`` on each skill folder (frontmatter
+    only), each timed by ``time.process_time`` around one call after a warm-up call, each in
+    a fresh interpreter (skills-ref's in its own environment, :data:`SKILLS_REF_ENV`). As
+    commands, CPU from ``getrusage`` (user + system, every thread): ``a13n-skills lint``
+    against ``agnix`` (:data:`AGNIX_ENV`) on the same folder, with bytecode compiled as an
+    installation has it. Targets: ours <= 1x agnix's, ours <= 0.5x skills-ref's.
     """
-    from a13n_harness.cli._lint import run_lint  # noqa: PLC0415
-    from a13n_harness.cli._output import Progress  # noqa: PLC0415
-
     repo = _real_repos()
     if repo is None:
         print("\n(lint-peers unavailable: no exported repositories; see scripts/real_repos.py)")
@@ -1028,24 +1046,17 @@ def bench_lint_peers() -> None:
     ref_label = "skills-ref validate, each folder (own venv)"
     reference_python = _skills_ref_python()
     in_process: dict[str, list[float]] = {ours_label: [], ref_label: []}
-
-    def ours() -> None:
-        run_lint([str(repo)], ["/scientific-skills"], Progress(), use_config=False)
-
-    ours()  # warm: imports, the page cache
+    environment = {**os.environ, "PYTHONPATH": str(core)}
+    ours = [sys.executable, "-c", _OURS_ROUND, str(repo), "/scientific-skills"]
+    theirs = [str(reference_python), "-c", _SKILLS_REF_ROUND, *map(str, folders)]
     for _ in range(LINT_PEERS_ROUNDS):
-        started = CPU()
-        ours()
-        in_process[ours_label].append(CPU() - started)
+        seconds = _timed_round(ours, environment)
+        if seconds is not None:
+            in_process[ours_label].append(seconds)
         if reference_python is not None:
-            done = subprocess.run(
-                [reference_python, "-c", _SKILLS_REF_ROUND, *map(str, folders)],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            if done.returncode == 0:
-                in_process[ref_label].append(float(done.stdout.split()[0]))
+            seconds = _timed_round(theirs)
+            if seconds is not None:
+                in_process[ref_label].append(seconds)
     if reference_python is None:
         print(f"\n(skills-ref not found: set {SKILLS_REF_ENV} to a python that imports it)")
     medians = _cpu_rows(
@@ -1056,7 +1067,6 @@ def bench_lint_peers() -> None:
         met = "met" if ratio <= SKILLS_REF_BOUND else "MISSED"
         print(f"  ours x{ratio:.2f} of skills-ref's CPU (target <= x{SKILLS_REF_BOUND}: {met})")
 
-    environment = {**os.environ, "PYTHONPATH": str(core)}
     ours_command = [*_command(), "lint", "--no-config", "--root", "/scientific-skills", str(repo)]
     commands: dict[str, list[str]] = {"a13n-skills lint (command)": ours_command}
     agnix = _agnix()
