@@ -12,21 +12,32 @@ from __future__ import annotations
 
 import collections
 import os
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from a13n_harness.capabilities.verdicts import clear_verdict_memo
 from a13n_harness.cli import _lint as lint_module
 from a13n_harness.cli import _lint_documents as documents_module
-from a13n_harness.cli._lint import lint
+from a13n_harness.cli._lint import format_findings, lint
 from a13n_harness.cli._lint_documents import LintDocuments
 from a13n_harness.cli._output import Progress
 from a13n_harness.context import frontmatter as frontmatter_module
-from a13n_harness.context.lint import check_document, check_parsed, parse_document
+from a13n_harness.context.lint import (
+    DOCUMENT_MAX_BYTES,
+    DocumentParse,
+    check_document,
+    check_parsed,
+    parse_document,
+)
 from a13n_harness.environment import local as local_module
+from a13n_harness.testing.controls import control_settings, property_fails
 
 SKILL_FILE = "SKILL.md"
 
@@ -195,3 +206,104 @@ def test_the_linters_real_path_is_realpath(tmp_path: Path) -> None:
         Path("/"),
     ):
         assert linter.real(str(path)) == os.path.realpath(path), path
+
+
+# ------------------------------------------- the one read and parse change no finding
+
+_GOOD = "---\nname: {name}\ndescription: Checks {name}.\n---\nSee `scripts/run.py`.\n"
+_SHAPES = {
+    "good": _GOOD,
+    "other-name": "---\nname: other\ndescription: Named otherwise.\n---\nBody.\n",
+    "no-description": "---\nname: {name}\n---\nBody.\n",
+    "unterminated": "---\nname: {name}\ndescription: d\n<!-- a13n-skills: disable-file x -->\n",
+    "directive": _GOOD + "<!-- a13n-skills: disable-next-line skill_reference_missing -->\n"
+    "[x](missing.md)\n<!-- a13n-skills: bogus -->\n",
+    "comment": _GOOD + "<!-- hidden -->\n",
+    "long": _GOOD + "A line of the body.\n" * 2_500,
+    "yaml": "---\nname: {name}\ndescription: [unclosed\n---\n",
+    "no-fence": "name: {name}\n",
+}
+_ROOTS = (".claude/skills", ".agents/skills", "skills", "plugins/p/skills")
+_entries = st.lists(
+    st.tuples(
+        st.sampled_from(_ROOTS),
+        st.sampled_from(("a", "b", "c")),
+        st.sampled_from(sorted(_SHAPES)),
+        st.booleans(),  # the body not UTF-8
+    ),
+    min_size=1,
+    max_size=7,
+)
+
+
+def _write_tree(base: Path, entries: list[tuple[str, str, str, bool]]) -> None:
+    for root, folder, shape, latin in entries:
+        path = base / root / folder / SKILL_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = _SHAPES[shape].format(name=folder).encode()
+        path.write_bytes(data + (b"caf\xe9\n" if latin else b""))
+
+
+class _Afresh(LintDocuments):
+    """The driver as it was: every scan and the checks read the file again, discovery parses
+    it itself (no verdict handed over)."""
+
+    async def read_bytes(self, path: str, limit: int) -> bytes:
+        return await self.files.read_bytes(path, limit)
+
+    async def read_many(self, paths: Sequence[str], limit: int) -> Sequence[object]:  # type: ignore[override]
+        return await self.files.read_many(paths, limit)
+
+    async def document(self, path: str) -> tuple[bytes, DocumentParse]:
+        data = await self.files.read_bytes(path, DOCUMENT_MAX_BYTES + 1)
+        return data, parse_document(data)
+
+
+def _lint_json(base: Path, afresh: bool) -> str:
+    clear_verdict_memo()
+    with pytest.MonkeyPatch.context() as patch:
+        if afresh:
+            patch.setattr(lint_module, "LintDocuments", _Afresh)
+            patch.setattr(
+                lint_module,
+                "check_parsed",
+                lambda data, _parsed, folder, profile: check_document(data, folder, profile),
+            )
+        result = lint([str(base)], [], Progress())
+    return format_findings(result, "json", "0")
+
+
+def check_unchanged(entries: list[tuple[str, str, str, bool]]) -> None:
+    """Lint's findings on a tree are those of a driver that reads and parses again."""
+    with tempfile.TemporaryDirectory() as base:
+        _write_tree(Path(base), entries)
+        assert _lint_json(Path(base), False) == _lint_json(Path(base), True)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_entries)
+def test_findings_are_those_of_a_driver_that_reads_and_parses_again(
+    entries: list[tuple[str, str, str, bool]],
+) -> None:
+    check_unchanged(entries)
+
+
+def test_negative_control_documents_cached_by_file_name_are_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cache keyed by the file's name, not its path, serves the first skill's bytes for
+    every other: caught."""
+    read = LintDocuments._read
+
+    async def by_name(self: LintDocuments, path: str) -> object:
+        found = self._documents.get(SKILL_FILE)
+        if found is None:
+            found = self._documents[SKILL_FILE] = await read(self, path)
+        return found
+
+    monkeypatch.setattr(LintDocuments, "_read", by_name)
+    property_fails(
+        settings(control_settings, suppress_health_check=[HealthCheck.function_scoped_fixture])(
+            given(_entries)(check_unchanged)
+        )
+    )
