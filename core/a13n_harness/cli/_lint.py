@@ -38,6 +38,7 @@ import os
 import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager
 from a13n_harness.cli._fix import FixResult, apply_fixes
@@ -87,6 +88,9 @@ from a13n_harness.environment import (
 )
 from a13n_harness.environment.facts import _find_checkout  # finds a work tree, runs no git
 from a13n_harness.environment.local import BlockingLocalFileOperator, run_blocking
+
+if TYPE_CHECKING:
+    from a13n_harness.context.tokens import TokenCounter
 
 __all__ = [
     "JSON_FORMAT_VERSION",
@@ -168,9 +172,15 @@ def _finding(path: str, line: int, column: int, rule: str, message: str) -> Find
 
 
 class _Linter:
-    def __init__(self, progress: Progress, profile: str = DEFAULT_PROFILE) -> None:
+    def __init__(
+        self,
+        progress: Progress,
+        profile: str = DEFAULT_PROFILE,
+        counter: TokenCounter | None = None,
+    ) -> None:
         self.progress = progress
         self.profile = profile
+        self.counter = counter  # the body's size in its tokens, else in lines
         self.findings: list[Finding] = []
         self.skills = 0
         self.seen: set[str] = set()
@@ -207,7 +217,9 @@ class _Linter:
             self.findings.append(_finding(shown, 1, 1, rule_for_error(error.code), error.message))
             return None
         suppressions = find_suppressions(data, RULES)
-        check = check_document(mask_directives(data, suppressions), folder, self.profile)
+        check = check_document(
+            mask_directives(data, suppressions), folder, self.profile, self.counter
+        )
         self.findings.extend(
             _finding(shown, issue.line, issue.column, issue.rule, issue.message)
             for issue in check.issues
@@ -677,13 +689,15 @@ def lint(
     roots: Sequence[str],
     progress: Progress,
     profile: str = DEFAULT_PROFILE,
+    counter: TokenCounter | None = None,
 ) -> LintResult:
     """Lint every PATH (default ``.``) in order under ``profile``; see the module docstring.
+    ``counter`` measures each body in tokens (``skill_body_too_long``), else in lines.
     A PATH that cannot be linted is a run-level finding and the others are linted."""
     targets = [(path, _classify(path)) for path in (paths or ["."])]
 
     async def run() -> LintResult:
-        linter = _Linter(progress, profile)
+        linter = _Linter(progress, profile, counter)
         for path, kind in targets:
             if isinstance(kind, Finding):
                 linter.findings.append(kind)
@@ -740,6 +754,7 @@ def run_lint(
     profile: str | None = None,
     config_file: str | None = None,
     use_config: bool = True,
+    counter: TokenCounter | None = None,
 ) -> LintResult:
     """``a13n-skills lint``: the configuration of each PATH (``--config``, or the one found
     from PATH up to its repository's top unless ``--no-config``), the profile
@@ -766,7 +781,7 @@ def run_lint(
         config = configs[start]
         chosen = profile or config.profile or DEFAULT_PROFILE
         try:
-            result = lint(targets[start:index], roots, progress, chosen)
+            result = lint(targets[start:index], roots, progress, chosen, counter)
             result = _excluded(result, config, ignore, top)
         finally:
             if ignore is not None and index == len(targets):

@@ -19,6 +19,9 @@ Severity = Literal["error", "warning", "note"]
 DESCRIPTION_MAX_CHARS = 1_024  # the specification's "Must be 1-1024 characters"
 COMPATIBILITY_MAX_CHARS = 500  # the specification's "Must be 1-500 characters if provided"
 BODY_MAX_LINES = 500  # the specification's "Keep your main SKILL.md under 500 lines"
+# The specification's "Instructions (< 5000 tokens recommended): The full SKILL.md body is
+# loaded when the skill is activated" (section "Progressive disclosure").
+BODY_MAX_TOKENS = 5_000
 # 4 MiB: over a hundred times the largest published SKILL.md (about 30 KB); a bigger
 # file is reported, never read whole or cut silently.
 DOCUMENT_MAX_BYTES = 4 * 1024 * 1024
@@ -344,12 +347,17 @@ RULES: dict[str, Rule] = _rules(
     Rule(
         "skill_body_too_long",
         "warning",
-        "the body is longer than 500 lines",
-        f"The Markdown body after the frontmatter should stay within {BODY_MAX_LINES} lines; "
-        "the finding points at the first line past the limit.",
-        '"Keep your main `SKILL.md` under 500 lines. Move detailed reference material to '
-        'separate files."',
-        "a SKILL.md whose body has 501 lines",
+        "the body is longer than 5,000 tokens, or 500 lines without a tokenizer",
+        f"The Markdown body after the frontmatter should stay under {BODY_MAX_TOKENS} tokens. "
+        "With the `tokens` extra installed lint counts them (`cl100k_base`, or the tokenizer "
+        "`--tokenizer` names); without it, or with `--tokenizer lines`, it counts lines and "
+        f"the body should stay within {BODY_MAX_LINES}. The message says which unit was "
+        "counted; the finding points at the first line past the limit (for tokens, the line "
+        "on which the running count of the body's lines passes it).",
+        '"Instructions (< 5000 tokens recommended): The full `SKILL.md` body is loaded when '
+        'the skill is activated"; "Keep your main `SKILL.md` under 500 lines. Move detailed '
+        'reference material to separate files."',
+        f"a SKILL.md whose body has {BODY_MAX_TOKENS + 1} tokens (or 501 lines)",
     ),
     Rule(
         "skill_tag_characters",
