@@ -88,7 +88,22 @@ reader, with a segment that stands for a name: an ellipsis (`assets/...`), a nam
 it is one (`references/filename.md`, `your-topic.md`) or a word ending in a capital N or X
 for a number (`phase_prompts/phaseN.md`), and a path in inline code of another skill named
 in code just before it ("`` `other-skill`'s `references/catalog.md` ``", "the `pdf` skill's
-..."; "this skill's" names the skill itself, and its paths are references). A `file:` URL
+..."; "this skill's" names the skill itself, and its paths are references). Two more
+shapes in inline code name files of some other folder, not of this skill. A list after a
+paragraph whose last clause says what something makes and ends in a colon ("The init script
+creates:", "generates the following files:", "**Creates:**") lists the files a script writes
+into another skill; the lead's own line (`scripts/init.py creates:`) and what follows the
+list after a blank line or a heading are the skill's text again, and a creation verb in an
+earlier clause ("When it creates a report, read:") does not count. In a skill that teaches
+writing skills, one whose body names `SKILL.md` (other than "this SKILL.md", the skill
+speaking of itself), a path after an arrow on its line (`→`, `⇒`, `⟶`, `➜`, `->`, `=>`,
+outside code) is advice for the reader's skill ("Detailed patterns →
+`references/patterns.md`"); a path before the arrow or without one, and every link, is
+still a reference, and in a skill that does not name `SKILL.md` an arrow is routing to
+its own files ("Setup → `references/setup.md`"), checked as such. A path in inline code
+whose last segment has no extension (`references/open-coding`, as a table shows a prefix)
+names a file when the folder holds a file of that name plus an extension
+(`references/open-coding.md`); a link must name the file itself. A `file:` URL
 is not skipped as a URL: it names a file on the reader's machine, an absolute path
 (`skill_reference_escapes`). The documented spellings of the skill folder resolve to it:
 `{baseDir}/` ([OpenClaw](https://github.com/openclaw/openclaw/blob/main/docs/tools/skills.md): "Use

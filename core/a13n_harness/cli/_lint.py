@@ -578,6 +578,7 @@ class _Resolver:
         # The skill folder's segments below the repository's top ("" when it is the top).
         self.skill = [part for part in skill.split(os.sep) if part not in ("", ".")]
         self.folders: dict[str, bool] = {}
+        self.listed: dict[str, frozenset[str]] = {}  # a folder's file names, once listed
         self.unit: int | None = None  # installation_unit, asked once a reference climbs
 
     def close(self) -> None:
@@ -653,7 +654,31 @@ class _Resolver:
         target = reference.target
         if not reference.path:
             return None
-        return await _stat_finding(self.inside, "/" + reference.path, target, "the skill folder")
+        found = await _stat_finding(self.inside, "/" + reference.path, target, "the skill folder")
+        if (
+            found is not None
+            and found[0] == "skill_reference_missing"
+            and reference.kind == "code"
+            and await self._stem_of_a_file(reference.path)
+        ):
+            return None  # `references/open-coding` for references/open-coding.md
+        return found
+
+    async def _stem_of_a_file(self, path: str) -> bool:
+        """Whether ``path`` (no extension in its last segment) is a file's name less its
+        extension: a table showing `references/open-coding` means references/open-coding.md.
+        Each folder is listed once per skill."""
+        folder, _, name = path.rpartition("/")
+        if not name or "." in name:
+            return False
+        if folder not in self.listed:
+            try:
+                entries = await self.inside.list_directory("/" + folder)
+                self.listed[folder] = frozenset(e.name for e in entries if e.kind == "file")
+            except (FileOperatorError, DefinitionError):
+                self.listed[folder] = frozenset()
+        stem = name + "."
+        return any(entry.startswith(stem) for entry in self.listed[folder])
 
 
 def _classify(path: str) -> str | Finding:

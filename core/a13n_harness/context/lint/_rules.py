@@ -303,7 +303,9 @@ RULES: dict[str, Rule] = _rules(
         "skill's reviewer never saw. References are the targets of Markdown links and images, "
         "link definitions, and paths in inline code that name a folder of the skill "
         "(`scripts/run.py` when the skill has `scripts/`) outside an example (`e.g.`, "
-        "`Example:`); URLs, `#anchors`, footnotes, fenced and indented code blocks, HTML "
+        "`Example:`), a list of the files a script creates (after `creates:`) and advice "
+        'after an arrow in a skill that teaches writing skills (docs/rules.md, "File '
+        'references"); URLs, `#anchors`, footnotes, fenced and indented code blocks, HTML '
         "comments and targets with an unknown placeholder (`${PLUGIN_ROOT}`) are not. "
         "`{baseDir}/` and `${CLAUDE_SKILL_DIR}/` stand for the skill folder.",
         BEYOND + ' (the specification: "use relative paths from the skill root")',
