@@ -153,10 +153,11 @@ def check_document(
     checker = _Checker(text, start)
     root = _frontmatter_nodes(frontmatter)
     fields: dict[str, tuple[_Scalar, _Node]] = {}
+    present = frozenset(key.value for key, _ in root.pairs)
     for key, value in root.pairs:
         fields[key.value] = (key, value)
         if key.value not in SPEC_FIELDS:
-            checker.field(key, value, profile)
+            checker.field(key, value, profile, present)
     if "name" in fields:
         checker.name(fields["name"][1], folder)
     else:

@@ -165,9 +165,11 @@ RULES: dict[str, Rule] = _rules(
         "`allowed-tools` may appear at the top level, plus the fields of the platform the "
         "profile names (`--profile claude-code`); a field that a known platform defines is "
         "`skill_field_not_portable` instead. A near miss of a known field (another "
-        "separator, another case, or one or two characters off, one for a name under five "
-        "characters: `user_invocable`, `Licence`) is answered with the field meant; anything "
-        "else belongs under `metadata`.",
+        "separator, another case, camelCase, or one or two characters off, one for a name "
+        "under five characters, two neighbours swapped counting one: `user_invocable`, "
+        "`Licence`, `userInvocable`, `nmae`) is answered with the field meant, and when that "
+        "field is set too the message says so and `--fix` leaves both (a rename would make "
+        "a duplicate key); anything else belongs under `metadata`.",
         "The specification's frontmatter table lists exactly these six fields, and `metadata` "
         'is where "clients can ... store additional properties not defined by the Agent '
         'Skills spec".',
