@@ -246,3 +246,35 @@ def test_the_command_line_offers_every_profile(
         assert code == 0, (profile, out)
         portable = profile in ("claude-code", "copilot")
         assert ("skill_field_not_portable" in out) != portable, (profile, out)
+
+
+# GitHub CLI's `gh skill install` records where a skill came from under `metadata`, keys
+# prefixed `github-` (`local-path` for --from-local), string values, and writes the
+# frontmatter back with its keys sorted (cli/cli, internal/skills/frontmatter/frontmatter.go,
+# InjectGitHubMetadata and InjectLocalMetadata). A skill installed that way lints clean.
+GH_INSTALLED = (
+    "---\n"
+    "description: Write conventional commit messages.\n"
+    "metadata:\n"
+    "    github-path: skills/git-commit\n"
+    "    github-pinned: v1.2.0\n"
+    "    github-ref: v1.2.0\n"
+    "    github-repo: https://github.com/octo-org/skills\n"
+    "    github-tree-sha: 0f3c9a1e5b7d2c4a6e8f0b1d3c5e7a9f1b3d5e7c\n"
+    "name: git-commit\n"
+    "---\n"
+    "# Commits\n"
+)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_skill_installed_by_gh_skill_install_lints_clean(profile: str) -> None:
+    for text in (
+        GH_INSTALLED,
+        GH_INSTALLED.replace(
+            "    github-tree-sha: 0f3c", '    github-tree-sha: "1234567"\n    x: 0f3c'
+        ),
+        "---\ndescription: d\nmetadata:\n    local-path: /home/ada/skills/git-commit\n"
+        "name: git-commit\n---\n",
+    ):
+        assert check_document(text.encode(), "git-commit", profile).issues == (), text
