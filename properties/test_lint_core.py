@@ -1360,6 +1360,11 @@ def test_a_byte_bounded_counter_is_not_asked_about_a_body_within_the_limit_in_by
     longer = short + "w"  # one byte more: counted
     assert _size(longer, bounded) == []
     assert bounded.asked == [len(longer)]
+    # Fewer code points than the limit but more UTF-8 bytes: it may hold more tokens.
+    accented = "\u00e9 " * (BODY_MAX_TOKENS // 2)
+    wide = _Words(byte_bounded=True)
+    assert _size(accented, wide) == []
+    assert wide.asked == [len(accented)]
 
 
 @pytest.mark.parametrize("counter", ["cl100k_base", object(), 3])
