@@ -207,7 +207,7 @@ def test_a_list_of_the_files_a_script_creates_holds_no_reference(lead: str, list
 
 
 def test_the_script_named_on_the_lead_that_says_what_it_creates_is_a_reference() -> None:
-    for lead in ("Running `scripts/init.py x` creates:", "`scripts/init.py` generates:"):
+    for lead in ("Running `scripts/init.py` creates:", "`scripts/init.py` generates:"):
         assert targets(f"{lead}\n- `references/a.md`\n") == ["scripts/init.py"]
         assert targets(lead) == ["scripts/init.py"]
 
