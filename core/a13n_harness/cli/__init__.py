@@ -591,6 +591,27 @@ def _parser_class() -> type[argparse.ArgumentParser]:
     from a13n_harness.cli._output import PROGRAM, USAGE_CODE, write_err
 
     class Parser(argparse.ArgumentParser):
+        _intermixing = False
+
+        def parse_known_args(  # type: ignore[override]  # same call, intermixed positionals
+            self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+        ) -> tuple[argparse.Namespace, list[str]]:
+            # ``lint A --format sarif B`` names two PATHs, as every Unix tool reads it; plain
+            # argparse stops a ``*`` positional at the first option and refuses ``B``. A parser
+            # holding subcommands cannot intermix (argparse refuses), so only leaves do; after
+            # ``--`` Python 3.11's intermixed parse drops the separator: ``--`` keeps the plain one.
+            leaf = all(
+                action.nargs not in (argparse.PARSER, argparse.REMAINDER)
+                for action in self._get_positional_actions()
+            )
+            if self._intermixing or not leaf or "--" in (args or ()):
+                return super().parse_known_args(args, namespace)
+            self._intermixing = True
+            try:
+                return self.parse_known_intermixed_args(args, namespace)
+            finally:
+                self._intermixing = False
+
         def error(self, message: str) -> NoReturn:
             self.print_usage(sys.stderr)
             write_err(f"{PROGRAM}: {USAGE_CODE}: {message}")
