@@ -1394,3 +1394,57 @@ def test_cl100k_base_counts_the_body_when_the_tokens_extra_is_installed() -> Non
     ((_, message),) = _size(body, counter)
     assert message.startswith(f"the body has {counter.count(body)} tokens (cl100k_base); ")
     assert _size(body[: len(body) // 2], counter) == []  # 300 lines, 3,000 tokens
+
+
+def test_a_counter_is_checked_even_for_a_document_without_a_body() -> None:
+    with pytest.raises(DefinitionError):
+        check_document(HEAD.encode(), "a", counter=object())  # type: ignore[arg-type]
+    assert check_document(HEAD.encode(), "a", counter=_Words()).issues == ()
+
+
+class _Whole(_Words):
+    """Counts a text of several lines far above the sum of its lines: the running count
+    never passes the limit, so the finding falls on the body's last line."""
+
+    def count(self, text: str) -> int:
+        return 2 * BODY_MAX_TOKENS if text.count("\n") > 1 else 1
+
+
+def test_a_count_the_lines_never_reach_is_placed_at_the_last_line() -> None:
+    assert _size("a\nb\nc\n" + "w " * 3000, _Whole()) == [
+        (
+            8,
+            f"the body has {2 * BODY_MAX_TOKENS} tokens; keep SKILL.md's body under "
+            f"{BODY_MAX_TOKENS} tokens and move detail into referenced files",
+        )
+    ]
+
+
+class _Named(_Words):
+    def __init__(self, name: object) -> None:
+        super().__init__()
+        self._name = name
+
+    @property
+    def name(self) -> object:
+        if isinstance(self._name, Exception):
+            raise self._name
+        return self._name
+
+
+@pytest.mark.parametrize(
+    ("name", "unit"),
+    [
+        ("o200k_base", "tokens (o200k_base)"),
+        ("x" * 64, f"tokens ({'x' * 64})"),
+        ("x" * 65, "tokens"),
+        ("", "tokens"),
+        ("a\nb", "tokens"),
+        (7, "tokens"),
+        (None, "tokens"),
+        (RuntimeError("no"), "tokens"),
+    ],
+)
+def test_the_unit_names_a_tokenizer_only_by_a_short_printable_str(name: object, unit: str) -> None:
+    ((_, message),) = _size("w " * (BODY_MAX_TOKENS + 1), _Named(name))
+    assert message.startswith(f"the body has {BODY_MAX_TOKENS + 1} {unit}; ")

@@ -316,3 +316,29 @@ def test_a_path_that_is_no_files_stem_is_still_missing(
 ) -> None:
     (message,) = _missing(tmp_path, f"| Coding | {written} |\n", files)
     assert "names no file in the skill folder" in message
+
+
+def test_the_lead_that_says_what_is_created_may_end_in_a_carriage_return_or_blanks() -> None:
+    for lead in ("The script creates:\r", "The script creates:  ", "It generates: **"):
+        assert targets(f"{lead}\n- `references/a.md`\n") == [], lead
+
+
+def test_a_skill_named_in_the_frontmatter_only_teaches_nothing() -> None:
+    """The body decides: a description that names SKILL.md leaves the body's arrows routing."""
+    head = "---\nname: a\ndescription: Checks SKILL.md files.\n---\n"
+    body = "- Detailed patterns \u2192 `references/patterns.md`\n"
+    check = check_document((head + body).encode(), "a")
+    assert [r.target for r in check.references] == ["references/patterns.md"]
+    taught = check_document((head + "Keep SKILL.md short.\n\n" + body).encode(), "a")
+    assert taught.references == ()
+
+
+def test_stems_are_looked_up_per_folder(tmp_path: Path) -> None:
+    body = (
+        "| a | `references/open-coding` |\n| b | `references/axial` |\n"
+        "| c | `references/deep/open-coding` |\n"
+    )
+    assert _missing(tmp_path, body, ("references/open-coding.md",)) == [
+        "'references/axial' names no file in the skill folder",
+        "'references/deep/open-coding' names no file in the skill folder",
+    ]

@@ -191,6 +191,8 @@ def test_camel_case_with_a_typo_and_swapped_letters_get_did_you_mean(
     ("spelled", "meant"),
     [
         ("nmae", "name"),
+        ("anme", "name"),
+        ("naem", "name"),
         ("descritpion", "description"),
         ("disableModelInvokation", "disable-model-invocation"),
         ("whenToUze", "when_to_use"),
@@ -278,3 +280,12 @@ def test_a_skill_installed_by_gh_skill_install_lints_clean(profile: str) -> None
         "name: git-commit\n---\n",
     ):
         assert check_document(text.encode(), "git-commit", profile).issues == (), text
+
+
+def test_fix_renames_a_near_miss_when_only_the_body_holds_the_field_meant(tmp_path: Path) -> None:
+    skill = tmp_path / "a"
+    skill.mkdir()
+    text = "---\nname: a\ndescription: d\nLicence: MIT\n---\nlicense: in the body\n"
+    (skill / "SKILL.md").write_text(text)
+    main(["lint", "--no-config", "--fix", str(skill)])
+    assert (skill / "SKILL.md").read_text() == text.replace("Licence:", "license:")
