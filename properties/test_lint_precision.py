@@ -230,7 +230,9 @@ def test_a_list_after_another_lead_is_still_references(lead: str, listing: str) 
 
 # --------------------------------------------- advice for laying out a skill's files
 
-_ARROWS = st.sampled_from(["\u2192", "->", "=>", "\u21d2", "\u27f6", "\u279c"])
+_ARROWS = st.sampled_from(
+    ["\u2192", "->", "=>", "\u21d2", "\u21e8", "\u27f6", "\u27f9", "\u279c", "\u27a1", "-->"]
+)
 _TEACHING = st.sampled_from(
     [
         "Keep SKILL.md under 500 lines and move detail into reference files:",

@@ -332,7 +332,8 @@ def _link_target(raw: str) -> str | None:
 _SKILL_FILE = "SKILL.md"
 _SELF = re.compile(r"\bthis[ \t]*+[`*_]*+$", re.IGNORECASE)
 _SELF_WINDOW = 8  # "this `" and emphasis, before the name
-_ARROW = re.compile("\u2192|\u21d2|\u27f6|\u279c|\u2794|->|=>")
+# → ⇒ ⇨ ⟶ ⟹ ➔ ➜ ➝ ➞ ➡, and the ASCII -> and =>.
+_ARROW = re.compile("[\u2192\u21d2\u21e8\u27f6\u27f9\u2794\u279c\u279d\u279e\u27a1]|->|=>")
 
 
 def _teaches_writing_skills(text: str, start: int) -> bool:
