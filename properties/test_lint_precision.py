@@ -238,6 +238,11 @@ _TEACHING = st.sampled_from(
         "Keep SKILL.md under 500 lines and move detail into reference files:",
         "A `SKILL.md` stays short; the detail goes to files it links:",
         "Structure your skill's **SKILL.md** like this:",
+        "When writing a skill, split the detail out:",
+        "Authoring skills? Split the detail out:",
+        "Creating a new skill? Split the detail out:",
+        "Skill authoring: split the detail out:",
+        "Keep your skill lean:",
     ]
 )
 _NOT_TEACHING = st.sampled_from(
@@ -245,6 +250,11 @@ _NOT_TEACHING = st.sampled_from(
         "Read only the file the task needs:",
         "This SKILL.md stays short; the detail is in:",  # the skill speaking of itself
         "Keep this `SKILL.md` open and read:",
+        "Whatever your skill level, read:",
+        "Use this skill for writing reports:",
+        "Related skills: `pdf`. Read:",
+        "### Writing Skills\n\nGood writing skills matter. Read:",  # the ability to write
+        "See `document-skills/pptx/SKILL.md` too. Read:",  # another skill's SKILL.md
     ]
 )
 
@@ -275,7 +285,7 @@ def test_the_same_arrow_in_a_skill_that_does_not_teach_skills_is_a_reference(
     lead: str, arrow: str
 ) -> None:
     advice = f"- Detailed patterns {arrow} `references/patterns.md`\n"
-    assert targets(f"{lead}\n\n{advice}") == ["references/patterns.md"]
+    assert targets(f"{lead}\n\n{advice}")[-1:] == ["references/patterns.md"]
 
 
 # ------------------------------------- a path shown without its extension (a table)

@@ -96,8 +96,10 @@ into another skill; the lead's own line (`scripts/init.py creates:`) and what fo
 list after a blank line or a heading are the skill's text again, and a creation verb in an
 earlier clause ("When it creates a report, read:") does not count. In a skill that teaches
 writing skills, one whose body names `SKILL.md` (other than "this SKILL.md", the skill
-speaking of itself), a path after an arrow on its line (`→`, `⇒`, `⇨`, `⟶`, `⟹`, `➔`,
-`➜`, `➝`, `➞`, `➡`, `->`, `=>`, outside code) is advice for the reader's skill ("Detailed patterns →
+speaking of itself, or `other-skill/SKILL.md`, another skill's file) or speaks of writing
+one ("writing a skill", "authoring skills", "skill authoring", "a new skill", "your skill";
+not "writing skills" alone, the ability), a path after an arrow on its line (`→`, `⇒`,
+`⇨`, `⟶`, `⟹`, `➔`, `➜`, `➝`, `➞`, `➡`, `->`, `=>`, outside code) is advice for the reader's skill ("Detailed patterns →
 `references/patterns.md`"); a path before the arrow or without one, and every link, is
 still a reference, and in a skill that does not name `SKILL.md` an arrow is routing to
 its own files ("Setup → `references/setup.md`"), checked as such. A path in inline code

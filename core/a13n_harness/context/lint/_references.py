@@ -336,14 +336,32 @@ _SELF_WINDOW = 8  # "this `" and emphasis, before the name
 _ARROW = re.compile("[\u2192\u21d2\u21e8\u27f6\u27f9\u2794\u279c\u279d\u279e\u27a1]|->|=>")
 
 
+# Or it speaks of writing one: "writing a skill", "creating your skills", "authoring skills",
+# "skill authoring", "a new skill", "your skill" (not "your skill level"). Not "writing skills"
+# alone: that is as often the ability to write.
+_WRITING_SKILLS = re.compile(
+    r"\b(?:writing|creating|authoring)[ \t]++(?:a|an|your|new)[ \t]++"
+    r"(?:(?:agent|new|good|effective)[ \t]++)*+skills?\b"
+    r"|\b(?:creating|authoring)[ \t]++(?:agent[ \t]++)?+skills\b"
+    r"|\bskill[ \t]++(?:authoring|creation)\b|\ba[ \t]++new[ \t]++skill\b"
+    r"|\byour[ \t]++skill\b(?![ \t]++level)",
+    re.IGNORECASE,
+)
+
+
 def _teaches_writing_skills(text: str, start: int) -> bool:
-    """Whether the body from ``start`` names ``SKILL.md`` other than as "this SKILL.md"."""
+    """Whether the body from ``start`` teaches writing skills: it names ``SKILL.md`` other
+    than as "this SKILL.md" or the last segment of a path, or speaks of writing a skill
+    (:data:`_WRITING_SKILLS`)."""
     found = text.find(_SKILL_FILE, start)
     while found >= 0:
-        if not _SELF.search(text, max(found - _SELF_WINDOW, start), found):
+        # `other-skill/SKILL.md` names another skill's file; "this SKILL.md" names its own.
+        if text[found - 1 : found] not in ("/", "\\") and not _SELF.search(
+            text, max(found - _SELF_WINDOW, start), found
+        ):
             return True
         found = text.find(_SKILL_FILE, found + len(_SKILL_FILE))
-    return False
+    return _WRITING_SKILLS.search(text, start) is not None
 
 
 def _first_arrow(line: str, opens: list[int], closes: list[int]) -> int:
