@@ -99,10 +99,10 @@ writing skills, one whose body names `SKILL.md` (other than "this SKILL.md", the
 speaking of itself, or `other-skill/SKILL.md`, another skill's file) or speaks of writing
 one ("writing a skill", "authoring skills", "skill authoring", "a new skill", "your skill";
 not "writing skills" alone, the ability), a path after an arrow on its line (`→`, `⇒`,
-`⇨`, `⟶`, `⟹`, `➔`, `➜`, `➝`, `➞`, `➡`, `->`, `=>`, outside code) is advice for the reader's skill ("Detailed patterns →
-`references/patterns.md`"); a path before the arrow or without one, and every link, is
-still a reference, and in a skill that does not name `SKILL.md` an arrow is routing to
-its own files ("Setup → `references/setup.md`"), checked as such. A path in inline code
+`⇨`, `⟶`, `⟹`, `➔`, `➜`, `➝`, `➞`, `➡`, `->`, `=>`, outside code) is advice for the
+reader's skill ("Detailed patterns → `references/patterns.md`"); a path before the arrow or
+without one, and every link, is still a reference, and in any other skill an arrow is
+routing to its own files ("Setup → `references/setup.md`"), checked as such. A path in inline code
 whose last segment has no extension (`references/open-coding`, as a table shows a prefix)
 names a file when the folder holds a file of that name plus an extension
 (`references/open-coding.md`); a link must name the file itself. A `file:` URL
