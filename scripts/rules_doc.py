@@ -141,6 +141,7 @@ profile = "claude-code"                       # agentskills (default), claude-co
 select = ["skill_name_invalid", "skill_reference_escapes"]   # only these are reported
 ignore = ["skill_body_too_long"]               # never reported
 severity = { skill_reference_missing = "error", skill_html_comment = "note" }
+tokenizer = "lines"                           # skill_body_too_long counts lines (or cl100k_base)
 
 [tool.a13n-skills.lint.per-path-ignores]       # globs relative to this file's folder
 "skills/legacy/*" = ["skill_field_unknown"]
@@ -148,6 +149,13 @@ severity = { skill_reference_missing = "error", skill_html_comment = "note" }
 
 A configuration that cannot be used is one `lint_config_invalid` error at its file, line
 and column, and nothing is linted. `--profile` wins over the configuration's `profile`.
+
+`tokenizer` pins what `skill_body_too_long` counts, so every machine and CI job counts the
+same: `lines` (500 lines), `cl100k_base` or `o200k_base` (5,000 tokens; the `tokens` extra
+must be installed, else the configuration is refused). Without it lint counts `cl100k_base`
+tokens where the extra is installed and lines elsewhere (the GitHub Action installs no
+extra). `--tokenizer` wins over it and also takes a Hugging Face `tokenizer.json`; a
+configuration names no file.
 
 `exclude = ["vendor/", "skills/*/fixtures"]` leaves skills out: a pattern (the per-path
 globs' language, relative to the file's folder) matches a `SKILL.md` or one of its folders.

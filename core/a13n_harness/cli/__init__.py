@@ -425,7 +425,14 @@ def _run_lint(args: argparse.Namespace) -> int:
 
     if args.diff and not args.fix:
         raise _UsageError("--diff shows what --fix would change: use --fix --diff")
-    counter = _body_counter(args.tokenizer)
+    from a13n_harness.cli._body_size import body_counter
+
+    if args.tokenizer is not None:
+        body_counter(args.tokenizer)  # an unknown name or a missing extra fails before the scan
+
+    def counters(configured: str | None) -> TokenCounter | None:
+        """``--tokenizer`` wins over the configuration's ``tokenizer``; neither: the default."""
+        return body_counter(args.tokenizer or configured)
 
     def linted() -> LintResult:
         try:
@@ -436,7 +443,7 @@ def _run_lint(args: argparse.Namespace) -> int:
                 profile=args.profile,
                 config_file=args.config,
                 use_config=not args.no_config,
-                counter=counter,
+                counters=counters,
             )
         except (DefinitionError, OSError) as error:  # OutputError is not raised before the write
             return LintResult((problem_finding(".", error),), 0)
@@ -508,47 +515,6 @@ def _add_tokenizer(parser: argparse.ArgumentParser) -> None:
         "the path of an open model's Hugging Face tokenizer.json, with a / or ending in .json "
         "(needs the hf extra: pip install 'a13n-harness-skills[hf]')",
     )
-
-
-class _OnFirstCount:
-    """A named tiktoken vocabulary loaded at its first count (~0.5 s): lint asks only about a
-    body of more UTF-8 bytes than ``skill_body_too_long``'s token limit, since both named
-    vocabularies count at most one token per byte (``byte_bounded``)."""
-
-    byte_bounded = True
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self._counter: TokenCounter | None = None
-
-    def count(self, text: str) -> int:
-        if self._counter is None:
-            from a13n_harness.tokenizers import token_counter
-
-            self._counter = token_counter(self.name)
-        return self._counter.count(text)
-
-
-def _body_counter(name: str | None) -> TokenCounter | None:
-    """What lint measures a body with: ``--tokenizer``'s counter (``lines``: none), or by
-    default ``cl100k_base`` when the ``tokens`` extra is installed, else none (lines)."""
-    if name == "lines":
-        return None
-    import importlib.util
-
-    from a13n_harness.context.errors import DefinitionError
-    from a13n_harness.tokenizers import TOKENIZERS, _data_path, token_counter
-
-    if name is not None and name not in TOKENIZERS:
-        return token_counter(name)  # a tokenizer.json loaded now, or an unknown name refused
-    chosen = name or "cl100k_base"
-    try:
-        installed = importlib.util.find_spec("tiktoken") is not None and bool(_data_path(chosen))
-    except (DefinitionError, ImportError, ValueError):
-        installed = False
-    if installed:
-        return _OnFirstCount(chosen)
-    return None if name is None else token_counter(name)  # refused: it names the extra
 
 
 def _tokenizer_loads(name: str) -> None:

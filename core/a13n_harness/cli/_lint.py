@@ -780,11 +780,14 @@ def run_lint(
     config_file: str | None = None,
     use_config: bool = True,
     counter: TokenCounter | None = None,
+    counters: Callable[[str | None], TokenCounter | None] | None = None,
 ) -> LintResult:
     """``a13n-skills lint``: the configuration of each PATH (``--config``, or the one found
     from PATH up to its repository's top unless ``--no-config``), the profile
     (``--profile``, else the configuration's, else the specification), the lint, then the
-    configuration applied to its findings. PATHs sharing a configuration are linted together."""
+    configuration applied to its findings. PATHs sharing a configuration are linted together.
+    ``counter`` measures bodies in tokens (else lines); ``counters``, when given, picks it
+    per configuration from its ``tokenizer`` (``None`` when it has none)."""
     top = repository_top(paths[0] if paths else os.curdir)
     targets = list(paths) or [os.curdir]
     try:
@@ -806,7 +809,8 @@ def run_lint(
         config = configs[start]
         chosen = profile or config.profile or DEFAULT_PROFILE
         try:
-            result = lint(targets[start:index], roots, progress, chosen, counter)
+            measured = counters(config.tokenizer) if counters is not None else counter
+            result = lint(targets[start:index], roots, progress, chosen, measured)
             result = _excluded(result, config, ignore, top)
         finally:
             if ignore is not None and index == len(targets):

@@ -354,7 +354,8 @@ RULES: dict[str, Rule] = _rules(
         "the body is longer than 5,000 tokens, or 500 lines without a tokenizer",
         f"The Markdown body after the frontmatter should stay under {BODY_MAX_TOKENS} tokens. "
         "With the `tokens` extra installed lint counts them (`cl100k_base`, or the tokenizer "
-        "`--tokenizer` names); without it, or with `--tokenizer lines`, it counts lines and "
+        "`--tokenizer` or the configuration's `tokenizer` names); without it, or with "
+        "`tokenizer` `lines`, it counts lines and "
         f"the body should stay within {BODY_MAX_LINES}. The message says which unit was "
         "counted; the finding points at the first line past the limit (for tokens, the line "
         "on which the running count of the body's lines passes it).",
