@@ -221,6 +221,7 @@ def test_the_script_named_on_the_lead_that_says_what_it_creates_is_a_reference()
         "The script creates a folder. Then read:",  # ... or an earlier sentence's
         "## What it creates:",  # a heading, not a paragraph's lead
         "It creates the files below",  # no colon: the list is not introduced by it
+        "It creates: X",  # the colon is not the line's end
     ],
 )
 @given(listing=_LISTS)
