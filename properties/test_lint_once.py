@@ -147,8 +147,10 @@ def test_negative_control_checks_that_parse_again_fail(
 ) -> None:
     """The checks given no parse (they parse the bytes themselves): caught."""
 
-    def parsing(data: bytes, parsed: object, folder: str | None, profile: str) -> object:
-        return check_parsed(data, None, folder, profile)
+    def parsing(
+        data: bytes, parsed: object, folder: str | None, profile: str, counter: object
+    ) -> object:
+        return check_parsed(data, None, folder, profile, counter)  # type: ignore[arg-type]
 
     monkeypatch.setattr(lint_module, "check_parsed", parsing)
     with pytest.raises(AssertionError, match="Counts reads"):
@@ -267,7 +269,9 @@ def _lint_json(base: Path, afresh: bool) -> str:
             patch.setattr(
                 lint_module,
                 "check_parsed",
-                lambda data, _parsed, folder, profile: check_document(data, folder, profile),
+                lambda data, _parsed, folder, profile, counter: check_document(
+                    data, folder, profile, counter
+                ),
             )
         result = lint([str(base)], [], Progress())
     return format_findings(result, "json", "0")

@@ -74,7 +74,7 @@ if TYPE_CHECKING:
     from a13n_harness.context.catalog import SkillCatalog
     from a13n_harness.context.errors import DefinitionError
     from a13n_harness.context.render import RenderedCatalog
-    from a13n_harness.context.tokens import CountedRendering
+    from a13n_harness.context.tokens import CountedRendering, TokenCounter
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "DEFAULT_RESERVE_TOKENS", "build_parser", "main"]
 
@@ -425,6 +425,14 @@ def _run_lint(args: argparse.Namespace) -> int:
 
     if args.diff and not args.fix:
         raise _UsageError("--diff shows what --fix would change: use --fix --diff")
+    from a13n_harness.cli._body_size import body_counter
+
+    if args.tokenizer is not None:
+        body_counter(args.tokenizer)  # an unknown name or a missing extra fails before the scan
+
+    def counters(configured: str | None) -> TokenCounter | None:
+        """``--tokenizer`` wins over the configuration's ``tokenizer``; neither: the default."""
+        return body_counter(args.tokenizer or configured)
 
     def linted() -> LintResult:
         try:
@@ -435,6 +443,7 @@ def _run_lint(args: argparse.Namespace) -> int:
                 profile=args.profile,
                 config_file=args.config,
                 use_config=not args.no_config,
+                counters=counters,
             )
         except (DefinitionError, OSError) as error:  # OutputError is not raised before the write
             return LintResult((problem_finding(".", error),), 0)
@@ -640,6 +649,14 @@ def build_parser() -> argparse.ArgumentParser:
         ".a13n-skills.toml, else its pyproject.toml)",
     )
     config.add_argument("--no-config", action="store_true", help="read no configuration")
+    lint.add_argument(
+        "--tokenizer",
+        metavar="NAME|PATH",
+        help="count each body's tokens in this tokenizer for skill_body_too_long (the "
+        "specification's 5000): cl100k_base, o200k_base or a Hugging Face tokenizer.json, or "
+        "lines to count 500 lines instead (default: cl100k_base with the tokens extra "
+        "installed, else lines)",
+    )
     lint.add_argument(
         "--strict", action="store_true", help="exit 1 on a warning too (default: on an error)"
     )
