@@ -24,6 +24,7 @@ import pytest
 from a13n_harness.cli import main
 from a13n_harness.context.manifest import decode_manifest, encode_manifest
 from a13n_harness.context.render import catalog_allowance, render_catalog
+from bounded import run_bounded
 from cli_run import DEMO, cli_environment, one_error_line, run_cli
 
 DEMO_MANIFEST = DEMO.parent / "demo-manifest.json"
@@ -597,13 +598,12 @@ def test_lint_shows_progress_only_on_a_terminal(tmp_path: Path) -> None:
     skill(tmp_path / ".agents" / "skills", "ok", "---\nname: ok\ndescription: fine\n---\n")
     controller, terminal = pty.openpty()
     try:
-        process = subprocess.run(
+        process = run_bounded(
             [sys.executable, "-m", "a13n_harness.cli", "lint", str(tmp_path)],
             env=cli_environment(),
             stdout=subprocess.PIPE,
             stderr=terminal,
-            timeout=60,
-            check=False,
+            cpu_seconds=60,
         )
         os.close(terminal)
         terminal = -1

@@ -174,8 +174,8 @@ def test_render_manifest_refuses_what_is_not_a_regular_file_at_once(
     if not os.path.exists(path) and not os.path.islink(path):
         pytest.skip(f"{path} does not exist here")
     # A FIFO opened for reading blocks until a writer comes, that is forever: the run's
-    # timeout (TimeoutExpired) is the failure, not a measured duration.
-    result = run_cli("render-manifest", path, timeout=30)
+    # no-progress stop (bounded.run_bounded) is the failure, not a measured duration.
+    result = run_cli("render-manifest", path, cpu_seconds=30)
     for server in _OPEN_SOCKETS:
         bound = Path(server.getsockname())
         server.close()
