@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar, overload
 
 import pytest
 
@@ -67,17 +67,48 @@ def _stopped(what: str, reason: str, limits: process.Limits, detail: str = "") -
     pytest.fail(message + (f"\n{detail}" if detail else ""), pytrace=False)
 
 
+@overload
+def run_bounded(
+    args: Sequence[str | os.PathLike[str]],
+    *,
+    cpu_seconds: float,
+    what: str = "",
+    input: str | None = None,
+    text: Literal[True],
+    capture_output: bool = False,
+    check: bool = False,
+    stall_seconds: float = STALL_SECONDS,
+    **popen: Any,
+) -> subprocess.CompletedProcess[str]: ...
+
+
+@overload
+def run_bounded(
+    args: Sequence[str | os.PathLike[str]],
+    *,
+    cpu_seconds: float,
+    what: str = "",
+    input: bytes | None = None,
+    text: Literal[False] = False,
+    capture_output: bool = False,
+    check: bool = False,
+    stall_seconds: float = STALL_SECONDS,
+    **popen: Any,
+) -> subprocess.CompletedProcess[bytes]: ...
+
+
 def run_bounded(
     args: Sequence[str | os.PathLike[str]],
     *,
     cpu_seconds: float,
     what: str = "",
     input: bytes | str | None = None,
+    text: bool = False,
     capture_output: bool = False,
     check: bool = False,
     stall_seconds: float = STALL_SECONDS,
     **popen: Any,
-) -> subprocess.CompletedProcess[Any]:
+) -> subprocess.CompletedProcess[str] | subprocess.CompletedProcess[bytes]:
     """``subprocess.run(args, ...)`` with a CPU budget for the child's whole process tree in
     place of a wall-clock ``timeout``: the tree (a session of its own) is killed whole when it
     has spent ``cpu_seconds`` or made no progress, and the calling test fails saying which."""
@@ -87,7 +118,7 @@ def run_bounded(
         popen["stdin"] = subprocess.PIPE
     command = [os.fspath(arg) for arg in args]
     limits = process.Limits(cpu_seconds, stall_seconds=stall_seconds)
-    child = subprocess.Popen(command, start_new_session=True, **popen)
+    child = subprocess.Popen(command, start_new_session=True, text=text, **popen)
     done = threading.Event()
     stopped: list[str] = []
 
@@ -114,7 +145,9 @@ def run_bounded(
     if stopped:
         tail = stderr[-2000:] if isinstance(stderr, str | bytes) else ""
         _stopped(what or " ".join(command[:3]), stopped[0], limits, repr(tail) if tail else "")
-    result = subprocess.CompletedProcess(command, child.returncode, stdout, stderr)
+    result: subprocess.CompletedProcess[Any] = subprocess.CompletedProcess(
+        command, child.returncode, stdout, stderr
+    )
     if check:
         result.check_returncode()
     return result
@@ -140,14 +173,20 @@ def wait_bounded(
     return ""
 
 
-def join_bounded(thread: threading.Thread, *, cpu_seconds: float, what: str) -> None:
+def join_bounded(
+    thread: threading.Thread,
+    *,
+    cpu_seconds: float,
+    what: str,
+    stall_seconds: float = STALL_SECONDS,
+) -> None:
     """``thread.join()``, failing the test when the wait is given up (``wait_bounded``)."""
 
     def joined(seconds: float) -> bool:
         thread.join(seconds)
         return not thread.is_alive()
 
-    reason = wait_bounded(joined, cpu_seconds=cpu_seconds)
+    reason = wait_bounded(joined, cpu_seconds=cpu_seconds, stall_seconds=stall_seconds)
     if reason:
         pytest.fail(f"{what}: stopped, {reason}", pytrace=False)
 

@@ -64,7 +64,7 @@ def run_cli(
     if close:
         redirections = " ".join(f"{fd}>&-" for fd in close)
         argv = ["/bin/sh", "-c", f'exec "$@" {redirections}', "sh", *argv]
-    result: subprocess.CompletedProcess[bytes] = run_bounded(
+    result = run_bounded(
         argv,
         cpu_seconds=cpu_seconds,
         cwd=cwd or REPO,
