@@ -219,6 +219,21 @@ def test_no_test_waits_on_the_wall_clock() -> None:
     assert found == [], "bound the wait by CPU time: properties/bounded.py"
 
 
+def test_no_script_outside_the_gate_has_a_wall_clock_limit() -> None:
+    """``scripts/*.py`` bound their children by CPU time too (``_gate.process``). Clock reads
+    stay: they time what a report shows (and ``scripts/bench.py`` measures). The gate's own
+    runner (``scripts/_gate``) is pinned by its own tests."""
+    found = [
+        limit
+        for path in sorted((REPO / "scripts").glob("*.py"))
+        for limit in wall_clock_limits(
+            path.read_text(encoding="utf-8"), str(path.relative_to(REPO))
+        )
+        if "() read" not in limit
+    ]
+    assert found == [], "bound the run by CPU time: scripts/_gate/process.py"
+
+
 PLANTED = """
 import asyncio, signal, socket, subprocess, threading, time
 import anyio
