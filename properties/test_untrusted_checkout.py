@@ -819,7 +819,7 @@ print(json.dumps({"status": listed, "peak_kib": peak}))
 _PROBE_ADDRESS_SPACE = 3 * 2**30
 
 
-def _collect_with_peak(repo: Path, timeout: float = 5.0) -> tuple[list[object] | None, int]:
+def _collect_with_peak(repo: Path, timeout: float = _TIMEOUT) -> tuple[list[object] | None, int]:
     """``collect_git_status(repo)`` in a child held to 3 GiB of address space; the
     status and the peak resident size (bytes) of the git processes it ran."""
 
