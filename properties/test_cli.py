@@ -39,7 +39,14 @@ _GIT = ("git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultB
 
 
 def git(cwd: Path, *args: str) -> None:
-    subprocess.run([*_GIT, *args], cwd=cwd, env=cli_environment(), check=True, capture_output=True)
+    run_bounded(
+        [*_GIT, *args],
+        cpu_seconds=60,
+        cwd=cwd,
+        env=cli_environment(),
+        check=True,
+        capture_output=True,
+    )
 
 
 def fake_git(directory: Path, body: str) -> Path:

@@ -56,8 +56,13 @@ def _hook_repository(target: Path) -> str:
     _git(target, "init", "-q")
     _git(target, "add", "-A")
     _git(target, "commit", "-q", "-m", "snapshot")
-    head = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=target, capture_output=True, text=True, check=True
+    head = run_bounded(
+        ["git", "rev-parse", "HEAD"],
+        cpu_seconds=60,
+        cwd=target,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return head.stdout.strip()
 

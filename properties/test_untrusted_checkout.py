@@ -474,7 +474,9 @@ def _canary(box: Box) -> str:
 @pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v.name)
 def test_vector_is_live_under_plain_git(tmp_path: Path, vector: Vector) -> None:
     """Positive control: the way the collector used to run git does run the program."""
-    version = subprocess.run(["git", "--version"], capture_output=True, check=True).stdout
+    version = run_bounded(
+        ["git", "--version"], cpu_seconds=60, capture_output=True, check=True
+    ).stdout
     numbers = tuple(int(n) for n in version.split()[2].split(b".")[:2])
     if not vector.live or numbers not in _LIVENESS_CHECKED_ON:
         pytest.skip("not a live vector for this git")
