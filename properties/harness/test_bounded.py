@@ -114,6 +114,22 @@ def test_control_a_thread_that_ends_is_joined_and_its_outcome_handed_over() -> N
         call_bounded(lambda: 1 // 0, cpu_seconds=5, what="division")
 
 
+def test_control_waits_longer_in_wall_time_than_their_cpu_budget_pass() -> None:
+    """The negative control of a wall-clock limit in this process: an event set after 3 s of
+    wall time, on a 1-second budget, is waited for; so is a condition that holds after 3 s."""
+    release = threading.Event()
+    timer = threading.Timer(3.0, release.set)
+    timer.start()
+    assert wait_bounded(release.wait, cpu_seconds=1) == ""
+
+    async def scenario() -> None:
+        later = asyncio.Event()
+        asyncio.get_running_loop().call_later(3.0, later.set)
+        await until(later.is_set, cpu_seconds=1, what="later")
+
+    asyncio.run(scenario())
+
+
 def test_an_await_that_never_ends_is_given_up_and_cleaned_up() -> None:
     cleaned: list[bool] = []
 
