@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", default=[], help="run steps whose name has this")
     parser.add_argument("--report", type=Path, help="default: build/verify-report.json")
     parser.add_argument(
-        "--fuzz-seconds", type=int, help="fuzzing time per target (default 5, --full 300)"
+        "--fuzz-seconds", type=int, help="fuzzing time per target (default 2, --full 300)"
     )
     parser.add_argument("--jobs", type=int, default=2, help="steps run at once (default 2)")
     parser.add_argument(
