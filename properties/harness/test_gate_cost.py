@@ -76,3 +76,63 @@ def test_every_target_unpackaged_still_has_its_build_outputs_checked(tmp_path: P
     _outputs(out, "fuzz_b")
     (out / "fuzz_b.options").write_text("# no section\n")
     assert "options" in cflite.check_outputs(out, ["fuzz_a", "fuzz_b"])[0]
+
+
+def _mutant(defects: Any, file: str, find: str, replace: str) -> Any:
+    return defects.Mutant("900_x", file, find, replace, ("t.py::t",), "c", "w", 10)
+
+
+def test_a_reused_slot_tree_is_the_clean_tree_plus_one_patch(tmp_path: Path) -> None:
+    """The defect verifier copies a slot's tree once and reuses it: the previous defect's patch
+    is undone before the next is applied, and a run that changed anything else in the tree
+    gets a fresh copy (negative control: a slot that skipped either would hand the next
+    defect a tree with two defects, or with a stray file)."""
+    from _gate import defects  # noqa: PLC0415
+
+    root = tmp_path / "root"
+    (root / "core" / "pkg").mkdir(parents=True)
+    (root / "core" / "pkg" / "a.py").write_text("A = 1\n")
+    (root / "core" / "pkg" / "b.py").write_text("B = 1\n")
+    slots = defects.SlotTrees(root, tmp_path / "scratch")
+    first = slots.mutated(0, _mutant(defects, "core/pkg/a.py", "A = 1", "A = 2"), 0)
+    assert (first / "core/pkg/a.py").read_text() == "A = 2\n"
+    second = slots.mutated(0, _mutant(defects, "core/pkg/b.py", "B = 1", "B = 2"), 1)
+    assert second == first
+    assert slots.copies == 1  # reused
+    assert (second / "core/pkg/a.py").read_text() == "A = 1\n"  # the first patch undone
+    assert (second / "core/pkg/b.py").read_text() == "B = 2\n"
+    assert (second / "core/pkg/a.py").stat().st_mtime == (root / "core/pkg/a.py").stat().st_mtime
+    (second / "core" / "stray.txt").write_text("left by a run")
+    clean = slots.clean(0)
+    assert slots.copies == 2  # a change besides the patch: copied afresh
+    assert not (clean / "core" / "stray.txt").exists()
+    assert (clean / "core/pkg/b.py").read_text() == "B = 1\n"
+
+
+def test_a_forked_run_loads_its_plugin_by_name_and_gives_tests_the_environment_back(
+    tmp_path: Path,
+) -> None:
+    """A defect's run starts pytest without the scan of installed plugins and loads
+    Hypothesis's by name; a test in it sees the environment as the caller had it (a pytest the
+    test starts must find its plugins as usual)."""
+    from _gate import warm  # noqa: PLC0415
+
+    tree = tmp_path / "tree"
+    (tree / "core").mkdir(parents=True)
+    (tree / "test_env.py").write_text(
+        "import os, sys\n"
+        "def test_env(request):\n"
+        f"    assert {warm.AUTOLOAD!r} not in os.environ\n"
+        "    assert request.config.pluginmanager.has_plugin('_hypothesis_pytestplugin')\n"
+        "    assert not request.config.pluginmanager.has_plugin('xdist')\n"
+    )
+    job = warm.Job(
+        "env",
+        ("-p", "no:cacheprovider", "-q", "test_env.py"),
+        lambda slot: tree,
+        tmp_path / "env.log",
+        60,
+    )
+    (done,) = warm.run_jobs([job], 1)
+    assert done.exit_code == 0, (tmp_path / "env.log").read_text()
+    assert done.junit.ran == 1
