@@ -13,6 +13,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from harness.scratch import REPO
 
 if str(REPO / "scripts") not in sys.path:
@@ -136,3 +138,23 @@ def test_a_forked_run_loads_its_plugin_by_name_and_gives_tests_the_environment_b
     (done,) = warm.run_jobs([job], 1)
     assert done.exit_code == 0, (tmp_path / "env.log").read_text()
     assert done.junit.ran == 1
+
+
+def test_the_property_steps_cache_bytecode_outside_the_tree(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The properties and the corpus replay write bytecode to a prefix outside the tree, also
+    where the caller turned writing off (each Python their tests start would compile the core
+    again); a prefix the caller set is theirs."""
+    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    steps = {s.name: s for s in build_steps(Plan(REPO, REPO / "build"))}
+    for name in ("properties (ci)", "corpus replay"):
+        env = steps[name].env
+        assert env["PYTHONDONTWRITEBYTECODE"] == ""
+        prefix = Path(env["PYTHONPYCACHEPREFIX"])
+        assert prefix.is_absolute()
+        assert not prefix.is_relative_to(REPO)
+    monkeypatch.setenv("PYTHONPYCACHEPREFIX", "/elsewhere")
+    kept = {s.name: s for s in build_steps(Plan(REPO, REPO / "build"))}["properties (ci)"].env
+    assert "PYTHONPYCACHEPREFIX" not in kept
