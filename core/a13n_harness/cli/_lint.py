@@ -38,6 +38,7 @@ import os
 import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager
 from a13n_harness.cli._fix import FixResult, apply_fixes
@@ -87,6 +88,9 @@ from a13n_harness.environment import (
 )
 from a13n_harness.environment.facts import _find_checkout  # finds a work tree, runs no git
 from a13n_harness.environment.local import BlockingLocalFileOperator, run_blocking
+
+if TYPE_CHECKING:
+    from a13n_harness.context.tokens import TokenCounter
 
 __all__ = [
     "JSON_FORMAT_VERSION",
@@ -168,9 +172,15 @@ def _finding(path: str, line: int, column: int, rule: str, message: str) -> Find
 
 
 class _Linter:
-    def __init__(self, progress: Progress, profile: str = DEFAULT_PROFILE) -> None:
+    def __init__(
+        self,
+        progress: Progress,
+        profile: str = DEFAULT_PROFILE,
+        counter: TokenCounter | None = None,
+    ) -> None:
         self.progress = progress
         self.profile = profile
+        self.counter = counter  # the body's size in its tokens, else in lines
         self.findings: list[Finding] = []
         self.skills = 0
         self.seen: set[str] = set()
@@ -207,7 +217,9 @@ class _Linter:
             self.findings.append(_finding(shown, 1, 1, rule_for_error(error.code), error.message))
             return None
         suppressions = find_suppressions(data, RULES)
-        check = check_document(mask_directives(data, suppressions), folder, self.profile)
+        check = check_document(
+            mask_directives(data, suppressions), folder, self.profile, self.counter
+        )
         self.findings.extend(
             _finding(shown, issue.line, issue.column, issue.rule, issue.message)
             for issue in check.issues
@@ -566,6 +578,7 @@ class _Resolver:
         # The skill folder's segments below the repository's top ("" when it is the top).
         self.skill = [part for part in skill.split(os.sep) if part not in ("", ".")]
         self.folders: dict[str, bool] = {}
+        self.listed: dict[str, frozenset[str]] = {}  # a folder's file names, once listed
         self.unit: int | None = None  # installation_unit, asked once a reference climbs
 
     def close(self) -> None:
@@ -641,7 +654,31 @@ class _Resolver:
         target = reference.target
         if not reference.path:
             return None
-        return await _stat_finding(self.inside, "/" + reference.path, target, "the skill folder")
+        found = await _stat_finding(self.inside, "/" + reference.path, target, "the skill folder")
+        if (
+            found is not None
+            and found[0] == "skill_reference_missing"
+            and reference.kind == "code"
+            and await self._stem_of_a_file(reference.path)
+        ):
+            return None  # `references/open-coding` for references/open-coding.md
+        return found
+
+    async def _stem_of_a_file(self, path: str) -> bool:
+        """Whether ``path`` (no extension in its last segment) is a file's name less its
+        extension: a table showing `references/open-coding` means references/open-coding.md.
+        Each folder is listed once per skill."""
+        folder, _, name = path.rpartition("/")
+        if not name or "." in name:
+            return False
+        if folder not in self.listed:
+            try:
+                entries = await self.inside.list_directory("/" + folder)
+                self.listed[folder] = frozenset(e.name for e in entries if e.kind == "file")
+            except (FileOperatorError, DefinitionError):
+                self.listed[folder] = frozenset()
+        stem = name + "."
+        return any(entry.startswith(stem) for entry in self.listed[folder])
 
 
 def _classify(path: str) -> str | Finding:
@@ -677,13 +714,15 @@ def lint(
     roots: Sequence[str],
     progress: Progress,
     profile: str = DEFAULT_PROFILE,
+    counter: TokenCounter | None = None,
 ) -> LintResult:
     """Lint every PATH (default ``.``) in order under ``profile``; see the module docstring.
+    ``counter`` measures each body in tokens (``skill_body_too_long``), else in lines.
     A PATH that cannot be linted is a run-level finding and the others are linted."""
     targets = [(path, _classify(path)) for path in (paths or ["."])]
 
     async def run() -> LintResult:
-        linter = _Linter(progress, profile)
+        linter = _Linter(progress, profile, counter)
         for path, kind in targets:
             if isinstance(kind, Finding):
                 linter.findings.append(kind)
@@ -740,11 +779,15 @@ def run_lint(
     profile: str | None = None,
     config_file: str | None = None,
     use_config: bool = True,
+    counter: TokenCounter | None = None,
+    counters: Callable[[str | None], TokenCounter | None] | None = None,
 ) -> LintResult:
     """``a13n-skills lint``: the configuration of each PATH (``--config``, or the one found
     from PATH up to its repository's top unless ``--no-config``), the profile
     (``--profile``, else the configuration's, else the specification), the lint, then the
-    configuration applied to its findings. PATHs sharing a configuration are linted together."""
+    configuration applied to its findings. PATHs sharing a configuration are linted together.
+    ``counter`` measures bodies in tokens (else lines); ``counters``, when given, picks it
+    per configuration from its ``tokenizer`` (``None`` when it has none)."""
     top = repository_top(paths[0] if paths else os.curdir)
     targets = list(paths) or [os.curdir]
     try:
@@ -766,7 +809,8 @@ def run_lint(
         config = configs[start]
         chosen = profile or config.profile or DEFAULT_PROFILE
         try:
-            result = lint(targets[start:index], roots, progress, chosen)
+            measured = counters(config.tokenizer) if counters is not None else counter
+            result = lint(targets[start:index], roots, progress, chosen, measured)
             result = _excluded(result, config, ignore, top)
         finally:
             if ignore is not None and index == len(targets):

@@ -52,6 +52,7 @@ from a13n_harness.context.lint._references import installation_unit as installat
 from a13n_harness.context.lint._rules import (
     BASE64_MIN_CHARS,
     BODY_MAX_LINES,
+    BODY_MAX_TOKENS,
     COMPATIBILITY_MAX_CHARS,
     DEFAULT_PROFILE,
     DESCRIPTION_MAX_CHARS,
@@ -75,6 +76,7 @@ from a13n_harness.context.lint._rules import rule_markdown as rule_markdown
 __all__ = [
     "BASE64_MIN_CHARS",
     "BODY_MAX_LINES",
+    "BODY_MAX_TOKENS",
     "COMPATIBILITY_MAX_CHARS",
     "DEFAULT_PROFILE",
     "DESCRIPTION_MAX_CHARS",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from a13n_harness.context._checks import is_bytes_like, plain_bytes, plain_fields, plain_str
 from a13n_harness.context.errors import FRONTMATTER_REASONS, FrontmatterError
@@ -13,13 +14,17 @@ from a13n_harness.context.frontmatter import (
     find_frontmatter,
     parse_skill_document,
 )
-from a13n_harness.context.lint._content import _content_issues, _count, _value_issues
+from a13n_harness.context.lint._content import (
+    _body_size_issue,
+    _content_issues,
+    _count,
+    _value_issues,
+)
 from a13n_harness.context.lint._fields import _Checker
 from a13n_harness.context.lint._nodes import _frontmatter_nodes, _Node, _Scalar, _scalars
 from a13n_harness.context.lint._references import Reference, _scan_body
 from a13n_harness.context.lint._rules import (
     _CONSIDERED_MAX,
-    BODY_MAX_LINES,
     DEFAULT_PROFILE,
     DOCUMENT_MAX_BYTES,
     PROFILES,
@@ -28,6 +33,9 @@ from a13n_harness.context.lint._rules import (
     Issue,
 )
 from a13n_harness.context.lint._text import BOM, _decode, _Text
+
+if TYPE_CHECKING:
+    from a13n_harness.context.tokens import TokenCounter
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +70,10 @@ def _surrogate_escape_at(text: _Text, line: int | None, column: int | None) -> b
 
 
 def check_document(
-    data: bytes, folder: str | None, profile: str = DEFAULT_PROFILE
+    data: bytes,
+    folder: str | None,
+    profile: str = DEFAULT_PROFILE,
+    counter: TokenCounter | None = None,
 ) -> DocumentCheck:
     """Check one SKILL.md's bytes; ``folder`` is the name of the folder holding it.
 
@@ -71,7 +82,10 @@ def check_document(
     (resolved by the caller). Never raises for any bytes; linear in their size.
     ``data`` that is not bytes, or a ``folder`` that is neither a ``str`` nor ``None``,
     is refused with ``skill_frontmatter_invalid`` (reason ``encoding``), as
-    :func:`parse_skill_document` refuses it.
+    :func:`parse_skill_document` refuses it. ``counter`` (a
+    :class:`~a13n_harness.context.tokens.TokenCounter`) measures the body in tokens
+    instead of lines (``skill_body_too_long``); one that is not a counter or that fails is
+    ``allowance_invalid`` (reason ``counter``), as the catalog's rendering reports it.
     """
     # A Host's subclass is taken as its plain value: its own methods never decide.
     data, folder, profile = plain_bytes(data), plain_str(folder), plain_str(profile)  # type: ignore[assignment]
@@ -139,10 +153,11 @@ def check_document(
     checker = _Checker(text, start)
     root = _frontmatter_nodes(frontmatter)
     fields: dict[str, tuple[_Scalar, _Node]] = {}
+    present = frozenset(key.value for key, _ in root.pairs)
     for key, value in root.pairs:
         fields[key.value] = (key, value)
         if key.value not in SPEC_FIELDS:
-            checker.field(key, value, profile)
+            checker.field(key, value, profile, present)
     if "name" in fields:
         checker.name(fields["name"][1], folder)
     else:
@@ -163,19 +178,9 @@ def check_document(
         checker.allowed_tools(fields["allowed-tools"][1])
 
     body_start = end + span.body - span.end
-    body_first_line = text.where(body_start)[0] if body_start < len(decoded) else None
-    if body_first_line is not None:
-        body_lines = text.line_count - body_first_line + 1
-        if body_lines > BODY_MAX_LINES:
-            checker.issues.append(
-                Issue(
-                    "skill_body_too_long",
-                    body_first_line + BODY_MAX_LINES,
-                    1,
-                    f"the body has {body_lines} lines; keep SKILL.md under {BODY_MAX_LINES} "
-                    "and move detail into referenced files",
-                )
-            )
+    size = _body_size_issue(text, body_start, counter)
+    if size is not None:
+        checker.issues.append(size)
     written = list(_content_issues(text, start, end, "frontmatter"))
     checker.issues.extend(written)
     reported = {issue.rule for issue in written}
