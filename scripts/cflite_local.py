@@ -358,6 +358,15 @@ def main(argv: list[str] | None = None) -> int:
     if reused:
         print(f"reusing the packaged targets in {out} (inputs unchanged, key {key})")
         recorded = previous.get("recorded", expected)
+        # Packages of an earlier, wider build that this run does not ask for are not kept
+        # (about 110 MB each): the folder holds what the last run used.
+        for extra in sorted(set(previous.get("targets", [])) - set(wanted)):
+            (out / f"{extra}.pkg").unlink(missing_ok=True)
+            (out / extra).unlink(missing_ok=True)
+        stamp.write_text(
+            json.dumps({"key": key, "targets": wanted, "recorded": recorded}) + "\n",
+            encoding="utf-8",
+        )
     else:
         shutil.rmtree(out, ignore_errors=True)
         stamp.unlink(missing_ok=True)

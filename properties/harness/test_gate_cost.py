@@ -8,6 +8,7 @@ that keeps it honest: the part the quick gate still runs must still fail on its 
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 import zipfile
 from pathlib import Path
@@ -50,7 +51,7 @@ def test_quick_gate_packages_one_target_and_the_full_gate_every_one() -> None:
 
 
 def _outputs(out: Path, target: str) -> None:
-    out.mkdir(exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out / f"{target}_seed_corpus.zip", "w") as archive:
         archive.writestr("seed", b"x")
     (out / f"{target}.options").write_text(f"[libfuzzer]\nmax_len = 10\ndict = {target}.dict\n")
@@ -158,3 +159,37 @@ def test_the_property_steps_cache_bytecode_outside_the_tree(
     monkeypatch.setenv("PYTHONPYCACHEPREFIX", "/elsewhere")
     kept = {s.name: s for s in build_steps(Plan(REPO, REPO / "build"))}["properties (ci)"].env
     assert "PYTHONPYCACHEPREFIX" not in kept
+
+
+HEALTHY_PACKAGED_TARGET = """#!/bin/sh
+# Behaves like a libFuzzer binary that runs its inputs and finds nothing.
+echo "Done 1 runs in 0 second(s)"
+"""
+
+
+def test_a_narrower_run_keeps_only_the_packages_it_used(tmp_path: Path) -> None:
+    """A run that reuses a wider build (same inputs) packages nothing again, runs the target it
+    asks for, and removes the packages it did not use: the build folder holds what the last
+    run used, not an earlier build's gigabyte."""
+    cflite = _load("_cflite_local_keep", REPO / "scripts" / "cflite_local.py")
+    root = tmp_path / "root"
+    (root / "fuzz").mkdir(parents=True)
+    (root / "core").mkdir()
+    build = tmp_path / "cflite"
+    out = build / "out"
+    targets = ["fuzz_a", "fuzz_b"]
+    for target in targets:
+        (root / "fuzz" / f"{target}.py").write_text("")
+        _outputs(out, target)
+        (out / f"{target}.pkg").write_bytes(b"package")
+        (out / target).write_text(HEALTHY_PACKAGED_TARGET)
+        (out / target).chmod(0o755)
+    stamp = {"key": cflite.inputs_key(root), "targets": targets, "recorded": targets}
+    (build / "inputs.json").write_text(json.dumps(stamp))
+    arguments = ["--root", str(root), "--out", str(build), "--runs", "1"]
+    assert cflite.main([*arguments, "--package", "fuzz_a"]) == 0
+    assert (out / "fuzz_a.pkg").is_file()
+    assert not (out / "fuzz_b.pkg").exists()
+    assert not (out / "fuzz_b").exists()
+    assert (out / "fuzz_b_seed_corpus.zip").is_file()  # build.sh's outputs stay
+    assert json.loads((build / "inputs.json").read_text())["targets"] == ["fuzz_a"]
