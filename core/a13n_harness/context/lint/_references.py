@@ -376,7 +376,9 @@ def _first_arrow(line: str, opens: list[int], closes: list[int]) -> int:
 class _Body:
     """What one pass over the body found: references and HTML comments."""
 
-    def __init__(self) -> None:
+    def __init__(self, text: str = "", start: int = 0) -> None:
+        self.text = text  # the decoded file, the body from ``start``: for ``teaching``
+        self.start = start
         self.references: list[Reference] = []
         self.comments = 0
         self.first_comment = (0, 0)
@@ -384,7 +386,16 @@ class _Body:
         self.found = 0  # references found, REFERENCES_MAX of them kept
         self.considered = 0  # inline-code spans with a slash looked at
         self.limit_at = (1, 1)  # where the limit struck when no reference was kept
-        self.teaching = False  # the body teaches writing skills (_teaches_writing_skills)
+        self._teaching: bool | None = None  # ``teaching``, once asked
+
+    @property
+    def teaching(self) -> bool:
+        """Whether the body teaches writing skills (:func:`_teaches_writing_skills`), found
+        on the first question and kept: most bodies never ask (no arrow before a path), and
+        the answer is one pass over the body whoever asks."""
+        if self._teaching is None:
+            self._teaching = _teaches_writing_skills(self.text, self.start)
+        return self._teaching
 
     def add(self, reference: Reference | None) -> None:
         if reference is not None:
@@ -636,8 +647,7 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
     is scanned only when it can hold a link, a comment or a path in inline code (a
     backtick and a slash), and only those ask whether they sit in an example.
     """
-    body = _Body()
-    body.teaching = _teaches_writing_skills(decoded, start)
+    body = _Body(decoded, start)
     text = decoded[start:]
     lines: list[str] = []  # split once, when a question about a line needs them
     examples: _Examples | None = None
@@ -664,6 +674,13 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
         line_end = length if line_end < 0 else line_end
         line = text[line_start:line_end]
         position = line_end + 1
+        refer = in_comment or _may_refer(line)
+        if not refer and line.lstrip(" \t")[:3] not in ("```", "~~~"):
+            # Nothing to read and no fence to open (a code span without a slash, the common
+            # event): the line changes nothing, indented code or not, so no question about
+            # its block is asked.
+            number += 1
+            continue
         if not in_comment and (
             (line[:1] in (" ", "\t") and _indentation(line) >= 4) or _CODE_ITEM.match(line)
         ):
@@ -680,14 +697,7 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
                 position, number = _after_fence(text, position, number + 1, opened.group(1))
                 fences.append((opener, number - first_line - 1))
                 continue
-        if (
-            in_comment
-            or "](" in line
-            or "]:" in line
-            or "<!--" in line
-            or ("<" in line and _FILE_AUTOLINK.search(line) is not None)
-            or ("`" in line and "/" in line)
-        ):
+        if refer:
             example = False
             if "`" in line and "/" in line:
                 if examples is None:
@@ -698,6 +708,18 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
             in_comment = body.open_comment
         number += 1
     return body
+
+
+def _may_refer(line: str) -> bool:
+    """Whether ``line`` (outside a comment) can hold a link, a comment or a path in inline
+    code: the lines :func:`_scan_line` reads."""
+    return (
+        "](" in line
+        or "]:" in line
+        or "<!--" in line
+        or ("<" in line and _FILE_AUTOLINK.search(line) is not None)
+        or ("`" in line and "/" in line)
+    )
 
 
 class _Next:
@@ -817,7 +839,9 @@ def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: b
     marker = _EXAMPLE_MARK.search(line)
     # At the cap one more candidate is still looked at: it is what reports the limit.
     if not example and "/" in line and body.found <= REFERENCES_MAX:
-        advice = _first_arrow(line, spans.opens, spans.closes) if body.teaching else len(line)
+        advice = len(line)  # where advice starts; the body is asked only about an arrow
+        if spans.opens and _ARROW.search(line) is not None and body.teaching:
+            advice = _first_arrow(line, spans.opens, spans.closes)
         for span_start, content_start, content_end in zip(
             spans.opens, spans.inners, spans.inner_ends, strict=True
         ):
