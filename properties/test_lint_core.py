@@ -349,6 +349,18 @@ def test_the_utf8_prefilter_is_the_hidden_set_on_every_code_point() -> None:
     assert _UTF8_HIDDEN.fullmatch("\U000e0080".encode()) is not None
 
 
+def test_the_printable_hidden_class_is_printable_escaped_on_every_code_point() -> None:
+    """The quiet path's character class finds exactly the escaped characters
+    ``str.isprintable`` accepts: one search over every code point finds each of them once."""
+    from a13n_harness.context.encoder import printable_escaped  # noqa: PLC0415
+    from a13n_harness.context.lint._content import _printable_hidden  # noqa: PLC0415
+
+    every = "".join(chr(p) for p in range(0x110000) if not 0xD800 <= p <= 0xDFFF)
+    assert _printable_hidden().findall(every) == sorted(printable_escaped())
+    # Negative control: a class one range short would differ.
+    assert re.findall("[\u034f\ufe00-\ufe0f]", every) != sorted(printable_escaped())
+
+
 # ----------------------------------------------------------- field findings
 
 _TOO_LONG = "x" * (COMPATIBILITY_MAX_CHARS + 1)

@@ -452,3 +452,40 @@ def test_the_body_scan_work_is_linear_on_generated_documents(
     work = _Work(monkeypatch)
     lint._scan_body(body, 0, 1)
     assert work.passed <= 4 * len(body) + 64, (work.passed, len(body))
+
+
+# Whether a body teaches writing skills is one search over the whole body: asked only for a
+# line with an arrow and a path in inline code, and once per body.
+_NO_ARROW_ON_A_PATH = "See `references/a.md` and [b](b.md).\n" * 200 + "x -> y, `p -> q`\n"
+_ARROWS = "Details \u2192 `references/a.md`\n" * 200
+
+
+def _teaching_questions(monkeypatch: pytest.MonkeyPatch, body: str) -> int:
+    asked: list[int] = []
+    teaches = lint._teaches_writing_skills
+
+    def counted(text: str, start: int) -> bool:
+        asked.append(start)
+        return teaches(text, start)
+
+    monkeypatch.setattr(lint, "_teaches_writing_skills", counted)
+    lint._scan_body(body, 0, 1)
+    return len(asked)
+
+
+def test_the_body_scan_asks_whether_a_body_teaches_only_at_an_arrow_and_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert _teaching_questions(monkeypatch, _NO_ARROW_ON_A_PATH) == 0
+    assert _teaching_questions(monkeypatch, _ARROWS) == 1
+
+
+def test_negative_control_a_body_asked_at_every_arrow_is_seen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        lint._Body,
+        "teaching",
+        property(lambda body: lint._teaches_writing_skills(body.text, body.start)),
+    )
+    assert _teaching_questions(monkeypatch, _ARROWS) == 200
