@@ -361,6 +361,27 @@ def test_the_printable_hidden_class_is_printable_escaped_on_every_code_point() -
     assert re.findall("[\u034f\ufe00-\ufe0f]", every) != sorted(printable_escaped())
 
 
+_SPARSE = st.sampled_from(
+    list("a \t\n\r\x00\x7f\u00a0\u00e9\u034f\u200b\u200d\u202e\u3164\ufe0f\ud800")
+    + list("\U0001f600\U000e0041\U000e0100")
+)
+
+
+@given(st.text(st.one_of(_SPARSE, st.characters(blacklist_categories=()))))
+def test_the_quiet_path_is_the_plain_reading(part: str) -> None:
+    """Quiet: no character other than tab and line ends is one ``str.isprintable`` refuses
+    or one of the printable ones the encoder escapes (lone surrogates included, as a YAML
+    value may hold them)."""
+    from a13n_harness.context.encoder import printable_escaped  # noqa: PLC0415
+    from a13n_harness.context.lint._content import _quiet  # noqa: PLC0415
+
+    plain = all(
+        char in "\t\n\r" or (char.isprintable() and char not in printable_escaped())
+        for char in part
+    )
+    assert _quiet(part) is plain
+
+
 # ----------------------------------------------------------- field findings
 
 _TOO_LONG = "x" * (COMPATIBILITY_MAX_CHARS + 1)

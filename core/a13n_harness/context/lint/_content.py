@@ -163,16 +163,25 @@ def _printable_hidden() -> re.Pattern[str]:
     return re.compile(f"[{_class(tuple(ranges))}]" if ranges else "(?!)")
 
 
+# The ASCII characters that are text: tab, line ends and the printable ones.
+_ASCII_SHOWN = bytes((0x09, 0x0A, 0x0D, *range(0x20, 0x7F)))
+
+
 def _quiet(part: str) -> bool:
     """Whether ``part`` certainly holds no hidden character, decided by C-speed passes: every
     hidden character is one ``str.isprintable`` refuses (tab and line ends aside) or one of
-    the few printable ones the encoder escapes (variation selectors, fillers)."""
+    the few printable ones the encoder escapes (variation selectors, fillers). Only what is
+    left once the ASCII text is deleted from its UTF-8 bytes (the non-ASCII characters and
+    ASCII controls, whole: a multi-byte sequence holds no ASCII byte) is looked at."""
     if part.isascii():
         return _ASCII_HIDDEN.search(part) is None
-    return (
-        part.replace("\n", "").replace("\t", "").replace("\r", "").isprintable()
-        and _printable_hidden().search(part) is None
+    # A YAML value may hold a lone surrogate: it goes through, and isprintable refuses it.
+    rest = (
+        part.encode("utf-8", "surrogatepass")
+        .translate(None, _ASCII_SHOWN)
+        .decode("utf-8", "surrogatepass")
     )
+    return rest.isprintable() and _printable_hidden().search(rest) is None
 
 
 def _content_issues(text: _Text, start: int, end: int, region: str) -> Iterator[Issue]:
