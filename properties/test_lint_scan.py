@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from a13n_harness.context.lint import REFERENCES_MAX, Reference, _rules, check_document
 from a13n_harness.context.lint import _references as lint
@@ -489,3 +491,33 @@ def test_negative_control_a_body_asked_at_every_arrow_is_seen(
         property(lambda body: lint._teaches_writing_skills(body.text, body.start)),
     )
     assert _teaching_questions(monkeypatch, _ARROWS) == 200
+
+
+# The substring prefilters in front of two expressions the line scan asks about every
+# line it reads: the arrow of advice, and the mark of an example.
+_PIECES = st.sampled_from(
+    [
+        *"-=>. :\t",
+        *"\u2192\u21d2\u27a1\u2190\u0130\u017f\u212a\u00e9",
+        *("->", "=>", "e.g.", "E. G.", "for", "FOR example", "For Instance", "EXAMPLES"),
+        *("exampl", "Example:", "x", "`a/b`"),
+    ]
+)
+
+
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=3)), max_size=12).map("".join))
+def test_the_line_prefilters_pass_every_line_their_expression_matches(line: str) -> None:
+    assert lint._has_arrow(line) is (lint._ARROW.search(line) is not None)
+    assert lint._may_mark_example(line) or lint._EXAMPLE_MARK.search(line) is None
+
+
+def test_negative_control_a_prefilter_that_misses_a_form_is_seen() -> None:
+    """A prefilter without ``e.`` would pass by "e.g." (a piece the property draws)."""
+
+    def without_e(line: str) -> bool:
+        return "for" in line.lower() or "exampl" in line.lower()
+
+    line = "See e.g. `references/a.md`"
+    assert lint._EXAMPLE_MARK.search(line) is not None
+    assert not without_e(line)
+    assert lint._may_mark_example(line)

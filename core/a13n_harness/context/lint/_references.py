@@ -170,6 +170,16 @@ _PLACED_PATH = re.compile(r"[\w.@+-]++(?:/[\w.@+-]++)*+/?+", re.ASCII)
 _EXAMPLE_MARK = re.compile(
     r"(?i)\b(?:e\.\s?g\.|for example|for instance)|\bexamples?\b\W{0,4}:", re.ASCII
 )
+
+
+def _may_mark_example(line: str) -> bool:
+    """Whether ``line`` can hold an :data:`_EXAMPLE_MARK` (ASCII, case-insensitive: its
+    ASCII letters lower one for one): each of its forms holds ``e.``, ``for`` or ``exampl``,
+    found by substring searches where the expression tries every position."""
+    lowered = line.lower()
+    return "e." in lowered or "for" in lowered or "exampl" in lowered
+
+
 _EXAMPLE_LEAD = re.compile(r"[ \t]*+(?:\*\*|__)?+examples?\b", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"[ \t]*+(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
 # A paragraph ending in a clause that says what something makes, then a colon ("The init
@@ -333,7 +343,19 @@ _SKILL_FILE = "SKILL.md"
 _SELF = re.compile(r"\bthis[ \t]*+[`*_]*+$", re.IGNORECASE)
 _SELF_WINDOW = 8  # "this `" and emphasis, before the name
 # → ⇒ ⇨ ⟶ ⟹ ➔ ➜ ➝ ➞ ➡, and the ASCII -> and =>.
-_ARROW = re.compile("[\u2192\u21d2\u21e8\u27f6\u27f9\u2794\u279c\u279d\u279e\u27a1]|->|=>")
+_ARROW_CHARS = "[\u2192\u21d2\u21e8\u27f6\u27f9\u2794\u279c\u279d\u279e\u27a1]"
+_ARROW = re.compile(_ARROW_CHARS + "|->|=>")
+_ARROW_CHAR = re.compile(_ARROW_CHARS)
+
+
+def _has_arrow(line: str) -> bool:
+    """``_ARROW.search(line) is not None``, by substring searches and, on a line that is not
+    ASCII, one character class (an alternation is tried at every position)."""
+    return (
+        "->" in line
+        or "=>" in line
+        or (not line.isascii() and _ARROW_CHAR.search(line) is not None)
+    )
 
 
 # Or it speaks of writing one: "writing a skill", "creating your skills", "authoring skills",
@@ -836,11 +858,11 @@ def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: b
                 or opened >= comment_ends[at]
             ]
         )
-    marker = _EXAMPLE_MARK.search(line)
+    marker = _EXAMPLE_MARK.search(line) if _may_mark_example(line) else None
     # At the cap one more candidate is still looked at: it is what reports the limit.
     if not example and "/" in line and body.found <= REFERENCES_MAX:
         advice = len(line)  # where advice starts; the body is asked only about an arrow
-        if spans.opens and _ARROW.search(line) is not None and body.teaching:
+        if spans.opens and _has_arrow(line) and body.teaching:
             advice = _first_arrow(line, spans.opens, spans.closes)
         for span_start, content_start, content_end in zip(
             spans.opens, spans.inners, spans.inner_ends, strict=True
