@@ -791,6 +791,11 @@ LINT_SHAPES = {
     "[[a]": "[[a]",
     "<!--": "<!--",
     "[a]: b ": "[a]: b ",
+    # An arrow before a path in a skill that teaches writing skills (advice), an example's
+    # mark before a path, emoji with their variation selectors (the hidden-character rules).
+    "SKILL.md \u2192 `a/b` ": "SKILL.md \u2192 `a/b` ",
+    "e.g. `a/b` ": "e.g. `a/b` ",
+    "\u2764\ufe0f ": "\u2764\ufe0f ",
 }
 _LINT_HEAD = b"---\nname: a\ndescription: d\n---\n"
 
