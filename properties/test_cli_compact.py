@@ -29,6 +29,7 @@ from a13n_harness.context.render import (
 )
 from a13n_harness.context.tokens import render_catalog_counted
 from a13n_harness.tokenizers import token_counter
+from bounded import run_bounded
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "examples" / "demo-workspace"
@@ -39,12 +40,11 @@ def cli(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess[bytes]:
     environment = {**os.environ, "PYTHONPATH": str(REPO / "core")}
     if args[0] in ("catalog", "manifest") and "--root" not in args:
         args = (*args, "--root", ".agents/skills")  # the catalog's roots: exactly this one
-    result = subprocess.run(
+    result = run_bounded(
         [sys.executable, "-m", "a13n_harness.cli", *map(str, args)],
         env=environment,
         capture_output=True,
-        timeout=300,
-        check=False,
+        cpu_seconds=300,
     )
     assert b"Traceback" not in result.stderr, result.stderr.decode(errors="replace")
     return result

@@ -39,6 +39,7 @@ from a13n_harness.environment import (
 )
 from a13n_harness.environment import local as local_module
 from a13n_harness.testing.discovery_strategies import ShuffledCompletionOperator, skill_document
+from bounded import join_bounded, until, wait_bounded
 
 
 def doc(name: str, description: str = "Does things.") -> bytes:
@@ -591,8 +592,10 @@ def test_fifo_is_never_opened(tmp_path: Path) -> None:
         scanning.clear()
         # Release the writer: this open, not the scan's, is the one it should see.
         reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-        thread.join(timeout=60)
-        os.close(reader)
+        try:
+            join_bounded(thread, cpu_seconds=60, what="the FIFO's writer")
+        finally:
+            os.close(reader)
     assert opened_during_scan == [False], "the scan opened the FIFO"
     assert scan.items == ()
     assert [(d.code, d.path) for d in scan.diagnostics] == [
@@ -632,7 +635,7 @@ def test_a_document_swapped_for_a_fifo_before_the_re_read_fails_the_scan_without
         target=lambda: codes.append(code_of(operator, [source("s", "/skills")])), daemon=True
     )
     worker.start()
-    worker.join(timeout=60)
+    join_bounded(worker, cpu_seconds=60, what="the scan of a swapped FIFO")
     assert codes == ["skill_document_changed"]
 
 
@@ -758,7 +761,7 @@ def test_a_cancelled_scan_in_place_makes_no_call_after_the_cancel_and_is_joined(
         calls.append(1)
         if len(calls) == 1:
             started.set()
-            release.wait(30)
+            assert not wait_bounded(release.wait, cpu_seconds=30), "never released"
         try:
             return original(self, operation)  # type: ignore[arg-type]
         finally:
@@ -769,10 +772,8 @@ def test_a_cancelled_scan_in_place_makes_no_call_after_the_cancel_and_is_joined(
 
     async def cancel_while_listing() -> int:
         task = asyncio.ensure_future(manager.scan(files=files))
-        for _ in range(30_000):  # at most about 30 s: a scan that never lists fails here
-            if started.is_set() or task.done():
-                break
-            await asyncio.sleep(0.001)
+        # A scan that never lists fails here (its CPU spent, or no progress).
+        await until(lambda: started.is_set() or task.done(), cpu_seconds=30, what="the listing")
         assert started.is_set(), "the scan never listed its root"
         task.cancel()
         for _ in range(3):

@@ -87,7 +87,7 @@ def test_a_configuration_that_is_no_regular_file_is_a_finding_at_once(
     not opened (a FIFO opened for reading blocks until a writer comes)."""
     workspace = _workspace(tmp_path / "ws")
     _make(workspace / name, kind)
-    result = run_cli("lint", "--format", "json", workspace, timeout=30)
+    result = run_cli("lint", "--format", "json", workspace, cpu_seconds=30)
     assert result.returncode == 1, result.stdout
     assert b"lint_config_invalid" in result.stdout
     assert str(workspace / name).encode() in result.stdout
@@ -99,7 +99,7 @@ def test_config_flag_naming_no_regular_file_is_a_finding_at_once(tmp_path: Path,
     workspace = _workspace(tmp_path / "ws")
     named = tmp_path / "c.toml"
     _make(named, kind)
-    result = run_cli("lint", "--format", "json", "--config", named, workspace, timeout=30)
+    result = run_cli("lint", "--format", "json", "--config", named, workspace, cpu_seconds=30)
     assert result.returncode == 1, result.stdout
     (finding,) = json.loads(result.stdout)["findings"]
     assert finding["rule"] == "lint_config_invalid"
