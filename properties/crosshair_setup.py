@@ -23,9 +23,28 @@ import inspect
 import pkgutil
 from collections.abc import Callable
 
-from crosshair.core import register_patch
+import crosshair.core_and_libs  # noqa: F401 - CrossHair's own patches, registered first
+from crosshair.core import _PATCH_REGISTRATIONS, realize, register_patch
+from crosshair.libimpl.builtinslib import LazyIntSymbolicStr
+from crosshair.tracers import NoTracing
 
 _REGISTERED: list[str] = []
+
+
+def _ord(char: str) -> int:
+    """CrossHair's ``ord`` with the code point of a symbolic one-character string read while
+    tracing: CrossHair 0.0.113 reads it with tracing off, and a character cut from a
+    symbolic string (a regular expression's match, as the encoder's ``_numeric`` gets) holds
+    symbolic bounds, whose arithmetic then raises ``CrossHairInternal`` ("Numeric operation
+    on symbolic while not tracing") instead of exploring the path."""
+    if len(char) != 1:
+        raise TypeError
+    with NoTracing():  # type: ignore[no-untyped-call]
+        symbolic = isinstance(char, LazyIntSymbolicStr)
+    if symbolic:
+        code_point: int = char._codepoints[0]  # type: ignore[attr-defined]
+        return code_point
+    return ord(realize(char))
 
 
 def constant_tables() -> dict[str, Callable[[], object]]:
@@ -49,6 +68,10 @@ def register_constant_tables() -> list[str]:
     """Patch each constant table's builder to return its value (once per process); the
     names patched."""
     if not _REGISTERED:
+        # Replaces CrossHair's own patch of ord (its registration is the dictionary's entry,
+        # read each time a search starts).
+        _PATCH_REGISTRATIONS[ord] = _ord
+        _REGISTERED.append("builtins.ord")
         for name, build in sorted(constant_tables().items()):
             value = build()
             register_patch(build, lambda value=value: value)

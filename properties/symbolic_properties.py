@@ -102,6 +102,8 @@ PROPERTIES: dict[str, dict[str, float]] = {
     },
 }
 DEFAULT_CPU = 60.0  # a property run symbolically that is not in the table
+# CPU seconds the whole step took on the measuring run (the gate's estimate, for its order).
+ESTIMATE = 1800.0
 
 
 def node_ids() -> list[str]:

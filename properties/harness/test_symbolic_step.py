@@ -33,7 +33,9 @@ def test_the_symbolic_step_runs_in_full_only_with_its_properties_budgets() -> No
     ]
     ids = symbolic_properties.node_ids()
     assert set(ids) <= set(step.command)
-    assert step.env == {"HYPOTHESIS_PROFILE": "crosshair"}
+    assert step.env["HYPOTHESIS_PROFILE"] == "crosshair"
+    assert step.cores == 2
+    assert "worksteal" in step.command
     assert step.tool == "module:hypothesis_crosshair_provider"
     assert step.cpu_seconds == 60 + sum(symbolic_properties.budget(node) for node in ids)
     (crosshair,) = [

@@ -586,7 +586,10 @@ def symbolic_properties(plan: Plan) -> Iterator[Step]:
         # CPU s: every property's own budget, and a minute to collect and start.
         cpu_seconds=60 + sum(table.budget(node) for node in ids),
         profile="crosshair",
-        estimate=600,
+        estimate=table.ESTIMATE,
+        # Two workers taking the next property when free: each property's budget is its own
+        # process's CPU time, so a worker beside another slows neither's verdict.
+        workers=2,
     )
     yield replace(built, tool="module:hypothesis_crosshair_provider")
 
