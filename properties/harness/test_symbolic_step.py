@@ -157,3 +157,26 @@ def test_the_cpu_timer_is_off_while_pytest_reports_the_call(tmp_path: Path) -> N
     passed = _run(tmp_path, 0.2, 20, "-p", "timer_at_report")
     assert passed.returncode == 0, passed.stdout
     assert (tmp_path / "timer.txt").read_text(encoding="utf-8") == "(0.0, 0.0)"
+
+
+def test_the_cores_cached_tables_are_what_crosshair_is_given() -> None:
+    """CrossHair runs a cached function again at every call, so the test setup gives it each
+    argument-free cached table of the core as the value the core builds (the encoder's table
+    of printable escaped code points among them: 3 CPU s a call when traced)."""
+    import importlib  # noqa: PLC0415
+
+    sys.path.insert(0, str(REPO / "properties"))
+    try:
+        import crosshair_setup  # noqa: PLC0415 - imports CrossHair
+    finally:
+        sys.path.remove(str(REPO / "properties"))
+    tables = crosshair_setup.constant_tables()
+    assert {"encoder.printable_escaped", "encoder._needs_encoding"} <= set(tables)
+    for name, build in tables.items():
+        module, attribute = name.split(".")
+        cached = getattr(importlib.import_module(f"a13n_harness.context.{module}"), attribute)
+        assert build is cached.__wrapped__
+        assert build() == cached()
+    registered = crosshair_setup.register_constant_tables()
+    assert registered == crosshair_setup.register_constant_tables()  # once a process
+    assert set(tables) <= set(registered)
