@@ -17,15 +17,15 @@ table cannot drift (``properties/harness/test_verification_table.py`` compares i
   paths; ``no counterexample`` in its CPU budget; ``precondition unmet``: no path ran;
   ``COUNTEREXAMPLE``), and how many of the symbolic properties naming the function passed.
 
-The results are read from a gate run's report (``--report build/verify-report.json`` of a
-``--full`` run, or ``build/only/verify-report.json`` of ``--full --only symbolic --only
-crosshair``): the CrossHair steps' logs it names and the symbolic step's JUnit file, where
-each property wrote the CPU seconds it took. A result the report does not hold is kept from
-the table as written, for the contracts it was found for. Below the functions, one row per
-symbolic property: its CPU budget (``properties/symbolic_properties.py``), the CPU seconds
-it took and its result in that run.
+The results are read from gate runs' reports (``--report build/verify-report.json`` of a
+``--full`` run, or the reports of ``--full --only symbolic`` and ``--full --only crosshair``
+runs, each ``--report`` once): the CrossHair steps' logs they name and the symbolic step's
+JUnit file, where each property wrote the CPU seconds it took. A result no report holds is
+kept from the table as written, for the contracts it was found for. Below the functions, one
+row per symbolic property: its CPU budget (``properties/symbolic_properties.py``), the CPU
+seconds it took and its result in that run.
 
-Usage: ``python scripts/verification_table.py [--check] [--report FILE]``.
+Usage: ``python scripts/verification_table.py [--check] [--report FILE ...]``.
 """
 
 from __future__ import annotations
@@ -456,7 +456,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
     parser.add_argument(
-        "--report", type=Path, help="a gate run's report (build/verify-report.json)"
+        "--report",
+        type=Path,
+        action="append",
+        default=[],
+        help="a gate run's report (build/verify-report.json); repeatable",
     )
     args = parser.parse_args(argv)
     current = TABLE.read_text(encoding="utf-8") if TABLE.is_file() else ""
@@ -464,7 +468,12 @@ def main(argv: list[str] | None = None) -> int:
     kept_properties = {
         name: (cells[2], cells[3]) for name, cells in parse_table(current, 4).items()
     }
-    run = read_run(args.report) if args.report is not None else Run()
+    run = Run()
+    for report in args.report:
+        found = read_run(report)
+        run.contracts.update(found.contracts)
+        run.properties.update(found.properties)
+        run.steps += found.steps
     text = render(
         rows(run, kept), property_rows(run, kept_properties), run.steps or last_run(current)
     )
