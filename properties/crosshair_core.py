@@ -290,7 +290,7 @@ def cut_entries(catalog: SkillCatalog, index: int) -> SkillCatalog:
     """``catalog`` with every description cut to the cap of ``COMPACT_FORMS[index]``."""
     cap = int(COMPACT_FORMS[index].removeprefix("cut-"))
     # Concrete values for the oracle's own entries (the contract's function had the symbolic
-    # ones): the entries' plain-str copy refuses CrossHair's symbolic str.
+    # ones): the oracle checks the function, not itself.
     catalog = deep_realize(catalog)
     entries = tuple(
         CatalogEntry(e.name, cut_description(e.description, cap), e.file) for e in catalog.entries
@@ -399,10 +399,10 @@ def facts_of(cwd: str, ahead: int) -> EnvironmentFacts:
 CWDS = ("/w", "", "<&>", "a\u2028b\x85", "\u202e\x00", "\U0001f600/x")
 
 
-# Counts the facts contracts choose from: the encoder's plain-str copy (str.__str__) refuses
-# CrossHair's symbolic str, so a count drawn symbolically (written by str()) met no path.
+# Counts the facts contracts choose from: one, two and twenty digits (the u64 maximum).
 AHEADS = (0, 1, 10, 99, MAX_TOTAL)
-# Description lengths the manifest contract chooses from, for the same reason.
+# Description lengths the manifest contract chooses from (a path through CrossHair's JSON
+# costs about 4 CPU s, so a few lengths rather than a range).
 LENGTHS = (1, 2, 7, 12)
 
 
