@@ -19,13 +19,14 @@ table cannot drift (``properties/harness/test_verification_table.py`` compares i
 
 The results are read from gate runs' reports (``--report build/verify-report.json`` of a
 ``--full`` run, or the reports of ``--full --only symbolic`` and ``--full --only crosshair``
-runs, each ``--report`` once): the CrossHair steps' logs they name and the symbolic step's
-JUnit file, where each property wrote the CPU seconds it took. A result no report holds is
+runs, each ``--report`` once; ``--junit`` adds a JUnit file of symbolic properties run apart
+with the same profile): the CrossHair steps' logs they name and the symbolic step's JUnit
+file, where each property wrote the CPU seconds it took. A result no report holds is
 kept from the table as written, for the contracts it was found for. Below the functions, one
 row per symbolic property: its CPU budget (``properties/symbolic_properties.py``), the CPU
 seconds it took and its result in that run.
 
-Usage: ``python scripts/verification_table.py [--check] [--report FILE ...]``.
+Usage: ``python scripts/verification_table.py [--check] [--report FILE ...] [--junit FILE ...]``.
 """
 
 from __future__ import annotations
@@ -462,6 +463,13 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="a gate run's report (build/verify-report.json); repeatable",
     )
+    parser.add_argument(
+        "--junit",
+        type=Path,
+        action="append",
+        default=[],
+        help="a JUnit file of symbolic properties run apart (crosshair profile); repeatable",
+    )
     args = parser.parse_args(argv)
     current = TABLE.read_text(encoding="utf-8") if TABLE.is_file() else ""
     kept = {name: (cells[1], cells[-1]) for name, cells in parse_table(current).items()}
@@ -474,6 +482,15 @@ def main(argv: list[str] | None = None) -> int:
         run.contracts.update(found.contracts)
         run.properties.update(found.properties)
         run.steps += found.steps
+    for junit in args.junit:
+        # A part of the step run apart: its properties' results where no report has them.
+        apart = junit_properties(junit.read_text(encoding="utf-8"))
+        run.properties = {**apart, **run.properties}
+        shown = junit.resolve().relative_to(REPO) if junit.resolve().is_relative_to(REPO) else junit
+        run.steps.append(
+            f"- `{shown}`: {len(apart)} symbolic properties run apart, "
+            f"{sum(result == 'passed' for result, _ in apart.values())} passed"
+        )
     text = render(
         rows(run, kept), property_rows(run, kept_properties), run.steps or last_run(current)
     )
