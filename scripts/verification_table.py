@@ -310,8 +310,10 @@ def read_run(report: Path) -> Run:
         name = entry.get("name", "")
         if name not in (*CROSSHAIR_STEPS, SYMBOLIC_STEP):
             continue
+        status = entry.get("status")
+        note = f" ({entry.get('note')})" if status != "passed" and entry.get("note") else ""
         run.steps.append(
-            f"- `{name}`: {entry.get('status')}, {entry.get('cpu_seconds')} CPU s "
+            f"- `{name}`: {status}{note}, {entry.get('cpu_seconds')} CPU s "
             f"({entry.get('seconds')} s wall)"
         )
         log = REPO / entry.get("log", "")
