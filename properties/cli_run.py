@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 import a13n_harness
+from bounded import run_bounded
 
 REPO = Path(__file__).resolve().parent.parent
 # The folder holding the a13n_harness under test: core/ in a source-tree run, the fresh
@@ -54,22 +55,22 @@ def run_cli(
     env: Mapping[str, str] | None = None,
     stdin: bytes | None = None,
     close: str = "",
-    timeout: float = 60,
+    cpu_seconds: float = 60,
 ) -> subprocess.CompletedProcess[bytes]:
     """``a13n-skills ARGS`` in ``cwd`` (default the repository) with ``env`` added to the
-    environment and the descriptors named in ``close`` ("0", "1", "2", "12") shut."""
+    environment and the descriptors named in ``close`` ("0", "1", "2", "12") shut, under a CPU
+    budget (``bounded.run_bounded``)."""
     argv = [*command(via), *map(str, args)]
     if close:
         redirections = " ".join(f"{fd}>&-" for fd in close)
         argv = ["/bin/sh", "-c", f'exec "$@" {redirections}', "sh", *argv]
-    result = subprocess.run(
+    result = run_bounded(
         argv,
+        cpu_seconds=cpu_seconds,
         cwd=cwd or REPO,
         env=cli_environment(env),
         input=stdin,
         capture_output=True,
-        timeout=timeout,
-        check=False,
     )
     assert b"Traceback" not in result.stderr, result.stderr.decode(errors="replace")
     return result

@@ -15,13 +15,14 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+
+from bounded import run_bounded
 
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO / "scripts") not in sys.path:
@@ -83,13 +84,12 @@ class Run:
             default = ACTION["inputs"][name].get("default", "")
             env["INPUT_" + name.upper().replace("-", "_")] = inputs.get(name, default)
         assert BASH is not None
-        done = subprocess.run(
+        done = run_bounded(
             [BASH, "-c", _step("lint")["run"]],
             cwd=cwd,
             env=env,
             capture_output=True,
-            timeout=120,
-            check=False,
+            cpu_seconds=120,
         )
         self.returncode = done.returncode
         self.stdout = done.stdout.decode()

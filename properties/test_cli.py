@@ -24,6 +24,7 @@ import pytest
 from a13n_harness.cli import main
 from a13n_harness.context.manifest import decode_manifest, encode_manifest
 from a13n_harness.context.render import catalog_allowance, render_catalog
+from bounded import run_bounded
 from cli_run import DEMO, cli_environment, one_error_line, run_cli
 
 DEMO_MANIFEST = DEMO.parent / "demo-manifest.json"
@@ -38,7 +39,14 @@ _GIT = ("git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultB
 
 
 def git(cwd: Path, *args: str) -> None:
-    subprocess.run([*_GIT, *args], cwd=cwd, env=cli_environment(), check=True, capture_output=True)
+    run_bounded(
+        [*_GIT, *args],
+        cpu_seconds=60,
+        cwd=cwd,
+        env=cli_environment(),
+        check=True,
+        capture_output=True,
+    )
 
 
 def fake_git(directory: Path, body: str) -> Path:
@@ -597,13 +605,12 @@ def test_lint_shows_progress_only_on_a_terminal(tmp_path: Path) -> None:
     skill(tmp_path / ".agents" / "skills", "ok", "---\nname: ok\ndescription: fine\n---\n")
     controller, terminal = pty.openpty()
     try:
-        process = subprocess.run(
+        process = run_bounded(
             [sys.executable, "-m", "a13n_harness.cli", "lint", str(tmp_path)],
             env=cli_environment(),
             stdout=subprocess.PIPE,
             stderr=terminal,
-            timeout=60,
-            check=False,
+            cpu_seconds=60,
         )
         os.close(terminal)
         terminal = -1

@@ -29,6 +29,7 @@ from a13n_harness.context.render import (
 )
 from a13n_harness.context.tokens import render_catalog_counted
 from a13n_harness.tokenizers import token_counter
+from bounded import run_bounded
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "examples" / "demo-workspace"
@@ -39,12 +40,11 @@ def cli(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess[bytes]:
     environment = {**os.environ, "PYTHONPATH": str(REPO / "core")}
     if args[0] in ("catalog", "manifest") and "--root" not in args:
         args = (*args, "--root", ".agents/skills")  # the catalog's roots: exactly this one
-    result = subprocess.run(
+    result = run_bounded(
         [sys.executable, "-m", "a13n_harness.cli", *map(str, args)],
         env=environment,
         capture_output=True,
-        timeout=300,
-        check=False,
+        cpu_seconds=300,
     )
     assert b"Traceback" not in result.stderr, result.stderr.decode(errors="replace")
     return result
@@ -107,13 +107,20 @@ def test_catalog_fit_compact_is_the_certified_library_rendering(
 
 
 def test_the_compact_forms_are_reached_through_the_command_line(tmp_path: Path) -> None:
+    """Each form the compact fit takes between 500 and 12,000 bytes (every 250) is printed by
+    the command line at the first of those budgets that takes it: the library finds the
+    budgets, one command run per form checks the summary names that form."""
     workspace = _long_workspace(tmp_path)
-    forms = set()
+    catalog = _catalog_of(json.loads(cli("catalog", workspace, "--json").stdout))
+    first: dict[str, int] = {}
     for budget in range(500, 12_000, 250):
+        first.setdefault(render_catalog(catalog, budget, "compact").form, budget)
+    assert {"listing", "names"} <= set(first)
+    assert set(first) & set(COMPACT_FORMS) - {"names"}
+    for form, budget in first.items():
         result = cli("catalog", workspace, "--fit", "compact", "--budget-bytes", str(budget))
-        forms.add(result.stderr.decode().split(" form=")[-1].strip())
-    assert {"listing", "names"} <= forms
-    assert forms & set(COMPACT_FORMS) - {"names"}
+        assert result.returncode == 0, result.stderr
+        assert result.stderr.decode().split(" form=")[-1].strip() == form, budget
 
 
 @pytest.mark.parametrize(

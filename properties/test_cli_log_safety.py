@@ -39,6 +39,7 @@ from hypothesis import strategies as st
 from a13n_harness.cli import _lint, _output, main
 from a13n_harness.context.encoder import is_escaped
 from a13n_harness.context.errors import ERROR_CODES
+from bounded import run_bounded
 from cli_run import cli_environment, command, run_cli
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX names and limits")
@@ -373,15 +374,14 @@ def _limited(limit: int) -> Callable[[], None]:
 
 def _run_into_file(arguments: list[str], target: Path, limit: int, cwd: Path) -> tuple[int, bytes]:
     with open(target, "wb") as out:
-        result = subprocess.run(
+        result = run_bounded(
             [*command(), *arguments],
             stdout=out,
             stderr=subprocess.PIPE,
             cwd=cwd,
             env=cli_environment(),
             preexec_fn=_limited(limit),
-            timeout=60,
-            check=False,
+            cpu_seconds=60,
         )
     return result.returncode, result.stderr
 

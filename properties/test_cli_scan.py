@@ -57,6 +57,7 @@ from a13n_harness.testing.discovery_strategies import (
     skill_document,
     skill_trees,
 )
+from bounded import run_bounded
 from cli_run import REPO, cli_environment, run_cli
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX links and FIFOs")
@@ -454,7 +455,7 @@ def test_catalog_never_blocks_on_a_fifo(tmp_path: Path, shape: str) -> None:
         (skills / "linked" / "SKILL.md").symlink_to("../../../pipe")
     else:
         os.mkfifo(skills / "SKILL.md")
-    result = run_cli("catalog", workspace, timeout=30)
+    result = run_cli("catalog", workspace, cpu_seconds=30)
     assert result.returncode == 0, result.stderr
     assert b"- ok: fine" in result.stdout
 
@@ -499,12 +500,11 @@ def _main_probe(report: str) -> str:
 
 def _probe(*arguments: str) -> subprocess.CompletedProcess[bytes]:
     """Run ``python ARGUMENTS`` with the CLI tests' environment; it must exit 0."""
-    result = subprocess.run(
+    result = run_bounded(
         [sys.executable, *arguments],
         env=cli_environment(),
         capture_output=True,
-        timeout=60,
-        check=False,
+        cpu_seconds=60,
     )
     assert result.returncode == 0, result.stderr
     return result

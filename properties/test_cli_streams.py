@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from a13n_harness.context.manifest import decode_manifest
+from bounded import call_bounded
 from cli_run import one_error_line, run_cli
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX descriptors and FIFOs")
@@ -174,8 +175,8 @@ def test_render_manifest_refuses_what_is_not_a_regular_file_at_once(
     if not os.path.exists(path) and not os.path.islink(path):
         pytest.skip(f"{path} does not exist here")
     # A FIFO opened for reading blocks until a writer comes, that is forever: the run's
-    # timeout (TimeoutExpired) is the failure, not a measured duration.
-    result = run_cli("render-manifest", path, timeout=30)
+    # no-progress stop (bounded.run_bounded) is the failure, not a measured duration.
+    result = run_cli("render-manifest", path, cpu_seconds=30)
     for server in _OPEN_SOCKETS:
         bound = Path(server.getsockname())
         server.close()
@@ -450,11 +451,20 @@ def test_a_non_blocking_pipe_read_slowly_gets_the_whole_output(tmp_path: Path) -
     )
     assert child.stdout is not None
     received = bytearray()
-    while chunk := child.stdout.read(4096):
-        received += chunk
-        if len(received) < 2**16:
-            time.sleep(0.001)  # late at first: the child meets a full pipe
-    _, errors = child.communicate()
+
+    def read_slowly() -> bytes:
+        assert child.stdout is not None
+        while chunk := child.stdout.read(4096):
+            received.extend(chunk)
+            if len(received) < 2**16:
+                time.sleep(0.001)  # late at first: the child meets a full pipe
+        return child.communicate()[1]
+
+    try:  # a writer that spins or blocks fails the test (its CPU spent, or no progress)
+        errors = call_bounded(read_slowly, cpu_seconds=60, what="the non-blocking writer")
+    finally:
+        child.kill()
+        child.wait()
     assert child.returncode == 0, errors
     text = "".join(f"{i:07d} ü\n" for i in range(40_000)).encode()
     small = "".join(f"{i:07d} ü\n" for i in range(4_000)).encode()

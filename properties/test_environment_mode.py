@@ -36,6 +36,7 @@ from a13n_harness.environment import (
     MemoryFileOperator,
 )
 from a13n_harness.testing.discovery_strategies import skill_document
+from bounded import until, wait_bounded
 
 
 class _Provider:
@@ -197,7 +198,7 @@ def test_cancelling_an_environment_scan_joins_the_local_read_threads(
         if threading.current_thread() is threading.main_thread() or entered.is_set():
             return real_read(fd, size)
         entered.set()
-        release.wait(30)
+        assert not wait_bounded(release.wait, cpu_seconds=30), "never released"
         try:
             return real_read(fd, size)
         finally:
@@ -210,17 +211,19 @@ def test_cancelling_an_environment_scan_joins_the_local_read_threads(
             task = asyncio.create_task(
                 SkillManager.default().scan_environment(environment=environment)
             )
-            while not entered.is_set():
-                await asyncio.sleep(0.001)
+            await until(entered.is_set, cpu_seconds=30, what="the blocked read")
             task.cancel()
-            # Release the blocked read a while later, from another thread; a scan that did not
-            # join its thread has long returned by then.
-            threading.Timer(1.0, release.set).start()
+            # Turns of the loop, not a span of time: a scan that does not join its thread
+            # returns within a few, while the read is still blocked (it is released only after).
+            for _ in range(100):
+                if task.done():
+                    break
+                await asyncio.sleep(0)
+            returned_while_blocked = task.done()
+            release.set()
             with pytest.raises(asyncio.CancelledError):
                 await task
-            done_when_returned = finished.is_set()
-            release.set()
-            return done_when_returned
+            return finished.is_set() and not returned_while_blocked
 
     assert asyncio.run(run()), "the scan returned while its read thread was still running"
     assert entered.is_set()  # negative control: a read really was blocked in its thread

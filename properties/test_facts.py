@@ -10,7 +10,6 @@ import datetime
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -40,6 +39,7 @@ from a13n_harness.testing.facts_strategies import (
     local_instants,
     porcelain_outputs,
 )
+from bounded import run_bounded
 
 _EPOCH = datetime.datetime(1970, 1, 1)
 
@@ -350,7 +350,7 @@ _GIT = ("git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultB
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> bytes:
-    result = subprocess.run([*_GIT, *args], cwd=cwd, capture_output=True, check=False, timeout=60)
+    result = run_bounded([*_GIT, *args], cwd=cwd, capture_output=True, cpu_seconds=60)
     if check and result.returncode != 0:
         raise AssertionError(f"git {args} failed: {result.stderr!r}")
     return result.stdout

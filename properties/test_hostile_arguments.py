@@ -71,6 +71,7 @@ from a13n_harness.environment import (
 from a13n_harness.environment.facts import collect_git_status
 from a13n_harness.environment.local import BlockingLocalFileOperator
 from a13n_harness.testing.controls import FIND_ONLY, control_settings, property_fails
+from bounded import await_bounded
 
 # ------------------------------------------------------------------ what is public
 
@@ -424,12 +425,12 @@ _LEFT_OUT = object()
 
 
 def outcome(call: Callable[[], object]) -> object:
-    """Call, awaiting a coroutine (with a deadline: a hang is a failure too)."""
+    """Call, awaiting a coroutine (under a CPU budget: a hang or a spin is a failure too)."""
     result = call()
     if inspect.isawaitable(result):
 
         async def wait() -> object:
-            return await asyncio.wait_for(result, timeout=20)
+            return await await_bounded(result, cpu_seconds=20, what="the awaited call")
 
         return asyncio.run(wait())
     return result

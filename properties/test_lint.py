@@ -9,6 +9,7 @@ stdout are covered end to end in ``test_cli.py``.
 from __future__ import annotations
 
 import importlib.resources
+import importlib.util
 import json
 import os
 import re
@@ -23,6 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from a13n_harness.cli import main
+from a13n_harness.cli._body_size import body_counter
 from a13n_harness.cli._lint import LINT_ROOTS, Finding, LintResult, format_findings, lint
 from a13n_harness.cli._output import Progress
 from a13n_harness.cli._sarif import sarif_document
@@ -578,6 +580,50 @@ def test_text_lines_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[st
     pattern = re.compile(r"[^:]+:\d+:\d+: (error|warning|note): [a-z_]+: .+")
     assert all(pattern.fullmatch(line) for line in out[:-1])
     assert out[-1] == "1 error, 0 warnings in 1 skill"
+
+
+def _body_findings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, *options: str
+) -> list[str]:
+    write_skill(tmp_path / "skills" / "a", "---\nname: a\ndescription: d\n---\n" + body)
+    main(["lint", "--no-config", *options, str(tmp_path)])
+    return [line for line in capsys.readouterr().out.splitlines() if "skill_body_too_long" in line]
+
+
+# 600 lines of 10 cl100k_base tokens each: over 500 lines and over 5,000 tokens.
+_LONG = "The quick brown fox jumps over the lazy dog.\n" * 600
+# 501 short lines: over 500 lines, far under 5,000 tokens.
+_TALL = "x\n" * 501
+
+
+def test_lint_counts_the_bodys_tokens_with_the_tokens_extra_and_lines_when_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("tiktoken")
+    (found,) = _body_findings(tmp_path, capsys, _LONG)
+    assert ": the body has 6000 tokens (cl100k_base); " in found
+    assert _body_findings(tmp_path, capsys, _TALL) == []
+    (found,) = _body_findings(tmp_path, capsys, _TALL, "--tokenizer", "lines")
+    assert ": the body has 501 lines; " in found
+    (found,) = _body_findings(tmp_path, capsys, _LONG, "--tokenizer", "o200k_base")
+    assert " tokens (o200k_base); " in found
+
+
+def test_lint_counts_lines_without_the_tokens_extra(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = importlib.util.find_spec
+
+    def without_tiktoken(name: str, *args: Any) -> Any:
+        return None if name.startswith("tiktoken") else real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_tiktoken)
+    body_counter.cache_clear()  # the default is decided once per process
+    try:
+        (found,) = _body_findings(tmp_path, capsys, _TALL)
+        assert ": the body has 501 lines; " in found
+    finally:
+        body_counter.cache_clear()
 
 
 def _demo_sarif() -> dict[str, Any]:

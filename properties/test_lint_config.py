@@ -87,7 +87,7 @@ def test_a_configuration_that_is_no_regular_file_is_a_finding_at_once(
     not opened (a FIFO opened for reading blocks until a writer comes)."""
     workspace = _workspace(tmp_path / "ws")
     _make(workspace / name, kind)
-    result = run_cli("lint", "--format", "json", workspace, timeout=30)
+    result = run_cli("lint", "--format", "json", workspace, cpu_seconds=30)
     assert result.returncode == 1, result.stdout
     assert b"lint_config_invalid" in result.stdout
     assert str(workspace / name).encode() in result.stdout
@@ -99,7 +99,7 @@ def test_config_flag_naming_no_regular_file_is_a_finding_at_once(tmp_path: Path,
     workspace = _workspace(tmp_path / "ws")
     named = tmp_path / "c.toml"
     _make(named, kind)
-    result = run_cli("lint", "--format", "json", "--config", named, workspace, timeout=30)
+    result = run_cli("lint", "--format", "json", "--config", named, workspace, cpu_seconds=30)
     assert result.returncode == 1, result.stdout
     (finding,) = json.loads(result.stdout)["findings"]
     assert finding["rule"] == "lint_config_invalid"
@@ -402,3 +402,80 @@ def test_an_unknown_key_is_located_in_time_linear_in_the_file(tmp_path: Path) ->
 
     assert make(10)() == 6
     assert _growth(make, 4000) < 8
+
+
+# ------------------------------------------------------- tokenizer: the body's unit
+
+
+_TALL = "---\nname: a\ndescription: d\n---\n" + "x\n" * 501  # 501 lines, few tokens
+
+
+def _body_rule(root: Path, capsys: pytest.CaptureFixture[str], *options: str) -> list[str]:
+    from a13n_harness.cli import main  # noqa: PLC0415 - the in-process command line
+
+    main(["lint", "--format", "json", *options, str(root)])
+    document = json.loads(capsys.readouterr().out)
+    return [
+        f["message"].split(";")[0]
+        for f in document["findings"]
+        if f["rule"] in ("skill_body_too_long", "lint_config_invalid")
+    ]
+
+
+@pytest.fixture
+def tall(tmp_path: Path) -> Path:
+    folder = _repository(tmp_path) / "skills" / "a"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(_TALL)
+    return tmp_path
+
+
+def test_the_configuration_pins_the_bodys_unit_and_the_option_wins(
+    tall: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("tiktoken")
+    (tall / CONFIG).write_text('[lint]\ntokenizer = "lines"\n')
+    assert _body_rule(tall, capsys) == ["the body has 501 lines"]
+    (tall / CONFIG).write_text('[lint]\ntokenizer = "cl100k_base"\n')
+    assert _body_rule(tall, capsys) == []  # 501 short lines are few tokens
+    assert _body_rule(tall, capsys, "--tokenizer", "lines") == ["the body has 501 lines"]
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ('"gpt2"', "tokenizer must be one of lines, cl100k_base, o200k_base, not 'gpt2'"),
+        ('"models/tokenizer.json"', "tokenizer must be one of"),  # no path from a checkout
+        ("3", "tokenizer must be one of lines, cl100k_base, o200k_base, not int"),
+    ],
+)
+def test_a_tokenizer_the_configuration_cannot_name_is_refused(
+    tall: Path, capsys: pytest.CaptureFixture[str], value: str, said: str
+) -> None:
+    (tall / CONFIG).write_text(f"[lint]\ntokenizer = {value}\n")
+    (message,) = _body_rule(tall, capsys)
+    assert said in message
+
+
+def test_a_named_tokenizer_without_its_extra_is_a_configuration_error(
+    tall: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util  # noqa: PLC0415 - patched for this test only
+
+    from a13n_harness.cli._body_size import body_counter  # noqa: PLC0415 - its cache
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *rest: None if name.startswith("tiktoken") else real(name, *rest),
+    )
+    body_counter.cache_clear()
+    try:
+        (tall / CONFIG).write_text('[lint]\ntokenizer = "cl100k_base"\n')
+        (message,) = _body_rule(tall, capsys)
+        assert "tokenizer cl100k_base needs the tokens extra" in message
+        (tall / CONFIG).write_text('[lint]\ntokenizer = "lines"\n')
+        assert _body_rule(tall, capsys) == ["the body has 501 lines"]
+    finally:
+        body_counter.cache_clear()

@@ -13,10 +13,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from a13n_harness.context.errors import FrontmatterError
+from a13n_harness.context.errors import DefinitionError, FrontmatterError
 from a13n_harness.context.lint import (
     BASE64_MIN_CHARS,
     BODY_MAX_LINES,
+    BODY_MAX_TOKENS,
     COMPATIBILITY_MAX_CHARS,
     DOCUMENT_MAX_BYTES,
     PLATFORM_FIELDS,
@@ -28,6 +29,7 @@ from a13n_harness.context.lint import (
     rule_for_error,
     rule_markdown,
 )
+from a13n_harness.tokenizers import token_counter
 
 HEAD = "---\nname: a\ndescription: d\n---\n"
 
@@ -1279,3 +1281,170 @@ def test_short_wrapped_lines_words_and_tables_are_not_runs() -> None:
     kebab = "-".join(["section"] * 60)  # lower case alone
     for body in (prose, short, kebab):
         assert "skill_base64_run" not in [f[0] for f in found(f"{HEAD}{body}\n")], body
+
+
+# ------------------------------------------------------------- the body's size in tokens
+
+
+class _Words:
+    """A counter of whitespace-separated words (one token each): pure, exact and additive
+    over lines, so a test knows every count without a tokenizer."""
+
+    def __init__(self, byte_bounded: bool = False) -> None:
+        self.byte_bounded = byte_bounded
+        self.asked: list[int] = []
+
+    def count(self, text: str) -> int:
+        self.asked.append(len(text))
+        return len(text.split())
+
+
+def _size(body: str, counter: object = None) -> list[tuple[int, str]]:
+    check = check_document((HEAD + body).encode("utf-8"), "a", counter=counter)  # type: ignore[arg-type]
+    return [(i.line, i.message) for i in check.issues if i.rule == "skill_body_too_long"]
+
+
+@given(st.integers(1, 40), st.integers(-3, 3))
+def test_with_a_counter_the_body_is_measured_in_tokens_at_the_specifications_limit(
+    per_line: int, over: int
+) -> None:
+    """The same body, counted in the counter's tokens against 5,000, placed at the line on
+    which the running count passes the limit; without a counter, its lines count."""
+    total = BODY_MAX_TOKENS + over
+    rows = [" ".join(["w"] * per_line)] * (total // per_line)
+    if total % per_line:
+        rows.append(" ".join(["w"] * (total % per_line)))
+    body = "\n".join(rows) + "\n"
+    found_ = _size(body, _Words())
+    if over <= 0:
+        assert found_ == []
+    else:
+        passing = next(i for i in range(len(rows)) if (i + 1) * per_line > BODY_MAX_TOKENS)
+        assert found_ == [
+            (
+                5 + passing,
+                f"the body has {total} tokens; keep SKILL.md's body under {BODY_MAX_TOKENS} "
+                "tokens and move detail into referenced files",
+            )
+        ]
+    lines = len(rows)
+    assert bool(_size(body)) == (lines > BODY_MAX_LINES)
+
+
+def test_a_long_body_of_few_tokens_passes_with_a_counter_and_not_without() -> None:
+    body = "x\n" * (BODY_MAX_LINES + 1)
+    assert _size(body, _Words()) == []
+    assert [line for line, _ in _size(body)] == [5 + BODY_MAX_LINES]
+    assert "lines" in _size(body)[0][1]
+    # One line of 5,001 words: tokens, not lines.
+    wide = " ".join(["w"] * (BODY_MAX_TOKENS + 1)) + "\n"
+    assert _size(wide) == []
+    ((line, message),) = _size(wide, _Words())
+    assert (line, "5001 tokens" in message) == (5, True)
+
+
+def test_the_message_names_the_tokenizer_the_counter_carries() -> None:
+    counter = _Words()
+    counter.name = "cl100k_base"  # type: ignore[attr-defined]
+    ((_, message),) = _size("w " * (BODY_MAX_TOKENS + 1), counter)
+    assert message.startswith("the body has 5001 tokens (cl100k_base); ")
+
+
+def test_a_byte_bounded_counter_is_not_asked_about_a_body_within_the_limit_in_bytes() -> None:
+    bounded, unbounded = _Words(byte_bounded=True), _Words()
+    short = "w " * (BODY_MAX_TOKENS // 2)  # 5,000 bytes: at most 5,000 tokens
+    assert _size(short, bounded) == []
+    assert bounded.asked == []
+    assert _size(short, unbounded) == []
+    assert unbounded.asked == [len(short)]
+    longer = short + "w"  # one byte more: counted
+    assert _size(longer, bounded) == []
+    assert bounded.asked == [len(longer)]
+    # Fewer code points than the limit but more UTF-8 bytes: it may hold more tokens.
+    accented = "\u00e9 " * (BODY_MAX_TOKENS // 2)
+    wide = _Words(byte_bounded=True)
+    assert _size(accented, wide) == []
+    assert wide.asked == [len(accented)]
+
+
+@pytest.mark.parametrize("counter", ["cl100k_base", object(), 3])
+def test_something_that_is_not_a_counter_is_refused_with_the_renderings_code(
+    counter: object,
+) -> None:
+    with pytest.raises(DefinitionError) as raised:
+        _size("x\n", counter)
+    assert (raised.value.code, raised.value.reason) == ("allowance_invalid", "counter")
+
+
+class _Broken:
+    def count(self, text: str) -> object:
+        return -1
+
+
+def test_a_counter_that_answers_nonsense_is_refused() -> None:
+    with pytest.raises(DefinitionError) as raised:
+        _size("w " * (BODY_MAX_TOKENS + 1), _Broken())
+    assert (raised.value.code, raised.value.reason) == ("allowance_invalid", "counter")
+
+
+def test_cl100k_base_counts_the_body_when_the_tokens_extra_is_installed() -> None:
+    pytest.importorskip("tiktoken")
+    counter = token_counter("cl100k_base")
+    body = "The quick brown fox jumps over the lazy dog.\n" * 600  # 600 lines, 6,000 tokens
+    ((_, message),) = _size(body, counter)
+    assert message.startswith(f"the body has {counter.count(body)} tokens (cl100k_base); ")
+    assert _size(body[: len(body) // 2], counter) == []  # 300 lines, 3,000 tokens
+
+
+def test_a_counter_is_checked_even_for_a_document_without_a_body() -> None:
+    with pytest.raises(DefinitionError):
+        check_document(HEAD.encode(), "a", counter=object())  # type: ignore[arg-type]
+    assert check_document(HEAD.encode(), "a", counter=_Words()).issues == ()
+
+
+class _Whole(_Words):
+    """Counts a text of several lines far above the sum of its lines: the running count
+    never passes the limit, so the finding falls on the body's last line."""
+
+    def count(self, text: str) -> int:
+        return 2 * BODY_MAX_TOKENS if text.count("\n") > 1 else 1
+
+
+def test_a_count_the_lines_never_reach_is_placed_at_the_last_line() -> None:
+    assert _size("a\nb\nc\n" + "w " * 3000, _Whole()) == [
+        (
+            8,
+            f"the body has {2 * BODY_MAX_TOKENS} tokens; keep SKILL.md's body under "
+            f"{BODY_MAX_TOKENS} tokens and move detail into referenced files",
+        )
+    ]
+
+
+class _Named(_Words):
+    def __init__(self, name: object) -> None:
+        super().__init__()
+        self._name = name
+
+    @property
+    def name(self) -> object:
+        if isinstance(self._name, Exception):
+            raise self._name
+        return self._name
+
+
+@pytest.mark.parametrize(
+    ("name", "unit"),
+    [
+        ("o200k_base", "tokens (o200k_base)"),
+        ("x" * 64, f"tokens ({'x' * 64})"),
+        ("x" * 65, "tokens"),
+        ("", "tokens"),
+        ("a\nb", "tokens"),
+        (7, "tokens"),
+        (None, "tokens"),
+        (RuntimeError("no"), "tokens"),
+    ],
+)
+def test_the_unit_names_a_tokenizer_only_by_a_short_printable_str(name: object, unit: str) -> None:
+    ((_, message),) = _size("w " * (BODY_MAX_TOKENS + 1), _Named(name))
+    assert message.startswith(f"the body has {BODY_MAX_TOKENS + 1} {unit}; ")

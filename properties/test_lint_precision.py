@@ -3,10 +3,14 @@ each shape that is not a finding, generated, beside the same shape that still is
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from a13n_harness.cli._lint import lint
+from a13n_harness.cli._output import Progress
 from a13n_harness.context.lint import check_document, find_references
 
 HEAD = "---\nname: a\ndescription: d\n---\n"
@@ -130,12 +134,13 @@ def test_a_wrapped_example_paragraph_and_its_list_hold_no_reference(
     listing = "\n- `references/a.md`\n- `scripts/init.py`\n"
     assert targets(f"{lead}\n{wrapped}\n{listing}") == []
     assert targets(f"{lead}\n{wrapped} `references/b.md`\n") == []
-    # The same list after a paragraph that is no example, or after a new paragraph: paths.
-    assert targets(f"The init script\n{wrapped}\n{listing}") == [
+    # The same list after a paragraph that is no example (nor says what a script creates),
+    # or after a new paragraph: paths.
+    assert targets(f"The skill\n{wrapped.replace('creates', 'holds')}\n{listing}") == [
         "references/a.md",
         "scripts/init.py",
     ]
-    assert targets(f"{lead}.\n\nThen {wrapped}\n{listing}") == [
+    assert targets(f"{lead}.\n\nThen {wrapped.replace('creates', 'holds')}\n{listing}") == [
         "references/a.md",
         "scripts/init.py",
     ]
@@ -157,3 +162,196 @@ def test_a_path_of_another_skill_named_just_before_is_no_reference(owner: str) -
 )
 def test_a_path_after_other_words_is_still_a_reference(owner: str) -> None:
     assert targets(f"Use {owner}`references/catalog.md` for this.") == ["references/catalog.md"]
+
+
+# ----------------------------------------------- the files a script creates, listed
+
+
+_CREATES = st.sampled_from(
+    [
+        "The init script creates:",
+        "Running `scripts/init_skill.py my-skill` creates the following files:",
+        "It generates the following structure:",
+        "The command will create:",
+        "`init` scaffolds a new skill with:",
+        "This produces:",
+        "The following files are generated:",
+        "**Creates:**",
+        "It sets up these folders:",
+        "Files written:",
+    ]
+)
+_LISTS = st.sampled_from(
+    [
+        "- `references/a.md`\n- `scripts/run.py`\n",
+        "\n- `references/a.md`\n  - `scripts/run.py`\n",
+        "1. `references/a.md`\n2. `scripts/run.py`\n",
+    ]
+)
+_LISTED = ["references/a.md", "scripts/run.py"]
+
+
+@given(_CREATES, _LISTS)
+def test_a_list_of_the_files_a_script_creates_holds_no_reference(lead: str, listing: str) -> None:
+    own = [t for t in targets(lead) if t.startswith("scripts/init")]  # the script itself
+    assert targets(f"{lead}\n{listing}") == own
+    # What follows the list, after a blank line or a heading, is the skill's own text again.
+    assert targets(f"{lead}\n{listing}\nThen read `references/b.md`.\n") == [
+        *own,
+        "references/b.md",
+    ]
+    assert targets(f"{lead}\n{listing}## Files\n- `references/b.md`\n") == [
+        *own,
+        "references/b.md",
+    ]
+
+
+def test_the_script_named_on_the_lead_that_says_what_it_creates_is_a_reference() -> None:
+    for lead in ("Running `scripts/init.py` creates:", "`scripts/init.py` generates:"):
+        assert targets(f"{lead}\n- `references/a.md`\n") == ["scripts/init.py"]
+        assert targets(lead) == ["scripts/init.py"]
+
+
+@pytest.mark.parametrize(
+    "lead",
+    [
+        "This skill includes:",  # no creation verb
+        "Read these:",
+        "When the init script creates a report, read these:",  # the verb is an earlier clause's
+        "The script creates a folder. Then read:",  # ... or an earlier sentence's
+        "## What it creates:",  # a heading, not a paragraph's lead
+        "It creates the files below",  # no colon: the list is not introduced by it
+        "It creates: X",  # the colon is not the line's end
+    ],
+)
+@given(listing=_LISTS)
+def test_a_list_after_another_lead_is_still_references(lead: str, listing: str) -> None:
+    assert targets(f"{lead}\n{listing}") == _LISTED
+
+
+# --------------------------------------------- advice for laying out a skill's files
+
+_ARROWS = st.sampled_from(
+    ["\u2192", "->", "=>", "\u21d2", "\u21e8", "\u27f6", "\u27f9", "\u279c", "\u27a1", "-->"]
+)
+_TEACHING = st.sampled_from(
+    [
+        "Keep SKILL.md under 500 lines and move detail into reference files:",
+        "A `SKILL.md` stays short; the detail goes to files it links:",
+        "Structure your skill's **SKILL.md** like this:",
+        "When writing a skill, split the detail out:",
+        "Authoring skills? Split the detail out:",
+        "Creating a new skill? Split the detail out:",
+        "Skill authoring: split the detail out:",
+        "Keep your skill lean:",
+    ]
+)
+_NOT_TEACHING = st.sampled_from(
+    [
+        "Read only the file the task needs:",
+        "This SKILL.md stays short; the detail is in:",  # the skill speaking of itself
+        "Keep this `SKILL.md` open and read:",
+        "Whatever your skill level, read:",
+        "Use this skill for writing reports:",
+        "Related skills: `pdf`. Read:",
+        "### Writing Skills\n\nGood writing skills matter. Read:",  # the ability to write
+        "See `document-skills/pptx/SKILL.md` too. Read:",  # another skill's SKILL.md
+    ]
+)
+
+
+@given(_TEACHING, _ARROWS)
+def test_an_arrow_to_a_path_in_a_skill_that_teaches_writing_skills_is_advice(
+    lead: str, arrow: str
+) -> None:
+    advice = f"- Detailed patterns {arrow} `references/patterns.md`\n"
+    assert targets(f"{lead}\n\n{advice}") == []
+    # In the same skill, a path before the arrow, or without one, is still a reference.
+    assert targets(f"{lead}\n\n- `scripts/check.py` {arrow} a report\n") == ["scripts/check.py"]
+    assert targets(f"{lead}\n\n- Detailed patterns: `references/patterns.md`\n") == [
+        "references/patterns.md"
+    ]
+    # An arrow inside code (`a->b`) is code, not advice.
+    assert targets(f"{lead}\n\n- `p->q` in `references/patterns.md`\n") == [
+        "references/patterns.md"
+    ]
+    # A link is followed whatever the arrow says.
+    assert targets(f"{lead}\n\n- Patterns {arrow} [patterns](references/patterns.md)\n") == [
+        "references/patterns.md"
+    ]
+
+
+@given(_NOT_TEACHING, _ARROWS)
+def test_the_same_arrow_in_a_skill_that_does_not_teach_skills_is_a_reference(
+    lead: str, arrow: str
+) -> None:
+    advice = f"- Detailed patterns {arrow} `references/patterns.md`\n"
+    assert targets(f"{lead}\n\n{advice}")[-1:] == ["references/patterns.md"]
+
+
+# ------------------------------------- a path shown without its extension (a table)
+
+
+def _missing(tmp_path: Path, body: str, files: tuple[str, ...]) -> list[str]:
+    skill = tmp_path / "s"
+    (skill / "references").mkdir(parents=True)
+    for name in files:
+        (skill / name).parent.mkdir(parents=True, exist_ok=True)
+        (skill / name).write_text("x")
+    (skill / "SKILL.md").write_text("---\nname: s\ndescription: d\n---\n" + body)
+    result = lint([str(skill)], (), Progress())
+    return [f.message for f in result.findings if f.rule == "skill_reference_missing"]
+
+
+@pytest.mark.parametrize(
+    "file",
+    ["references/open-coding.md", "references/open-coding.txt", "references/open-coding.v2.md"],
+)
+def test_a_code_path_without_its_extension_names_the_file_it_is_the_stem_of(
+    tmp_path: Path, file: str
+) -> None:
+    table = "| Step | Read |\n|---|---|\n| Coding | `references/open-coding` |\n"
+    assert _missing(tmp_path, table, (file,)) == []
+
+
+@pytest.mark.parametrize(
+    ("written", "files"),
+    [
+        ("`references/open-coding`", ()),  # no file of that stem
+        ("`references/open`", ("references/open-coding.md",)),  # a prefix, not the stem
+        ("`references/open-coding`", ("references/open-coding-v2.md",)),  # not up to a dot
+        ("`references/open-coding.md`", ("references/open-coding.txt",)),  # another extension
+        ("[open coding](references/open-coding)", ("references/open-coding.md",)),  # a link
+    ],
+)
+def test_a_path_that_is_no_files_stem_is_still_missing(
+    tmp_path: Path, written: str, files: tuple[str, ...]
+) -> None:
+    (message,) = _missing(tmp_path, f"| Coding | {written} |\n", files)
+    assert "names no file in the skill folder" in message
+
+
+def test_the_lead_that_says_what_is_created_may_end_in_a_carriage_return_or_blanks() -> None:
+    for lead in ("The script creates:\r", "The script creates:  ", "It generates: **"):
+        assert targets(f"{lead}\n- `references/a.md`\n") == [], lead
+
+
+def test_a_skill_named_in_the_frontmatter_only_teaches_nothing() -> None:
+    """The body decides: a description that names SKILL.md leaves the body's arrows routing."""
+    head = "---\nname: a\ndescription: Checks SKILL.md files.\n---\n"
+    body = "- Detailed patterns \u2192 `references/patterns.md`\n"
+    check = check_document((head + body).encode(), "a")
+    assert [r.target for r in check.references] == ["references/patterns.md"]
+    taught = check_document((head + "Keep SKILL.md short.\n\n" + body).encode(), "a")
+    assert taught.references == ()
+
+
+def test_stems_are_looked_up_per_folder(tmp_path: Path) -> None:
+    body = (
+        "| a | `references/open-coding` |\n| b | `references/axial` |\n"
+        "| c | `references/deep/open-coding` |\n"
+    )
+    assert _missing(tmp_path, body, ("references/open-coding.md",)) == [
+        "'references/axial' names no file in the skill folder",
+        "'references/deep/open-coding' names no file in the skill folder",
+    ]

@@ -155,6 +155,77 @@ def test_the_field_meant_is_named(spelled: str, meant: str) -> None:
     assert f"did you mean `{meant}`" in message, message
 
 
+def _camel(field: str) -> str:
+    head, *rest = field.replace("_", "-").split("-")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+@st.composite
+def _camel_or_swapped(draw: st.DrawFn) -> tuple[str, str]:
+    """A field written in camelCase with one character changed, or with two neighbouring
+    characters swapped: one edit once the separators are set aside."""
+    field = draw(st.sampled_from(KNOWN))
+    if draw(st.booleans()):
+        spelled = _camel(field)
+        at = draw(st.integers(0, len(spelled) - 1))
+        spelled = spelled[:at] + draw(st.sampled_from("qxz")) + spelled[at + 1 :]
+    else:
+        letters = [i for i in range(len(field) - 1) if field[i] != field[i + 1]]
+        at = draw(st.sampled_from(letters))
+        spelled = field[:at] + field[at + 1] + field[at] + field[at + 2 :]
+    if spelled in KNOWN or spelled.lower() == field:
+        spelled = field.upper()
+    return field, spelled
+
+
+@given(_camel_or_swapped())
+def test_camel_case_with_a_typo_and_swapped_letters_get_did_you_mean(
+    pair: tuple[str, str],
+) -> None:
+    _, spelled = pair
+    ((_, message),) = [f for f in findings(f"{spelled}: x") if f[0] == "skill_field_unknown"]
+    assert "did you mean `" in message, (spelled, message)
+
+
+@pytest.mark.parametrize(
+    ("spelled", "meant"),
+    [
+        ("nmae", "name"),
+        ("anme", "name"),
+        ("naem", "name"),
+        ("descritpion", "description"),
+        ("disableModelInvokation", "disable-model-invocation"),
+        ("whenToUze", "when_to_use"),
+        ("allowedTols", "allowed-tools"),
+    ],
+)
+def test_a_swap_or_camel_case_with_a_typo_names_the_field_meant(spelled: str, meant: str) -> None:
+    ((_, message),) = [f for f in findings(f"{spelled}: x") if f[0] == "skill_field_unknown"]
+    assert f"did you mean `{meant}`" in message, message
+
+
+@pytest.mark.parametrize(
+    ("spelled", "meant"), [("Licence", "license"), ("user_invocable", "user-invocable")]
+)
+def test_a_rename_onto_a_field_that_is_already_set_says_so(spelled: str, meant: str) -> None:
+    """Renaming would make a duplicate key (and --fix renames what lint suggests)."""
+    text = f"---\nname: a\ndescription: d\n{spelled}: x\n{meant}: y\n---\n"
+    issues = check_document(text.encode(), "a", "claude-code").issues
+    ((message,),) = [(i.message,) for i in issues if i.rule == "skill_field_unknown"]
+    assert message.endswith(
+        f"did you mean `{meant}`? (`{meant}` is set as well: keep one of the two)"
+    )
+
+
+def test_fix_leaves_a_near_miss_alone_when_the_field_meant_is_set(tmp_path: Path) -> None:
+    skill = tmp_path / "a"
+    skill.mkdir()
+    text = "---\nname: a\ndescription: d\nLicence: MIT\nlicense: X\n---\nBody.\n"
+    (skill / "SKILL.md").write_text(text)
+    assert main(["lint", "--no-config", "--fix", str(skill)]) == 1
+    assert (skill / "SKILL.md").read_text() == text  # no duplicate `license` written
+
+
 @pytest.mark.parametrize("far", ["version", "author", "tags", "category", "icon", "x"])
 def test_a_field_far_from_every_known_name_still_goes_under_metadata(far: str) -> None:
     ((rule, message),) = findings(f"{far}: x")
@@ -177,3 +248,44 @@ def test_the_command_line_offers_every_profile(
         assert code == 0, (profile, out)
         portable = profile in ("claude-code", "copilot")
         assert ("skill_field_not_portable" in out) != portable, (profile, out)
+
+
+# GitHub CLI's `gh skill install` records where a skill came from under `metadata`, keys
+# prefixed `github-` (`local-path` for --from-local), string values, and writes the
+# frontmatter back with its keys sorted (cli/cli, internal/skills/frontmatter/frontmatter.go,
+# InjectGitHubMetadata and InjectLocalMetadata). A skill installed that way lints clean.
+GH_INSTALLED = (
+    "---\n"
+    "description: Write conventional commit messages.\n"
+    "metadata:\n"
+    "    github-path: skills/git-commit\n"
+    "    github-pinned: v1.2.0\n"
+    "    github-ref: v1.2.0\n"
+    "    github-repo: https://github.com/octo-org/skills\n"
+    "    github-tree-sha: 0f3c9a1e5b7d2c4a6e8f0b1d3c5e7a9f1b3d5e7c\n"
+    "name: git-commit\n"
+    "---\n"
+    "# Commits\n"
+)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_skill_installed_by_gh_skill_install_lints_clean(profile: str) -> None:
+    for text in (
+        GH_INSTALLED,
+        GH_INSTALLED.replace(
+            "    github-tree-sha: 0f3c", '    github-tree-sha: "1234567"\n    x: 0f3c'
+        ),
+        "---\ndescription: d\nmetadata:\n    local-path: /home/ada/skills/git-commit\n"
+        "name: git-commit\n---\n",
+    ):
+        assert check_document(text.encode(), "git-commit", profile).issues == (), text
+
+
+def test_fix_renames_a_near_miss_when_only_the_body_holds_the_field_meant(tmp_path: Path) -> None:
+    skill = tmp_path / "a"
+    skill.mkdir()
+    text = "---\nname: a\ndescription: d\nLicence: MIT\n---\nlicense: in the body\n"
+    (skill / "SKILL.md").write_text(text)
+    main(["lint", "--no-config", "--fix", str(skill)])
+    assert (skill / "SKILL.md").read_text() == text.replace("Licence:", "license:")

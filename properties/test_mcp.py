@@ -34,12 +34,17 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from a13n_harness.cli import _mcp, build_parser  # noqa: E402
 from a13n_harness.context.errors import DefinitionError  # noqa: E402
 from a13n_harness.context.render import HEADER  # noqa: E402
+from bounded import await_bounded, run_bounded, until  # noqa: E402
 from cli_run import CORE  # noqa: E402
 
-# Each session's whole exchange; a server that hangs fails the test instead of the suite.
-SESSION_SECONDS = 60
-# How long a test waits for a change to be announced unasked (the server looks every second).
-ANNOUNCE_SECONDS = 20
+# CPU seconds of each session's whole exchange (this process and the server's; a session takes
+# about two): a server that spins or hangs fails the test instead of the suite, and a busy
+# machine only slows it down (bounded.await_bounded).
+SESSION_CPU = 60
+# CPU seconds a test waits for a change to be announced unasked: the server looks every
+# second, so a healthy one announces at its next look; one that never does stops making
+# progress (it only sleeps between looks) and fails the wait long before this is spent.
+ANNOUNCE_CPU = 20
 
 
 def _skill(base: Path, folder: str, name: str, description: str, body: str = "Body.\n") -> Path:
@@ -104,10 +109,8 @@ class Session:
         return text
 
     async def announced(self, method: str) -> None:
-        """Wait (bounded) until ``method`` was received."""
-        with anyio.fail_after(ANNOUNCE_SECONDS):
-            while method not in self.notes:
-                await anyio.sleep(0.1)
+        """Wait (bounded: ``bounded.until``) until ``method`` was received."""
+        await until(lambda: method in self.notes, cpu_seconds=ANNOUNCE_CPU, what=method)
 
 
 @asynccontextmanager
@@ -135,8 +138,7 @@ async def _session(
 
 def _run(scenario: Callable[[], Awaitable[None]]) -> None:
     async def bounded() -> None:
-        with anyio.fail_after(SESSION_SECONDS):
-            await scenario()
+        await await_bounded(scenario(), cpu_seconds=SESSION_CPU, what="the MCP session")
 
     try:
         anyio.run(bounded)
@@ -160,12 +162,12 @@ def _code(result: Any) -> str:
 
 def _cli_catalog(workspace: Path, *options: str) -> str:
     """What ``a13n-skills catalog WORKSPACE`` prints: the block the server must serve."""
-    result = subprocess.run(
+    result = run_bounded(
         [sys.executable, "-m", "a13n_harness.cli", "catalog", str(workspace), *options],
         env={**os.environ, "PYTHONPATH": str(CORE)},
         capture_output=True,
         text=True,
-        timeout=60,
+        cpu_seconds=60,
         check=True,
     )
     return result.stdout
@@ -429,9 +431,12 @@ def test_the_2026_protocol_hears_of_a_change_through_listen(tmp_path: Path) -> N
         async with _session(workspace, mode="auto") as session:
             async with session.client.listen(tools_list_changed=True) as events:
                 _skill(workspace, "lint", "lint", "Lint the code.")
-                with anyio.fail_after(ANNOUNCE_SECONDS):
+
+                async def first() -> None:
                     async for _event in events:
                         break
+
+                await await_bounded(first(), cpu_seconds=ANNOUNCE_CPU, what="a listen event")
             assert "lint" in await session.enum()
 
     _run(scenario)
@@ -537,14 +542,13 @@ def test_a_change_during_a_read_withholds_its_result(
 
 def test_the_command_refuses_what_it_cannot_serve(tmp_path: Path) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
+        return run_bounded(
             [sys.executable, "-m", "a13n_harness.cli", "mcp", *args],
             env={**os.environ, "PYTHONPATH": str(CORE)},
             capture_output=True,
             text=True,
-            timeout=60,
+            cpu_seconds=60,
             stdin=subprocess.DEVNULL,
-            check=False,
         )
 
     missing = run(str(tmp_path / "missing"))

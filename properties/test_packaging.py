@@ -22,6 +22,7 @@ import pytest
 import a13n_harness
 import cli_run
 from a13n_harness._version import __version__
+from bounded import run_bounded
 
 REPO = Path(__file__).resolve().parent.parent
 CORE = cli_run.CORE  # the package under test: the tree's core/ or the installed wheel
@@ -32,13 +33,12 @@ _SLOW_MODULES = ("argparse", "asyncio", "yaml", "json", "importlib.metadata")
 
 
 def _python(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run_bounded(
         [sys.executable, *args],
         env={**os.environ, "PYTHONPATH": str(CORE)},
         capture_output=True,
         text=True,
-        timeout=60,
-        check=False,
+        cpu_seconds=60,
     )
 
 

@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bounded import run_bounded
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -34,12 +36,12 @@ def test_hook_definition_passes_skill_md_file_names() -> None:
 
 
 def _git(repo: Path, *args: str) -> None:
-    subprocess.run(
+    run_bounded(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
         cwd=repo,
         check=True,
         capture_output=True,
-        timeout=60,
+        cpu_seconds=60,
     )
 
 
@@ -54,8 +56,13 @@ def _hook_repository(target: Path) -> str:
     _git(target, "init", "-q")
     _git(target, "add", "-A")
     _git(target, "commit", "-q", "-m", "snapshot")
-    head = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=target, capture_output=True, text=True, check=True
+    head = run_bounded(
+        ["git", "rev-parse", "HEAD"],
+        cpu_seconds=60,
+        cwd=target,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return head.stdout.strip()
 
@@ -69,7 +76,7 @@ def _pre_commit(repo: Path, home: Path, *files: str) -> subprocess.CompletedProc
     }
     # pre-commit's own environment must not inherit this interpreter's virtualenv.
     environment.pop("VIRTUAL_ENV", None)
-    return subprocess.run(
+    return run_bounded(
         [
             sys.executable,
             "-m",
@@ -84,8 +91,7 @@ def _pre_commit(repo: Path, home: Path, *files: str) -> subprocess.CompletedProc
         env=environment,
         capture_output=True,
         text=True,
-        timeout=600,
-        check=False,
+        cpu_seconds=600,
     )
 
 

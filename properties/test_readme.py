@@ -18,6 +18,7 @@ import pytest
 from a13n_harness.capabilities import FileSkillSource, SkillManager, SkillsPolicy
 from a13n_harness.context.errors import FrontmatterError
 from a13n_harness.environment import LocalFileOperator
+from bounded import run_bounded
 from cli_run import CORE
 
 REPO = Path(__file__).resolve().parent.parent
@@ -26,14 +27,13 @@ BLOCKS = re.findall(r"^```python\n(.*?)^```$", README, re.DOTALL | re.MULTILINE)
 
 
 def run_block(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run_bounded(
         [sys.executable, "-c", code],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(CORE)},
         capture_output=True,
         text=True,
-        timeout=120,
-        check=False,
+        cpu_seconds=120,
     )
 
 

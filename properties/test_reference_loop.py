@@ -30,6 +30,7 @@ from a13n_harness.capabilities import PreparedSkills, SkillManager, SkillsCapabi
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import LocalDirectoryProvider
 from a13n_harness.testing.discovery_strategies import skill_document
+from bounded import call_bounded
 
 SKILL = "/workspace/.agents/skills/alpha/SKILL.md"
 TOOLS = [
@@ -101,19 +102,24 @@ class ChatServer:
         self._thread.join()
 
     def complete(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        """The client side: one blocking POST (http.client ignores proxy variables)."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            body = json.dumps({"model": "loopback", "messages": messages, "tools": TOOLS})
-            connection.request(
-                "POST", "/v1/chat/completions", body, {"Content-Type": "application/json"}
-            )
-            response = connection.getresponse()
-            assert response.status == 200
-            reply: dict[str, Any] = json.loads(response.read())
-            return reply
-        finally:
-            connection.close()
+        """The client side: one blocking POST (http.client ignores proxy variables), under a
+        CPU budget instead of a socket timeout (a busy machine slows the server thread down)."""
+
+        def post() -> dict[str, Any]:
+            connection = http.client.HTTPConnection("127.0.0.1", self.port)
+            try:
+                body = json.dumps({"model": "loopback", "messages": messages, "tools": TOOLS})
+                connection.request(
+                    "POST", "/v1/chat/completions", body, {"Content-Type": "application/json"}
+                )
+                response = connection.getresponse()
+                assert response.status == 200
+                reply: dict[str, Any] = json.loads(response.read())
+                return reply
+            finally:
+                connection.close()
+
+        return call_bounded(post, cpu_seconds=30, what="the chat server's answer")
 
 
 def _tool_reply(path: str) -> dict[str, Any]:

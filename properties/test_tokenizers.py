@@ -53,6 +53,7 @@ from a13n_harness.testing.counters import (
 )
 from a13n_harness.testing.strategies import budgets, skill_catalogs
 from a13n_harness.tokenizers import TiktokenCounter
+from bounded import run_bounded
 from cli_run import CORE
 
 tiktoken = pytest.importorskip("tiktoken", reason="the tokens extra (pip install -e '.[dev]')")
@@ -359,13 +360,12 @@ def test_loading_never_touches_the_network(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     cache.mkdir()
     environment = {**os.environ, "TIKTOKEN_CACHE_DIR": str(cache), "PYTHONPATH": str(CORE)}
-    result = subprocess.run(
+    result = run_bounded(
         [sys.executable, "-c", NO_NETWORK],
         capture_output=True,
         text=True,
         env=environment,
-        timeout=120,
-        check=False,
+        cpu_seconds=120,
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"tokens": [3, 3], "requests": False}
@@ -446,7 +446,7 @@ def test_the_packaged_file_is_read_as_a_bounded_regular_file(
     else:
         path.write_bytes(b"IQ== 0\n" * 10)
     result = _run_isolated(
-        ["-c", BOUNDED_READ, str(path), name], _clean_environment(tmp_path), timeout=60
+        ["-c", BOUNDED_READ, str(path), name], _clean_environment(tmp_path), cpu_seconds=60
     )
     assert result.returncode == 0, result.stderr
     code, reason, message = json.loads(result.stdout)
@@ -504,12 +504,11 @@ def reference_count(name: str, text: str) -> int:
 
 def cli(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess[bytes]:
     environment = {**os.environ, "PYTHONPATH": str(CORE)}
-    result = subprocess.run(
+    result = run_bounded(
         [sys.executable, "-m", "a13n_harness.cli", *map(str, args)],
         env=environment,
         capture_output=True,
-        timeout=120,
-        check=False,
+        cpu_seconds=120,
     )
     assert b"Traceback" not in result.stderr, result.stderr.decode(errors="replace")
     return result
@@ -633,21 +632,19 @@ def _limited() -> None:  # pragma: no cover - runs in the child before exec
 
 
 def _run_isolated(
-    script_or_args: list[str], environment: dict[str, str], timeout: float = 90
+    script_or_args: list[str], environment: dict[str, str], cpu_seconds: float = 90
 ) -> subprocess.CompletedProcess[str]:
-    """A child with a memory limit and a timeout: a pre-fix run can neither hang nor eat the box."""
-    try:
-        return subprocess.run(
-            [sys.executable, *script_or_args],
-            capture_output=True,
-            text=True,
-            env=environment,
-            timeout=timeout,
-            preexec_fn=_limited,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"loading the tokenizer hung for {timeout} s")
+    """A child with a memory limit and a CPU budget: a pre-fix run can neither hang nor eat the
+    box (``bounded.run_bounded`` fails the test when it spins or makes no progress)."""
+    return run_bounded(
+        [sys.executable, *script_or_args],
+        cpu_seconds=cpu_seconds,
+        what="loading the tokenizer",
+        capture_output=True,
+        text=True,
+        env=environment,
+        preexec_fn=_limited,
+    )
 
 
 def _clean_environment(tmp: Path) -> dict[str, str]:

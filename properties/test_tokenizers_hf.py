@@ -39,6 +39,7 @@ from a13n_harness.testing.counters import (
 )
 from a13n_harness.testing.strategies import budgets, skill_catalogs
 from a13n_harness.tokenizers import Establishment, HuggingFaceCounter
+from bounded import run_bounded
 from cli_run import CORE
 
 hf = pytest.importorskip("tokenizers", reason="the hf extra (pip install -e '.[dev]')")
@@ -405,25 +406,22 @@ HOSTILE_LOAD = textwrap.dedent(
 
 
 def _load_isolated(path: Path) -> object:
-    """Load in a child with a 1 GiB address space and a timeout: a broken loader can neither
+    """Load in a child with a 1 GiB address space and a CPU budget: a broken loader can neither
     hang the suite nor eat the machine."""
 
     def limited() -> None:  # pragma: no cover - runs in the child
         limit = 1024**3
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
-    try:
-        result = subprocess.run(
-            [sys.executable, "-c", HOSTILE_LOAD, str(path)],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(CORE)},
-            timeout=60,
-            preexec_fn=limited,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"loading {path} hung")
+    result = run_bounded(
+        [sys.executable, "-c", HOSTILE_LOAD, str(path)],
+        cpu_seconds=60,
+        what=f"loading {path}",
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(CORE)},
+        preexec_fn=limited,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -489,13 +487,12 @@ def test_counting_what_is_not_text_is_a_coded_error(trained: dict[str, Path]) ->
 
 
 def _cli(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
+    result = run_bounded(
         [sys.executable, "-m", "a13n_harness.cli", *map(str, args)],
         env={**os.environ, "PYTHONPATH": str(CORE)},
         capture_output=True,
         text=True,
-        timeout=120,
-        check=False,
+        cpu_seconds=120,
     )
     assert "Traceback" not in result.stderr, result.stderr
     return result

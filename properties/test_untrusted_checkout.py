@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,7 @@ from a13n_harness.environment.facts import (
     collect_environment_facts,
     collect_git_status,
 )
+from bounded import run_bounded, wait_bounded
 from harness.scratch import bounded
 
 pytestmark = [
@@ -54,10 +56,11 @@ CORE = cli_run.CORE  # the package under test: the tree's core/ or the installed
 _IDENTITY = ("-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main")
 # The git versions the liveness of each vector was checked on (it is a fact about git).
 _LIVENESS_CHECKED_ON = ((2, 39),)
-# Seconds a git run may take in these tests: short, because a vector that does
-# fire may hang git (a filter waiting on its input) and the old collector then
-# waits for its timeout.
-_TIMEOUT = 3.0
+# The library's git timeout (wall time, by its contract) these tests give the collector: a
+# fixed collector runs nothing that hangs, and its few git runs take a fraction of a CPU
+# second, so twenty seconds is far more than a busy machine needs. Only a collector that
+# lets a vector fire (a filter waiting on its input hangs git) waits it out.
+_TIMEOUT = 20.0
 
 
 def _isolated_environment(home: Path) -> dict[str, str]:
@@ -83,13 +86,12 @@ class Box:
     environment: dict[str, str]
 
     def git(self, cwd: Path, *args: str, check: bool = True) -> bytes:
-        result = subprocess.run(
+        result = run_bounded(
             ["git", *_IDENTITY, *args],
             cwd=cwd,
             env=self.environment,
             capture_output=True,
-            check=False,
-            timeout=60,
+            cpu_seconds=60,
         )
         if check and result.returncode != 0:
             raise AssertionError(f"git {args} failed: {result.stderr!r}")
@@ -472,7 +474,9 @@ def _canary(box: Box) -> str:
 @pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v.name)
 def test_vector_is_live_under_plain_git(tmp_path: Path, vector: Vector) -> None:
     """Positive control: the way the collector used to run git does run the program."""
-    version = subprocess.run(["git", "--version"], capture_output=True, check=True).stdout
+    version = run_bounded(
+        ["git", "--version"], cpu_seconds=60, capture_output=True, check=True
+    ).stdout
     numbers = tuple(int(n) for n in version.split()[2].split(b".")[:2])
     if not vector.live or numbers not in _LIVENESS_CHECKED_ON:
         pytest.skip("not a live vector for this git")
@@ -490,9 +494,19 @@ def test_vector_is_live_under_plain_git(tmp_path: Path, vector: Vector) -> None:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+
+    def ran_or_ended(seconds: float) -> bool:
+        # Checked every twentieth of ``seconds``: the canary is there at once for most vectors.
+        for _ in range(20):
+            if box.canary.exists() or process.poll() is not None:
+                return True
+            time.sleep(seconds / 20)
+        return False
+
     try:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=_TIMEOUT)
+        # Until the vector ran, or git ended (or hung: no progress), not for a wall-clock span
+        # a busy machine may need all of before git reaches the vector.
+        wait_bounded(ran_or_ended, cpu_seconds=60)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
@@ -531,13 +545,12 @@ def _cli(
     box: Box, environment: dict[str, str], cwd: Path, *args: str | os.PathLike[str]
 ) -> subprocess.CompletedProcess[bytes]:
     full = {**environment, "PYTHONPATH": str(CORE)}
-    result = subprocess.run(
+    result = run_bounded(
         [sys.executable, "-m", "a13n_harness.cli", *map(str, args)],
         cwd=cwd,
         env=full,
         capture_output=True,
-        timeout=120,
-        check=False,
+        cpu_seconds=120,
     )
     assert b"Traceback" not in result.stderr, result.stderr.decode(errors="replace")
     return result
@@ -745,12 +758,18 @@ def _returns_promptly(path: Path, fifo: Path) -> GitStatus | None:
         target=lambda: outcome.append(collect_git_status(path, timeout=2.0)), daemon=True
     )
     worker.start()
-    worker.join(15)
-    if worker.is_alive():
+
+    def returned(seconds: float) -> bool:
+        worker.join(seconds)
+        return not worker.is_alive()
+
+    # Blocked is no progress: the wait ends then, whatever the machine's load, and so does a
+    # collector that spins (its CPU budget).
+    reason = wait_bounded(returned, cpu_seconds=30)
+    if reason:
         with contextlib.suppress(OSError):
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        worker.join(5)
-        pytest.fail(f"collecting facts blocked on the FIFO {fifo.name}")
+        pytest.fail(f"collecting facts blocked on the FIFO {fifo.name} ({reason})")
     return outcome[0]
 
 
@@ -802,18 +821,17 @@ print(json.dumps({"status": listed, "peak_kib": peak}))
 _PROBE_ADDRESS_SPACE = 3 * 2**30
 
 
-def _collect_with_peak(repo: Path, timeout: float = 5.0) -> tuple[list[object] | None, int]:
+def _collect_with_peak(repo: Path, timeout: float = _TIMEOUT) -> tuple[list[object] | None, int]:
     """``collect_git_status(repo)`` in a child held to 3 GiB of address space; the
     status and the peak resident size (bytes) of the git processes it ran."""
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (_PROBE_ADDRESS_SPACE, _PROBE_ADDRESS_SPACE))
 
-    result = subprocess.run(
+    result = run_bounded(
         [sys.executable, "-c", _PEAK_PROBE, str(CORE), str(repo), str(timeout)],
         capture_output=True,
-        timeout=120,
-        check=False,
+        cpu_seconds=120,
         preexec_fn=limit,
     )
     assert result.returncode == 0, result.stderr.decode(errors="replace")
@@ -962,12 +980,11 @@ def test_env_and_manifest_commands_on_a_ref_linked_to_dev_zero(tmp_path: Path, n
         "raise SystemExit(done.returncode)\n"
     )
     for command in (["env", str(box.repo)], ["manifest", str(box.repo)]):
-        result = subprocess.run(
+        result = run_bounded(
             [sys.executable, "-c", peak_of, sys.executable, "-m", "a13n_harness.cli", *command],
             env={**box.environment, "PYTHONPATH": str(CORE)},
             capture_output=True,
-            timeout=120,
-            check=False,
+            cpu_seconds=120,
             preexec_fn=limit,
         )
         assert result.returncode == 0, result.stderr

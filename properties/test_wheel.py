@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import email
 import shutil
-import subprocess
 import sys
 import tarfile
 import zipfile
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from a13n_harness._version import __version__
+from bounded import run_bounded
 
 REPO = Path(__file__).resolve().parent.parent
 _SOURCES = ("pyproject.toml", "README.md", "LICENSE")
@@ -37,12 +37,11 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
         REPO / "core", source / "core", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info")
     )
     out = tmp_path_factory.mktemp("dist")
-    result = subprocess.run(
+    result = run_bounded(
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(source)],
         capture_output=True,
         text=True,
-        timeout=600,
-        check=False,
+        cpu_seconds=600,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     return out

@@ -28,9 +28,13 @@ available on our machines, so this script proves the same build logic here:
    out-of-memory input fails the script; each is kept in
    ``build/fuzz-artifacts/<target>/`` and printed with its replay commands.
 
-A build whose inputs (targets, package source, build script, PyInstaller and
-Python versions) are unchanged is reused from ``build/cflite`` (``--rebuild``
-forces one). Ends with ``N packaged targets ran``.
+``--package TARGET`` (the quick gate's form) packages and runs only that target:
+build.sh still runs whole, and every target's compile request, seed archive,
+options and dictionary are checked in ``$OUT``. A build whose inputs (targets,
+package source, build script, PyInstaller and Python versions) are unchanged and
+which packaged the targets asked for is reused from ``build/cflite``
+(``--rebuild`` forces one); PyInstaller's work folders are removed after each
+build. Ends with ``N packaged targets ran``.
 """
 
 from __future__ import annotations
@@ -290,6 +294,29 @@ def run_target(
     return problems
 
 
+def check_outputs(out: Path, targets: list[str]) -> list[str]:
+    """What build.sh must have left in ``$OUT`` for every target, packaged or not: a seed
+    archive that opens and its ``.options`` with a ``[libfuzzer]`` section (the dictionary
+    it names beside it). The problems found."""
+    problems = []
+    for target in targets:
+        archive = out / f"{target}_seed_corpus.zip"
+        try:
+            with zipfile.ZipFile(archive) as seeds:
+                if not seeds.namelist():
+                    problems.append(f"{target}: {archive.name} holds no seed")
+        except (OSError, zipfile.BadZipFile) as error:
+            problems.append(f"{target}: {archive.name}: {error}")
+        options = out / f"{target}.options"
+        flags = option_flags(options, out) if options.is_file() else []
+        if not flags:
+            problems.append(f"{target}: {options.name} missing or without [libfuzzer] options")
+        for flag in flags:
+            if flag.startswith("-dict=") and not Path(flag.removeprefix("-dict=")).is_file():
+                problems.append(f"{target}: {options.name} names {flag} but build.sh copied none")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["--package-in-process"]:
@@ -301,6 +328,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=300, help="mutations per target after seeds")
     parser.add_argument("--jobs", type=int, default=2, help="targets packaged at once")
     parser.add_argument("--rebuild", action="store_true", help="ignore a reusable build")
+    parser.add_argument(
+        "--package",
+        action="append",
+        default=[],
+        metavar="TARGET",
+        help="package and run only this target (repeatable; default every target): build.sh "
+        "still runs whole and every target's request, seed archive and options are checked",
+    )
     args = parser.parse_args(arguments)
     root: Path = args.root.resolve()
     build = (args.out or root / "build" / "cflite").resolve()
@@ -308,14 +343,30 @@ def main(argv: list[str] | None = None) -> int:
     stamp = build / "inputs.json"
     key = inputs_key(root)
     started = time.monotonic()
+    expected = sorted(path.stem for path in (root / "fuzz").glob("fuzz_*.py"))
+    unknown = sorted(set(args.package) - set(expected))
+    if unknown:
+        print(f"--package {unknown[0]}: no such target in fuzz/ ({', '.join(expected)})")
+        return 1
+    wanted = sorted(args.package) or expected
+    previous = json.loads(stamp.read_text(encoding="utf-8")) if stamp.is_file() else {}
     reused = (
         not args.rebuild
-        and stamp.is_file()
-        and json.loads(stamp.read_text(encoding="utf-8")).get("key") == key
+        and previous.get("key") == key
+        and set(wanted) <= set(previous.get("targets", []))
     )
     if reused:
         print(f"reusing the packaged targets in {out} (inputs unchanged, key {key})")
-        targets = json.loads(stamp.read_text(encoding="utf-8"))["targets"]
+        recorded = previous.get("recorded", expected)
+        # Packages of an earlier, wider build that this run does not ask for are not kept
+        # (about 110 MB each): the folder holds what the last run used.
+        for extra in sorted(set(previous.get("targets", [])) - set(wanted)):
+            (out / f"{extra}.pkg").unlink(missing_ok=True)
+            (out / extra).unlink(missing_ok=True)
+        stamp.write_text(
+            json.dumps({"key": key, "targets": wanted, "recorded": recorded}) + "\n",
+            encoding="utf-8",
+        )
     else:
         shutil.rmtree(out, ignore_errors=True)
         stamp.unlink(missing_ok=True)
@@ -325,18 +376,22 @@ def main(argv: list[str] | None = None) -> int:
         if not requests:
             print("build.sh compiled no target")
             return 1
-        targets = sorted(package(requests, work / "src", out, work, args.jobs))
-        stamp.write_text(json.dumps({"key": key, "targets": targets}) + "\n", encoding="utf-8")
+        recorded = sorted(Path(request[0]).stem for request in requests)
+        chosen = [request for request in requests if Path(request[0]).stem in wanted]
+        packaged = sorted(package(chosen, work / "src", out, work, args.jobs)) if chosen else []
+        stamp.write_text(
+            json.dumps({"key": key, "targets": packaged, "recorded": recorded}) + "\n",
+            encoding="utf-8",
+        )
         # PyInstaller's work folders (about a gigabyte for seven targets) are never read again:
         # only the packaged targets in out/ are kept, for the next run with the same inputs.
         shutil.rmtree(work, ignore_errors=True)
     built = time.monotonic() - started
-    expected = sorted(path.stem for path in (root / "fuzz").glob("fuzz_*.py"))
-    if targets != expected:
-        print(f"build.sh packaged {targets}, but fuzz/ holds {expected}")
+    if recorded != expected:
+        print(f"build.sh compiled {recorded}, but fuzz/ holds {expected}")
         return 1
-    problems = []
-    for target in targets:
+    problems = check_outputs(out, expected)
+    for target in wanted:
         problems += run_target(target, out, root / "build" / "fuzz-artifacts", args.runs, root)
     for problem in problems:
         print(problem)
@@ -345,9 +400,10 @@ def main(argv: list[str] | None = None) -> int:
         f"runs {time.monotonic() - started - built:.1f}s"
     )
     if problems:
-        print(f"{len(problems)} problem(s) in {len(targets)} packaged targets")
+        print(f"{len(problems)} problem(s) in {len(wanted)} packaged targets")
         return 1
-    print(f"{len(targets)} packaged targets ran")
+    print(f"build.sh requested {len(recorded)} targets, all with seeds and options")
+    print(f"{len(wanted)} packaged targets ran")
     return 0
 
 

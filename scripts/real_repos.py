@@ -22,9 +22,15 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+from _gate import process  # scripts/ is first on sys.path when this runs as a script
+
 ROOT = Path(__file__).resolve().parent.parent
+# CPU seconds one command may spend on one checkout (the largest, a few hundred skills, takes
+# a few): a CPU budget, not wall time, so a busy machine slows the check down without failing it.
+CLI_CPU_SECONDS = 600
 
 # owner+name -> the folder(s) of skill folders an author would pass as --root.
 REPOSITORIES: dict[str, tuple[str, ...]] = {
@@ -75,16 +81,18 @@ def export(mirrors: Path, repos: Path) -> None:
 
 
 def _cli(workspace: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """``a13n-skills ARGV`` in the checkout, under a CPU budget (``_gate.process``): a stopped
+    run is an exit code of its own and the reason on its last line of stderr."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "core"))
-    return subprocess.run(
-        [sys.executable, "-m", "a13n_harness", *argv],
-        check=False,
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    command = [sys.executable, "-m", "a13n_harness", *argv]
+    limits = process.Limits(CLI_CPU_SECONDS)
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errors:
+        finished = process.run(command, limits=limits, cwd=workspace, env=env, stderr=errors)
+        errors.seek(0)
+        stderr = errors.read()
+    if finished.stopped:
+        stderr += f"\nstopped: {limits.describe(finished.stopped)}\n"
+    return subprocess.CompletedProcess(command, finished.exit_code, finished.output, stderr)
 
 
 def _roots(workspace: Path, name: str) -> tuple[str, ...]:

@@ -88,7 +88,24 @@ reader, with a segment that stands for a name: an ellipsis (`assets/...`), a nam
 it is one (`references/filename.md`, `your-topic.md`) or a word ending in a capital N or X
 for a number (`phase_prompts/phaseN.md`), and a path in inline code of another skill named
 in code just before it ("`` `other-skill`'s `references/catalog.md` ``", "the `pdf` skill's
-..."; "this skill's" names the skill itself, and its paths are references). A `file:` URL
+..."; "this skill's" names the skill itself, and its paths are references). Two more
+shapes in inline code name files of some other folder, not of this skill. A list after a
+paragraph whose last clause says what something makes and ends in a colon ("The init script
+creates:", "generates the following files:", "**Creates:**") lists the files a script writes
+into another skill; the lead's own line (`scripts/init.py creates:`) and what follows the
+list after a blank line or a heading are the skill's text again, and a creation verb in an
+earlier clause ("When it creates a report, read:") does not count. In a skill that teaches
+writing skills, one whose body names `SKILL.md` (other than "this SKILL.md", the skill
+speaking of itself, or `other-skill/SKILL.md`, another skill's file) or speaks of writing
+one ("writing a skill", "authoring skills", "skill authoring", "a new skill", "your skill";
+not "writing skills" alone, the ability), a path after an arrow on its line (`→`, `⇒`,
+`⇨`, `⟶`, `⟹`, `➔`, `➜`, `➝`, `➞`, `➡`, `->`, `=>`, outside code) is advice for the
+reader's skill ("Detailed patterns → `references/patterns.md`"); a path before the arrow or
+without one, and every link, is still a reference, and in any other skill an arrow is
+routing to its own files ("Setup → `references/setup.md`"), checked as such. A path in inline code
+whose last segment has no extension (`references/open-coding`, as a table shows a prefix)
+names a file when the folder holds a file of that name plus an extension
+(`references/open-coding.md`); a link must name the file itself. A `file:` URL
 is not skipped as a URL: it names a file on the reader's machine, an absolute path
 (`skill_reference_escapes`). The documented spellings of the skill folder resolve to it:
 `{baseDir}/` ([OpenClaw](https://github.com/openclaw/openclaw/blob/main/docs/tools/skills.md): "Use
@@ -124,6 +141,7 @@ profile = "claude-code"                       # agentskills (default), claude-co
 select = ["skill_name_invalid", "skill_reference_escapes"]   # only these are reported
 ignore = ["skill_body_too_long"]               # never reported
 severity = { skill_reference_missing = "error", skill_html_comment = "note" }
+tokenizer = "lines"                           # skill_body_too_long counts lines (or cl100k_base)
 
 [tool.a13n-skills.lint.per-path-ignores]       # globs relative to this file's folder
 "skills/legacy/*" = ["skill_field_unknown"]
@@ -131,6 +149,13 @@ severity = { skill_reference_missing = "error", skill_html_comment = "note" }
 
 A configuration that cannot be used is one `lint_config_invalid` error at its file, line
 and column, and nothing is linted. `--profile` wins over the configuration's `profile`.
+
+`tokenizer` pins what `skill_body_too_long` counts, so every machine and CI job counts the
+same: `lines` (500 lines), `cl100k_base` or `o200k_base` (5,000 tokens; the `tokens` extra
+must be installed, else the configuration is refused). Without it lint counts `cl100k_base`
+tokens where the extra is installed and lines elsewhere (the GitHub Action installs no
+extra). `--tokenizer` wins over it and also takes a Hugging Face `tokenizer.json`; a
+configuration names no file.
 
 `exclude = ["vendor/", "skills/*/fixtures"]` leaves skills out: a pattern (the per-path
 globs' language, relative to the file's folder) matches a `SKILL.md` or one of its folders.

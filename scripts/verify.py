@@ -3,10 +3,11 @@
 ``python scripts/verify.py`` (quick, the CI default) runs lint and types
 (ruff, ruff format, mypy strict, import-linter, the GitHub workflow schema),
 the properties under the ``ci`` Hypothesis profile, the corpus replay, the
-injected-defect verifier, a fuzz smoke run per target found in ``fuzz/``, the
-local ClusterFuzzLite build (each target packaged by PyInstaller and run over
-its seed archive) and CrossHair. ``--full`` (the build box) adds mutmut, 300 s
-of fuzzing per target and the ``nightly`` profile. ``--changed-since REF`` adds
+injected-defect verifier, a fuzz smoke run per target found in ``fuzz/`` (2 s
+each), the local ClusterFuzzLite build (build.sh run whole, one representative
+target packaged by PyInstaller and run over its seed archive) and CrossHair.
+``--full`` (the build box) adds mutmut, 300 s of fuzzing per target, every
+target packaged and the ``nightly`` profile. ``--changed-since REF`` adds
 mutmut over the functions changed between REF and HEAD.
 
 ``--target wheel`` (the default when ``CI`` is set, as in ``.ci/run`` and GitHub Actions)
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", default=[], help="run steps whose name has this")
     parser.add_argument("--report", type=Path, help="default: build/verify-report.json")
     parser.add_argument(
-        "--fuzz-seconds", type=int, help="fuzzing time per target (default 5, --full 300)"
+        "--fuzz-seconds", type=int, help="fuzzing time per target (default 2, --full 300)"
     )
     parser.add_argument("--jobs", type=int, default=2, help="steps run at once (default 2)")
     parser.add_argument(

@@ -19,6 +19,7 @@ from _gate.steps import Plan, build_steps
 
 sys.path.insert(0, str(REPO / "properties"))
 import symbolic_properties
+from bounded import run_bounded
 
 sys.path.remove(str(REPO / "properties"))
 
@@ -124,7 +125,7 @@ def _run(
         table.replace("DEFAULT_CPU = 60.0", f"DEFAULT_CPU = {budget}"), encoding="utf-8"
     )
     (tmp_path / "test_burn.py").write_text(BURN.format(seconds=seconds), encoding="utf-8")
-    return subprocess.run(
+    return run_bounded(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options, "test_burn.py"],
         cwd=tmp_path,
         env={
@@ -134,8 +135,7 @@ def _run(
         },
         capture_output=True,
         text=True,
-        check=False,
-        timeout=600,  # a backstop for the harness test itself; the budget acts first
+        cpu_seconds=600,  # a backstop for the harness test itself; the budget acts first
     )
 
 

@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import Any
 
 from _gate import process
-from _gate.gate import PREPARE, STATIC, Outcome, Step, relative, slug
+from _gate.gate import PREPARE, STATIC, Outcome, Step, relative, slug, temp_root
 from _gate.report import read_json
 
 # The Python source folders (not corpus/: its seeds are hostile bytes, not code to format).
@@ -108,6 +108,25 @@ def pytest_ran(outcome: Outcome) -> int:
     return outcome.junit.ran
 
 
+def bytecode_cache(plan: Plan) -> dict[str, str]:
+    """Bytecode written, to a folder outside the tree (``PYTHONPYCACHEPREFIX``, one per tree,
+    kept between runs), for a pytest step and every Python its tests start.
+
+    The tests start the command line, git helpers and scratch gates as new Python processes
+    that import ``core/`` from source; with ``PYTHONDONTWRITEBYTECODE`` set (some CI images
+    and this project's dev machines set it) or a fresh clone, each of them compiled the
+    modules it imports again: a twelfth of a CPU second a start, 40 -> 29 CPU s for
+    test_cli.py and test_cli_streams.py. A prefix the caller set is kept; no ``__pycache__``
+    folder appears in the tree either way. A test that needs bytecode writing off sets it
+    itself (test_tokenizers' loading-writes-nothing test does)."""
+    if os.environ.get("PYTHONPYCACHEPREFIX"):
+        return {}
+    return {
+        "PYTHONDONTWRITEBYTECODE": "",  # empty is unset, for Python and for _gate.warm
+        "PYTHONPYCACHEPREFIX": str(temp_root(plan.root, "pycache")),
+    }
+
+
 def pytest_step(
     plan: Plan,
     name: str,
@@ -117,6 +136,7 @@ def pytest_step(
     profile: str,
     estimate: float,
     workers: int = 1,
+    cache_bytecode: bool = False,
 ) -> Step:
     """A pytest run of ``files`` under a Hypothesis profile, with its own JUnit file; with
     ``workers`` above one, pytest-xdist spreads the tests over that many processes, each
@@ -124,7 +144,7 @@ def pytest_step(
     decides who runs what)."""
     junit = plan.logs / f"{slug(name)}.junit.xml"
     spread = ["-n", str(workers), "--dist", "worksteal"] if workers > 1 else []
-    env = {"HYPOTHESIS_PROFILE": profile}
+    env = {"HYPOTHESIS_PROFILE": profile, **(bytecode_cache(plan) if cache_bytecode else {})}
     if workers > 1:
         # Every worker must collect the same tests in the same order: one hash seed for all of
         # them (drawn per run, and shown in the rerun command), so a parametrization over a set
@@ -288,6 +308,7 @@ def corpus_replay(plan: Plan) -> Iterator[Step]:
         cpu_seconds=300,  # about 12 CPU s: every seed once
         profile="ci",
         estimate=12,
+        cache_bytecode=True,
     )
     replay.count = lambda out: corpus_files(plan.root) if out.junit.ran else 0
     replay.tool = "module:pytest"
@@ -347,6 +368,7 @@ def properties(plan: Plan) -> Iterator[Step]:
         profile="ci",
         estimate=400 / workers,
         workers=workers,
+        cache_bytecode=True,
     )
 
 
@@ -456,15 +478,29 @@ def fuzz_step(plan: Plan, target: str, seconds: int) -> Step:
 
 @step
 def fuzzing(plan: Plan) -> Iterator[Step]:
-    # The quick gate's smoke: 5 s of mutations from the seeds per target (the corpus replay runs
-    # every seed, the ClusterFuzzLite step every packaged target); the build box fuzzes 300 s.
-    seconds = plan.fuzz_seconds if plan.fuzz_seconds is not None else 300 if plan.full else 5
+    # The quick gate's smoke: 2 s of mutations from the seeds per target, after each target's
+    # instrumented start and its seeds (the corpus replay runs every seed uninstrumented, the
+    # ClusterFuzzLite step a packaged target); the build box fuzzes 300 s. 2 s, not 5: eleven
+    # targets took 77 CPU s at 5 on a quiet machine, 22 at 2 at load 5 (about 40 quiet: a
+    # start of one to two CPU s each), and each still runs its seeds and then mutated inputs
+    # (39 to 13,845 at load 5, a few hundred to tens of thousands quiet).
+    seconds = plan.fuzz_seconds if plan.fuzz_seconds is not None else 300 if plan.full else 2
     for path in sorted((plan.root / "fuzz").glob("fuzz_*.py")):
         yield fuzz_step(plan, path.stem, seconds)
 
 
+# The quick gate's ClusterFuzzLite build runs build.sh whole (every target's compile request,
+# seed archive, dictionary and options, each checked) but packages with PyInstaller and runs
+# one target: the packaging is the same command line for every target, and this one's import
+# graph holds what the others lack (the native tokenizers extension, the tokenizer data, the
+# shared _target and runner helpers), at 15 CPU s where the whole eleven took 170 (lint_config
+# alone 58). ``--full`` packages and runs every target.
+QUICK_PACKAGE = "fuzz_tokenizer_json"
+
+
 @step
 def clusterfuzzlite(plan: Plan) -> Iterator[Step]:
+    every = plan.full or not (plan.root / "fuzz" / f"{QUICK_PACKAGE}.py").is_file()
     yield Step(
         "clusterfuzzlite build",
         # One target at a time: the gate already runs two steps at once.
@@ -475,11 +511,12 @@ def clusterfuzzlite(plan: Plan) -> Iterator[Step]:
             "1",
             "--out",
             plan.shown(plan.build / "cflite"),
+            *([] if every else ["--package", QUICK_PACKAGE]),
         ],
-        900,  # CPU s: about 67 for seven packagings and seven packaged runs
+        900,  # CPU s: about 170 for eleven packagings and their runs, 15 for one
         lambda out: last_int(r"(\d+) packaged targets? ran", out.output),
         "module:PyInstaller",
-        estimate=70,  # about 67 CPU s: seven packagings, seven packaged runs
+        estimate=170 if every else 16,
     )
 
 
@@ -640,6 +677,7 @@ def build_box(plan: Plan) -> Iterator[Step]:
         profile="nightly",
         estimate=6000 / workers,
         workers=workers,
+        cache_bytecode=True,
     )
     # The full run fits inside the hour on two cores (docs/mutation.md, "The last complete run").
     # CPU s: the last complete run took 3,603 on two cores (docs/mutation.md).

@@ -54,6 +54,28 @@ QUIET = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
 # A fork runs one defect's few tests in one process: pytest-xdist's plugins would only cost
 # their import (a tenth of a CPU second a run).
 NO_XDIST = ("-p", "no:xdist", "-p", "no:xdist.looponfail")
+# pytest's start-up scans every installed distribution twice (plugin entry points, and the
+# plugins' modules to rewrite): a tenth of a CPU second a run in a full environment. A fork
+# starts with that scan off and loads the one plugin the tests use by name; the variable is
+# removed once pytest is configured, so a pytest the tests start finds its plugins as usual.
+AUTOLOAD = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
+PLUGINS = ("-p", "_hypothesis_pytestplugin")
+
+
+class _AutoloadBack:
+    """Puts :data:`AUTOLOAD` back as it was (unset, or the caller's value) once pytest is
+    configured."""
+
+    def __init__(self, previous: str | None) -> None:
+        self.previous = previous
+
+    def pytest_configure(self) -> None:
+        if self.previous is None:
+            os.environ.pop(AUTOLOAD, None)
+        else:
+            os.environ[AUTOLOAD] = self.previous
+
+
 # How often the parent looks for finished forks (seconds); their CPU time is read every
 # process.SAMPLE_SECONDS.
 POLL = 0.02
@@ -158,7 +180,10 @@ def _child(job: Job, tree: Path, junit: Path) -> NoReturn:
         sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
         import pytest  # noqa: PLC0415 - preloaded by the parent: a dictionary lookup
 
-        code = int(pytest.main([*QUIET, *NO_XDIST, *job.arguments, f"--junitxml={junit}"]))
+        previous = os.environ.get(AUTOLOAD)
+        os.environ[AUTOLOAD] = "1"
+        arguments = [*QUIET, *NO_XDIST, *PLUGINS, *job.arguments, f"--junitxml={junit}"]
+        code = int(pytest.main(arguments, plugins=[_AutoloadBack(previous)]))
     except BaseException:  # a harness error is reported as pytest's internal error
         traceback.print_exc()
     finally:

@@ -74,7 +74,7 @@ if TYPE_CHECKING:
     from a13n_harness.context.catalog import SkillCatalog
     from a13n_harness.context.errors import DefinitionError
     from a13n_harness.context.render import RenderedCatalog
-    from a13n_harness.context.tokens import CountedRendering
+    from a13n_harness.context.tokens import CountedRendering, TokenCounter
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "DEFAULT_RESERVE_TOKENS", "build_parser", "main"]
 
@@ -425,6 +425,14 @@ def _run_lint(args: argparse.Namespace) -> int:
 
     if args.diff and not args.fix:
         raise _UsageError("--diff shows what --fix would change: use --fix --diff")
+    from a13n_harness.cli._body_size import body_counter
+
+    if args.tokenizer is not None:
+        body_counter(args.tokenizer)  # an unknown name or a missing extra fails before the scan
+
+    def counters(configured: str | None) -> TokenCounter | None:
+        """``--tokenizer`` wins over the configuration's ``tokenizer``; neither: the default."""
+        return body_counter(args.tokenizer or configured)
 
     def linted() -> LintResult:
         try:
@@ -435,6 +443,7 @@ def _run_lint(args: argparse.Namespace) -> int:
                 profile=args.profile,
                 config_file=args.config,
                 use_config=not args.no_config,
+                counters=counters,
             )
         except (DefinitionError, OSError) as error:  # OutputError is not raised before the write
             return LintResult((problem_finding(".", error),), 0)
@@ -548,6 +557,27 @@ def _parser_class() -> type[argparse.ArgumentParser]:
     from a13n_harness.cli._output import PROGRAM, USAGE_CODE, write_err
 
     class Parser(argparse.ArgumentParser):
+        _intermixing = False
+
+        def parse_known_args(  # type: ignore[override]  # same call, intermixed positionals
+            self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+        ) -> tuple[argparse.Namespace, list[str]]:
+            # ``lint A --format sarif B`` names two PATHs, as every Unix tool reads it; plain
+            # argparse stops a ``*`` positional at the first option and refuses ``B``. A parser
+            # holding subcommands cannot intermix (argparse refuses), so only leaves do; after
+            # ``--`` Python 3.11's intermixed parse drops the separator: ``--`` keeps the plain one.
+            leaf = all(
+                action.nargs not in (argparse.PARSER, argparse.REMAINDER)
+                for action in self._get_positional_actions()
+            )
+            if self._intermixing or not leaf or "--" in (args or ()):
+                return super().parse_known_args(args, namespace)
+            self._intermixing = True
+            try:
+                return self.parse_known_intermixed_args(args, namespace)
+            finally:
+                self._intermixing = False
+
         def error(self, message: str) -> NoReturn:
             self.print_usage(sys.stderr)
             write_err(f"{PROGRAM}: {USAGE_CODE}: {message}")
@@ -619,6 +649,14 @@ def build_parser() -> argparse.ArgumentParser:
         ".a13n-skills.toml, else its pyproject.toml)",
     )
     config.add_argument("--no-config", action="store_true", help="read no configuration")
+    lint.add_argument(
+        "--tokenizer",
+        metavar="NAME|PATH",
+        help="count each body's tokens in this tokenizer for skill_body_too_long (the "
+        "specification's 5000): cl100k_base, o200k_base or a Hugging Face tokenizer.json, or "
+        "lines to count 500 lines instead (default: cl100k_base with the tokens extra "
+        "installed, else lines)",
+    )
     lint.add_argument(
         "--strict", action="store_true", help="exit 1 on a warning too (default: on an error)"
     )

@@ -84,12 +84,29 @@ def _name_fix(line: str, folder: str) -> str | None:
     return f"name: {folder}"
 
 
-def _field_fix(line: str, message: str) -> str | None:
+def _field_fix(line: str, message: str, keys: frozenset[str]) -> str | None:
+    """The line with its key renamed as suggested, unless the frontmatter's top-level
+    ``keys`` already hold the suggested one (a rename would make a duplicate key)."""
     suggestion = _SUGGESTION.search(message)
     key = _KEY.match(line)
     if suggestion is None or key is None or key.group(1) == suggestion.group(1):
         return None
+    if suggestion.group(1) in keys:
+        return None
     return suggestion.group(1) + line[len(key.group(1)) :]
+
+
+def _top_level_keys(lines: list[str]) -> frozenset[str]:
+    """The keys written at the margin between the frontmatter's fences (line 1's ``---``
+    and the next ``---`` line)."""
+    keys = []
+    for line in lines[1:]:
+        if line.rstrip("\r") == "---":
+            break
+        key = _KEY.match(line)
+        if key is not None:
+            keys.append(key.group(1))
+    return frozenset(keys)
 
 
 def fixed_text(text: str, folder: str, findings: Iterable[tuple[str, int, str]]) -> tuple[str, int]:
@@ -98,6 +115,7 @@ def fixed_text(text: str, folder: str, findings: Iterable[tuple[str, int, str]])
     lines = text.split("\n")
     made = 0
     invisible = False
+    keys = _top_level_keys(lines)
     for rule, number, message in findings:
         if rule == "skill_invisible_characters":
             invisible = True
@@ -110,7 +128,7 @@ def fixed_text(text: str, folder: str, findings: Iterable[tuple[str, int, str]])
         if rule in ("skill_name_mismatch", "skill_name_invalid"):
             changed = _name_fix(bare, folder)
         elif rule == "skill_field_unknown":
-            changed = _field_fix(bare, message)
+            changed = _field_fix(bare, message, keys)
         else:
             continue
         if changed is not None and changed != bare:

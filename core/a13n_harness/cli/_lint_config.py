@@ -15,6 +15,9 @@ folder), the way ruff finds its configuration. In each folder ``.a13n-skills.tom
 - ``severity``: a table of rule id to ``error``, ``warning`` or ``note``;
 - ``per-path-ignores``: a table of glob (relative to the file's folder, ``*`` crossing
   ``/``; :mod:`a13n_harness.cli._glob`) to rule ids not reported for the paths it matches;
+- ``tokenizer``: what ``skill_body_too_long`` counts, ``lines``, ``cl100k_base`` or
+  ``o200k_base`` (``--tokenizer`` wins; a named tokenizer needs the ``tokens`` extra, and
+  no file path is taken from a configuration), so every machine counts the same;
 - ``exclude``: globs (the same language, relative to the file's folder) of skills left out:
   a ``SKILL.md`` is excluded when a pattern matches its path or one of its folders
   (``vendor`` leaves out ``vendor/x/SKILL.md``). A skill an agent loads (below an agent
@@ -65,7 +68,7 @@ CONFIG_FILE = ".a13n-skills.toml"
 PYPROJECT = "pyproject.toml"
 _CONFIG_RULE = "lint_config_invalid"
 _SEVERITIES = ("error", "warning", "note")
-_KEYS = ("profile", "select", "ignore", "severity", "per-path-ignores", "exclude")
+_KEYS = ("profile", "select", "ignore", "severity", "per-path-ignores", "exclude", "tokenizer")
 # A configuration file is a few hundred bytes; a bigger one is refused, not read whole.
 CONFIG_MAX_BYTES = 1 << 20
 # A message names at most this many characters of a key or pattern, and this many
@@ -97,6 +100,7 @@ class LintConfig:
     severity: dict[str, Severity] = field(default_factory=dict)
     per_path_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     exclude: tuple[str, ...] = ()
+    tokenizer: str | None = None
     _globs: GlobSet = field(init=False, repr=False, compare=False)
     _excluded: GlobSet = field(init=False, repr=False, compare=False)
     _ignored: dict[str, frozenset[str]] = field(
@@ -420,7 +424,25 @@ def _key(key: str, value: object) -> dict[str, Any]:
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
             raise ValueError("exclude must be a list of globs")
         return {"exclude": tuple(_exclude_pattern(pattern) for pattern in value)}
+    if key == "tokenizer":
+        return {"tokenizer": _tokenizer(value)}
     raise ValueError(f"unknown key {_short(key)} (known: {', '.join(_KEYS)})")
+
+
+def _tokenizer(value: object) -> str:
+    """``tokenizer``: ``lines`` or a named vocabulary that this machine can load."""
+    from a13n_harness.cli._body_size import LINES, installed  # noqa: PLC0415 - lint's only
+    from a13n_harness.tokenizers import TOKENIZERS  # noqa: PLC0415 - as above
+
+    names = (LINES, *TOKENIZERS)
+    if not isinstance(value, str) or value not in names:
+        shown = _short(value) if isinstance(value, str) else type(value).__name__
+        raise ValueError(f"tokenizer must be one of {', '.join(names)}, not {shown}")
+    if value != LINES and not installed(value):
+        raise ValueError(
+            f"tokenizer {value} needs the tokens extra: pip install 'a13n-harness-skills[tokens]'"
+        )
+    return value
 
 
 def _exclude_pattern(pattern: str) -> str:

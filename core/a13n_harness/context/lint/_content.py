@@ -6,11 +6,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from a13n_harness.context.encoder import ESCAPED_RANGES, joins_emoji, printable_escaped
 from a13n_harness.context.lint._nodes import _Scalar
-from a13n_harness.context.lint._rules import _WRAP_MIN, BASE64_MIN_CHARS, Issue
+from a13n_harness.context.lint._rules import (
+    _WRAP_MIN,
+    BASE64_MIN_CHARS,
+    BODY_MAX_LINES,
+    BODY_MAX_TOKENS,
+    Issue,
+)
 from a13n_harness.context.lint._text import _Text
+
+if TYPE_CHECKING:
+    from a13n_harness.context.tokens import TokenCounter
 
 
 def _count(count: int, word: str) -> str:
@@ -251,3 +261,69 @@ def _value_issues(
                         "encoded content as a file of the skill",
                     )
                     return
+
+
+def _body_size_issue(text: _Text, start: int, counter: TokenCounter | None) -> Issue | None:
+    """``skill_body_too_long`` for the body from code point ``start``, or ``None``.
+
+    Without a ``counter`` the body's lines are counted against :data:`BODY_MAX_LINES`; with
+    one, its tokens against :data:`BODY_MAX_TOKENS`, at the line where the running count of
+    the body's lines passes the limit. A counter that declares ``byte_bounded`` (at most one
+    token per UTF-8 byte) is not asked about a body of no more bytes than the limit.
+    """
+    if counter is not None:
+        # Imported here: the catalog's rendering modules are not lint's unless it counts tokens.
+        from a13n_harness.context.tokens import _check_counter  # noqa: PLC0415
+
+        _check_counter(counter)
+    if start >= len(text.text):
+        return None
+    first_line = text.where(start)[0]
+    if counter is None:
+        lines = text.line_count - first_line + 1
+        if lines <= BODY_MAX_LINES:
+            return None
+        return Issue(
+            "skill_body_too_long",
+            first_line + BODY_MAX_LINES,
+            1,
+            f"the body has {lines} lines; keep SKILL.md under {BODY_MAX_LINES} "
+            "and move detail into referenced files",
+        )
+    body = text.text[start:]
+    if (
+        getattr(counter, "byte_bounded", False) is True
+        and len(body) <= BODY_MAX_TOKENS
+        and len(body.encode("utf-8")) <= BODY_MAX_TOKENS
+    ):
+        return None
+    from a13n_harness.context.tokens import _counted  # noqa: PLC0415 - as above
+
+    tokens = _counted(counter, body)
+    if tokens <= BODY_MAX_TOKENS:
+        return None
+    line, running = first_line, 0
+    for piece in body.splitlines(keepends=True):
+        running += _counted(counter, piece)
+        if running > BODY_MAX_TOKENS:
+            break
+        line += 1
+    line = min(line, text.line_count)
+    return Issue(
+        "skill_body_too_long",
+        line,
+        1,
+        f"the body has {tokens} {_unit(counter)}; keep SKILL.md's body under "
+        f"{BODY_MAX_TOKENS} tokens and move detail into referenced files",
+    )
+
+
+def _unit(counter: TokenCounter) -> str:
+    """``tokens``, with the tokenizer's name when the counter carries one as a plain str."""
+    try:
+        name = getattr(counter, "name", None)
+    except Exception:  # a Host's property raised: the message names no tokenizer
+        name = None
+    if type(name) is str and 0 < len(name) <= 64 and name.isprintable():
+        return f"tokens ({name})"
+    return "tokens"

@@ -5,21 +5,34 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from a13n_harness.context._checks import is_bytes_like, plain_bytes, plain_fields, plain_str
 from a13n_harness.context.errors import FRONTMATTER_REASONS, FrontmatterError
 from a13n_harness.context.frontmatter import (
     FrontmatterLimits,
-    find_frontmatter,
-    parse_skill_document,
+    FrontmatterSpan,
+    ParseRecord,
+    SkillFrontmatter,
+    parse_recorded,
 )
-from a13n_harness.context.lint._content import _content_issues, _count, _value_issues
+from a13n_harness.context.lint._content import (
+    _body_size_issue,
+    _content_issues,
+    _count,
+    _value_issues,
+)
 from a13n_harness.context.lint._fields import _Checker
-from a13n_harness.context.lint._nodes import _frontmatter_nodes, _Node, _Scalar, _scalars
+from a13n_harness.context.lint._nodes import (
+    _frontmatter_nodes,
+    _Mapping,
+    _Node,
+    _Scalar,
+    _scalars,
+)
 from a13n_harness.context.lint._references import Reference, _scan_body
 from a13n_harness.context.lint._rules import (
     _CONSIDERED_MAX,
-    BODY_MAX_LINES,
     DEFAULT_PROFILE,
     DOCUMENT_MAX_BYTES,
     PROFILES,
@@ -28,6 +41,9 @@ from a13n_harness.context.lint._rules import (
     Issue,
 )
 from a13n_harness.context.lint._text import BOM, _decode, _Text
+
+if TYPE_CHECKING:
+    from a13n_harness.context.tokens import TokenCounter
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +69,54 @@ _STRUCTURAL = FRONTMATTER_REASONS - {
 _SURROGATE_ESCAPE = re.compile(r"\\?(?:u[dD][89a-fA-F]|U0000[dD][89a-fA-F])")
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class DocumentParse:
+    """The one parse of a SKILL.md's bytes lint makes (:func:`parse_document`): the parser's
+    verdict (``frontmatter``, or the refusal ``error``), the fences it found (``span``), the
+    frontmatter's text and its YAML nodes (``root``, when the parser's guards passed), built
+    from the events of that same parse. The checks, the skill's name and discovery's verdict
+    all come from it, so each document's YAML is parsed once.
+    """
+
+    data: bytes
+    frontmatter: SkillFrontmatter | None
+    error: FrontmatterError | None
+    span: FrontmatterSpan | None
+    text: str | None
+    root: _Mapping | None
+
+    def holds(self, data: bytes) -> bool:
+        """Whether this is also the parse of ``data``: the same bytes, or the same bytes up
+        to the end of the closing fence's line, which is all the parser reads (lint's masked
+        directive lines are body lines, after it)."""
+        if data is self.data:
+            return True
+        if self.span is None:
+            return False
+        end = self.span.body
+        return len(data) >= end and data[:end] == self.data[:end]
+
+
+def parse_document(data: bytes) -> DocumentParse:
+    """Parse one SKILL.md's bytes once (the parser's guards at the default limits), keeping
+    what the checks need: see :class:`DocumentParse`. Never raises for any bytes."""
+    record = ParseRecord()
+    frontmatter: SkillFrontmatter | None = None
+    error: FrontmatterError | None = None
+    try:
+        frontmatter = parse_recorded(data, record, FrontmatterLimits())
+    except FrontmatterError as refused:
+        error = refused
+    # The events are whole when the parser refused only the name or the description, which
+    # it checks after the last event (the field checks report those in their own words).
+    root = (
+        _frontmatter_nodes(record.events)
+        if error is None or error.reason not in _STRUCTURAL
+        else None
+    )
+    return DocumentParse(data, frontmatter, error, record.span, record.text, root)
+
+
 def _surrogate_escape_at(text: _Text, line: int | None, column: int | None) -> bool:
     """Whether libyaml's refusal at ``line:column`` is a ``\\uD800``-style escape."""
     if line is None or column is None:
@@ -62,7 +126,10 @@ def _surrogate_escape_at(text: _Text, line: int | None, column: int | None) -> b
 
 
 def check_document(
-    data: bytes, folder: str | None, profile: str = DEFAULT_PROFILE
+    data: bytes,
+    folder: str | None,
+    profile: str = DEFAULT_PROFILE,
+    counter: TokenCounter | None = None,
 ) -> DocumentCheck:
     """Check one SKILL.md's bytes; ``folder`` is the name of the folder holding it.
 
@@ -71,8 +138,25 @@ def check_document(
     (resolved by the caller). Never raises for any bytes; linear in their size.
     ``data`` that is not bytes, or a ``folder`` that is neither a ``str`` nor ``None``,
     is refused with ``skill_frontmatter_invalid`` (reason ``encoding``), as
-    :func:`parse_skill_document` refuses it.
+    :func:`parse_skill_document` refuses it. ``counter`` (a
+    :class:`~a13n_harness.context.tokens.TokenCounter`) measures the body in tokens
+    instead of lines (``skill_body_too_long``); one that is not a counter or that fails is
+    ``allowance_invalid`` (reason ``counter``), as the catalog's rendering reports it.
     """
+    return check_parsed(data, None, folder, profile, counter)
+
+
+def check_parsed(
+    data: bytes,
+    parsed: DocumentParse | None,
+    folder: str | None,
+    profile: str = DEFAULT_PROFILE,
+    counter: TokenCounter | None = None,
+) -> DocumentCheck:
+    """:func:`check_document` of ``data`` with its parse made already (:func:`parse_document`),
+    when the caller has it: lint's driver parses each SKILL.md once, for discovery, the name
+    and these checks. A ``parsed`` that does not hold ``data`` (:meth:`DocumentParse.holds`)
+    is not used: ``data`` is parsed here."""
     # A Host's subclass is taken as its plain value: its own methods never decide.
     data, folder, profile = plain_bytes(data), plain_str(folder), plain_str(profile)  # type: ignore[assignment]
     if not is_bytes_like(data):
@@ -103,9 +187,10 @@ def check_document(
         assert failure is not None
         return DocumentCheck((failure,), ())
     text = _Text(decoded)
-    try:
-        parse_skill_document(data, FrontmatterLimits())
-    except FrontmatterError as error:
+    if not isinstance(parsed, DocumentParse) or not parsed.holds(data):
+        parsed = parse_document(data)
+    error = parsed.error
+    if error is not None:
         if error.reason == "yaml_syntax" and _surrogate_escape_at(text, error.line, error.column):
             return DocumentCheck(
                 (
@@ -130,19 +215,21 @@ def check_document(
                 ),
                 (),
             )
-    # The parser's own scan finds the fences (it passed them above). Both fence lines are
+    # The parser's own scan found the fences (it passed them above). Both fence lines are
     # ASCII, so their bytes are code points; the frontmatter between them is decoded.
-    span = find_frontmatter(data)
+    span, frontmatter, root = parsed.span, parsed.text, parsed.root
+    assert span is not None
+    assert frontmatter is not None
+    assert root is not None
     start = span.start - (len(BOM) if data.startswith(BOM) else 0)
-    frontmatter = data[span.start : span.end].decode("utf-8")
     end = start + len(frontmatter)
     checker = _Checker(text, start)
-    root = _frontmatter_nodes(frontmatter)
     fields: dict[str, tuple[_Scalar, _Node]] = {}
+    present = frozenset(key.value for key, _ in root.pairs)
     for key, value in root.pairs:
         fields[key.value] = (key, value)
         if key.value not in SPEC_FIELDS:
-            checker.field(key, value, profile)
+            checker.field(key, value, profile, present)
     if "name" in fields:
         checker.name(fields["name"][1], folder)
     else:
@@ -163,19 +250,9 @@ def check_document(
         checker.allowed_tools(fields["allowed-tools"][1])
 
     body_start = end + span.body - span.end
-    body_first_line = text.where(body_start)[0] if body_start < len(decoded) else None
-    if body_first_line is not None:
-        body_lines = text.line_count - body_first_line + 1
-        if body_lines > BODY_MAX_LINES:
-            checker.issues.append(
-                Issue(
-                    "skill_body_too_long",
-                    body_first_line + BODY_MAX_LINES,
-                    1,
-                    f"the body has {body_lines} lines; keep SKILL.md under {BODY_MAX_LINES} "
-                    "and move detail into referenced files",
-                )
-            )
+    size = _body_size_issue(text, body_start, counter)
+    if size is not None:
+        checker.issues.append(size)
     written = list(_content_issues(text, start, end, "frontmatter"))
     checker.issues.extend(written)
     reported = {issue.rule for issue in written}

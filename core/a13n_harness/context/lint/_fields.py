@@ -4,6 +4,7 @@ platform, in the specification's own words."""
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 
 from a13n_harness.context._checks import has_lone_surrogate
 from a13n_harness.context.frontmatter import NAME_MAX_CHARS
@@ -151,8 +152,11 @@ class _Checker:
         else:
             self.string(rule, field, node)
 
-    def field(self, key: _Scalar, value: _Node, profile: str) -> None:
-        """A top-level field outside the specification, judged by ``profile``."""
+    def field(
+        self, key: _Scalar, value: _Node, profile: str, present: Set[str] = frozenset()
+    ) -> None:
+        """A top-level field outside the specification, judged by ``profile``; ``present``
+        holds every top-level key of the frontmatter."""
         own = PLATFORM_FIELDS.get(profile, {})
         if key.value in own:
             self.platform_field(key.value, own[key.value], value)
@@ -172,7 +176,13 @@ class _Checker:
             return
         allowed = ", ".join((*SPEC_FIELDS, *own))
         meant = near_miss(key.value)
-        advice = f"did you mean `{meant}`?" if meant is not None else "put it under metadata"
+        if meant is None:
+            advice = "put it under metadata"
+        elif meant in present:
+            # Renaming it would make a duplicate key: --fix leaves such a field alone.
+            advice = f"did you mean `{meant}`? (`{meant}` is set as well: keep one of the two)"
+        else:
+            advice = f"did you mean `{meant}`?"
         self.add(
             "skill_field_unknown",
             key.index,
@@ -196,21 +206,24 @@ _SHORT = 5
 
 
 def _distance(a: str, b: str, bound: int) -> int:
-    """The edit distance (insert, delete, change one character) of ``a`` and ``b``, or
-    ``bound + 1`` once it is certainly more than ``bound``: a field name is short, and
-    the rows are cut off past the band, so the work stays small."""
+    """The edit distance (insert, delete, change one character, swap two neighbours: the
+    optimal string alignment distance) of ``a`` and ``b``, or ``bound + 1`` once it is
+    certainly more than ``bound``: a field name is short, and the rows are cut off past the
+    band, so the work stays small."""
     if abs(len(a) - len(b)) > bound:
         return bound + 1
+    before: list[int] = []  # the row two rows up, for a swap
     previous = list(range(len(b) + 1))
     for i, char in enumerate(a, 1):
         current = [i]
         for j, other in enumerate(b, 1):
-            current.append(
-                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other))
-            )
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other))
+            if i > 1 and j > 1 and char == b[j - 2] and a[i - 2] == other:
+                cost = min(cost, before[j - 2] + 1)  # `nmae` is `name` with two letters swapped
+            current.append(cost)
         if min(current) > bound:
             return bound + 1
-        previous = current
+        before, previous = previous, current
     return previous[-1]
 
 
@@ -223,16 +236,24 @@ def _folded(name: str) -> str:
     return name.lower().replace("_", "-").replace(" ", "-")
 
 
+def _joined(name: str) -> str:
+    """``name`` folded with its separators dropped: camelCase ``userInvocable`` and
+    ``user-invocable`` are one spelling, whatever else is mistyped."""
+    return _folded(name).replace("-", "")
+
+
 def near_miss(name: str) -> str | None:
     """The known field ``name`` most likely spells (another separator or case, or one or two
     characters off), or ``None``. Ties go to the first field in :data:`_KNOWN_FIELDS`."""
     if len(name) > _NEAR_MAX:
         return None
-    spelled = _folded(name)
+    spelled, joined = _folded(name), _joined(name)
     best: tuple[int, str] | None = None
     for field in _KNOWN_FIELDS:
         bound = 1 if len(field) < _SHORT else 2
-        distance = _distance(spelled, _folded(field), bound)
+        distance = min(
+            _distance(spelled, _folded(field), bound), _distance(joined, _joined(field), bound)
+        )
         if distance <= bound and (best is None or distance < best[0]):
             best = (distance, field)
     return None if best is None else best[1]

@@ -172,6 +172,17 @@ _EXAMPLE_MARK = re.compile(
 )
 _EXAMPLE_LEAD = re.compile(r"[ \t]*+(?:\*\*|__)?+examples?\b", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"[ \t]*+(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
+# A paragraph ending in a clause that says what something makes, then a colon ("The init
+# script creates:", "generates the following files:"): the list after it names the files a
+# script writes elsewhere, not files of this skill. The clause is the text after the line's
+# last sentence break or comma, so the verb is the clause's, not an earlier sentence's.
+_CLAUSE_BREAK = re.compile(r"[.;,!?](?:[*_]*+[ \t])")
+_CREATION_VERB = re.compile(
+    r"\b(?:creates|created|generates|generated|produces|produced|scaffolds|scaffolded"
+    r"|writes|written|emits|outputs|initiali[sz]es|initiali[sz]ed|sets[ \t]++up|lays[ \t]++out"
+    r"|will[ \t]++(?:create|generate|produce|scaffold|write|set[ \t]++up|lay[ \t]++out))\b",
+    re.IGNORECASE,
+)
 _HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]|$)")
 
 
@@ -313,6 +324,55 @@ def _link_target(raw: str) -> str | None:
     return urllib.parse.unquote(_ESCAPE.sub(r"\1", target))
 
 
+# Advice for laying out a skill: "Detailed patterns → `references/patterns.md`" in a skill
+# that teaches writing skills says where a reader's own skill should keep its detail; it
+# names no file of this skill. Such a skill names `SKILL.md`, the file it teaches to write
+# (a skill speaking of itself says "this SKILL.md"). An arrow before an inline-code path
+# on its line, outside code, marks the advice.
+_SKILL_FILE = "SKILL.md"
+_SELF = re.compile(r"\bthis[ \t]*+[`*_]*+$", re.IGNORECASE)
+_SELF_WINDOW = 8  # "this `" and emphasis, before the name
+# → ⇒ ⇨ ⟶ ⟹ ➔ ➜ ➝ ➞ ➡, and the ASCII -> and =>.
+_ARROW = re.compile("[\u2192\u21d2\u21e8\u27f6\u27f9\u2794\u279c\u279d\u279e\u27a1]|->|=>")
+
+
+# Or it speaks of writing one: "writing a skill", "creating your skills", "authoring skills",
+# "skill authoring", "a new skill", "your skill" (not "your skill level"). Not "writing skills"
+# alone: that is as often the ability to write.
+_WRITING_SKILLS = re.compile(
+    r"\b(?:writing|creating|authoring)[ \t]++(?:a|an|your|new)[ \t]++"
+    r"(?:(?:agent|new|good|effective)[ \t]++)*+skills?\b"
+    r"|\b(?:creating|authoring)[ \t]++(?:agent[ \t]++)?+skills\b"
+    r"|\bskill[ \t]++(?:authoring|creation)\b|\ba[ \t]++new[ \t]++skill\b"
+    r"|\byour[ \t]++skill\b(?![ \t]++level)",
+    re.IGNORECASE,
+)
+
+
+def _teaches_writing_skills(text: str, start: int) -> bool:
+    """Whether the body from ``start`` teaches writing skills: it names ``SKILL.md`` other
+    than as "this SKILL.md" or the last segment of a path, or speaks of writing a skill
+    (:data:`_WRITING_SKILLS`)."""
+    found = text.find(_SKILL_FILE, start)
+    while found >= 0:
+        # `other-skill/SKILL.md` names another skill's file; "this SKILL.md" names its own.
+        if text[found - 1 : found] not in ("/", "\\") and not _SELF.search(
+            text, max(found - _SELF_WINDOW, start), found
+        ):
+            return True
+        found = text.find(_SKILL_FILE, found + len(_SKILL_FILE))
+    return _WRITING_SKILLS.search(text, start) is not None
+
+
+def _first_arrow(line: str, opens: list[int], closes: list[int]) -> int:
+    """Where the first arrow of ``line`` outside its code spans is, or ``len(line)``."""
+    for gap_start, gap_end in zip([0, *closes], [*opens, len(line)], strict=True):
+        arrow = _ARROW.search(line, gap_start, gap_end)
+        if arrow is not None:
+            return arrow.start()
+    return len(line)
+
+
 class _Body:
     """What one pass over the body found: references and HTML comments."""
 
@@ -324,6 +384,7 @@ class _Body:
         self.found = 0  # references found, REFERENCES_MAX of them kept
         self.considered = 0  # inline-code spans with a slash looked at
         self.limit_at = (1, 1)  # where the limit struck when no reference was kept
+        self.teaching = False  # the body teaches writing skills (_teaches_writing_skills)
 
     def add(self, reference: Reference | None) -> None:
         if reference is not None:
@@ -367,6 +428,19 @@ _EVENT = re.compile(r"\]\(|\]:|<!--|`|<[Ff][Ii][Ll][Ee]:")
 _FILE_AUTOLINK = re.compile(r"<([Ff][Ii][Ll][Ee]:[^\s<>]*+)>")
 
 
+def _lists_created_files(line: str) -> bool:
+    """Whether a paragraph's last line ``line`` introduces a list of the files something
+    creates: its last clause holds a creation verb and ends in ``:`` (emphasis around it
+    allowed: ``**Creates:**``). String methods find the end: no pattern is tried at every
+    position of a line of asterisks."""
+    ended = line.rstrip(" \t\r*_")
+    if not ended.endswith(":") or _HEADING.match(line):
+        return False
+    clause = ended[:-1]
+    breaks = [found.end() for found in _CLAUSE_BREAK.finditer(clause)]
+    return _CREATION_VERB.search(clause, breaks[-1] if breaks else 0) is not None
+
+
 def _paragraph_lead(line: str) -> bool | None:
     """How ``line`` sets the example state: ``None`` when it inherits it (blank, a list
     item, indented two or more), else whether it opens an example."""
@@ -397,7 +471,14 @@ class _Examples:
     def at(self, index: int) -> bool:
         walked = []
         answer = False
+        start = index
         while index >= 0:
+            if index != start and _lists_created_files(self.lines[index]):
+                # Reached from below, a lead such as "The init script creates:": what follows
+                # (its list, or its wrapped text) names another folder's files. The lead's own
+                # line is not walked: a path on it (`scripts/init.py`) is this skill's.
+                answer = True
+                break
             if index in self.known:
                 answer = self.known[index]
                 break
@@ -556,6 +637,7 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
     backtick and a slash), and only those ask whether they sit in an example.
     """
     body = _Body()
+    body.teaching = _teaches_writing_skills(decoded, start)
     text = decoded[start:]
     lines: list[str] = []  # split once, when a question about a line needs them
     examples: _Examples | None = None
@@ -735,10 +817,13 @@ def _scan_line(body: _Body, line: str, number: int, in_comment: bool, example: b
     marker = _EXAMPLE_MARK.search(line)
     # At the cap one more candidate is still looked at: it is what reports the limit.
     if not example and "/" in line and body.found <= REFERENCES_MAX:
+        advice = _first_arrow(line, spans.opens, spans.closes) if body.teaching else len(line)
         for span_start, content_start, content_end in zip(
             spans.opens, spans.inners, spans.inner_ends, strict=True
         ):
             raw = line[content_start:content_end]
+            if span_start > advice:
+                break  # the rest of the line is advice (_teaches_writing_skills)
             if "/" in raw and (marker is None or marker.start() > span_start):
                 if _OWNED.search(line, max(span_start - _OWNED_WINDOW, 0), span_start):
                     continue  # another skill's file, named just before

@@ -19,6 +19,9 @@ Severity = Literal["error", "warning", "note"]
 DESCRIPTION_MAX_CHARS = 1_024  # the specification's "Must be 1-1024 characters"
 COMPATIBILITY_MAX_CHARS = 500  # the specification's "Must be 1-500 characters if provided"
 BODY_MAX_LINES = 500  # the specification's "Keep your main SKILL.md under 500 lines"
+# The specification's "Instructions (< 5000 tokens recommended): The full SKILL.md body is
+# loaded when the skill is activated" (section "Progressive disclosure").
+BODY_MAX_TOKENS = 5_000
 # 4 MiB: over a hundred times the largest published SKILL.md (about 30 KB); a bigger
 # file is reported, never read whole or cut silently.
 DOCUMENT_MAX_BYTES = 4 * 1024 * 1024
@@ -162,9 +165,11 @@ RULES: dict[str, Rule] = _rules(
         "`allowed-tools` may appear at the top level, plus the fields of the platform the "
         "profile names (`--profile claude-code`); a field that a known platform defines is "
         "`skill_field_not_portable` instead. A near miss of a known field (another "
-        "separator, another case, or one or two characters off, one for a name under five "
-        "characters: `user_invocable`, `Licence`) is answered with the field meant; anything "
-        "else belongs under `metadata`.",
+        "separator, another case, camelCase, or one or two characters off, one for a name "
+        "under five characters, two neighbours swapped counting one: `user_invocable`, "
+        "`Licence`, `userInvocable`, `nmae`) is answered with the field meant, and when that "
+        "field is set too the message says so and `--fix` leaves both (a rename would make "
+        "a duplicate key); anything else belongs under `metadata`.",
         "The specification's frontmatter table lists exactly these six fields, and `metadata` "
         'is where "clients can ... store additional properties not defined by the Agent '
         'Skills spec".',
@@ -300,7 +305,9 @@ RULES: dict[str, Rule] = _rules(
         "skill's reviewer never saw. References are the targets of Markdown links and images, "
         "link definitions, and paths in inline code that name a folder of the skill "
         "(`scripts/run.py` when the skill has `scripts/`) outside an example (`e.g.`, "
-        "`Example:`); URLs, `#anchors`, footnotes, fenced and indented code blocks, HTML "
+        "`Example:`), a list of the files a script creates (after `creates:`) and advice "
+        'after an arrow in a skill that teaches writing skills (docs/rules.md, "File '
+        'references"); URLs, `#anchors`, footnotes, fenced and indented code blocks, HTML '
         "comments and targets with an unknown placeholder (`${PLUGIN_ROOT}`) are not. "
         "`{baseDir}/` and `${CLAUDE_SKILL_DIR}/` stand for the skill folder.",
         BEYOND + ' (the specification: "use relative paths from the skill root")',
@@ -344,12 +351,18 @@ RULES: dict[str, Rule] = _rules(
     Rule(
         "skill_body_too_long",
         "warning",
-        "the body is longer than 500 lines",
-        f"The Markdown body after the frontmatter should stay within {BODY_MAX_LINES} lines; "
-        "the finding points at the first line past the limit.",
-        '"Keep your main `SKILL.md` under 500 lines. Move detailed reference material to '
-        'separate files."',
-        "a SKILL.md whose body has 501 lines",
+        "the body is longer than 5,000 tokens, or 500 lines without a tokenizer",
+        f"The Markdown body after the frontmatter should stay under {BODY_MAX_TOKENS} tokens. "
+        "With the `tokens` extra installed lint counts them (`cl100k_base`, or the tokenizer "
+        "`--tokenizer` or the configuration's `tokenizer` names); without it, or with "
+        "`tokenizer` `lines`, it counts lines and "
+        f"the body should stay within {BODY_MAX_LINES}. The message says which unit was "
+        "counted; the finding points at the first line past the limit (for tokens, the line "
+        "on which the running count of the body's lines passes it).",
+        '"Instructions (< 5000 tokens recommended): The full `SKILL.md` body is loaded when '
+        'the skill is activated"; "Keep your main `SKILL.md` under 500 lines. Move detailed '
+        'reference material to separate files."',
+        f"a SKILL.md whose body has {BODY_MAX_TOKENS + 1} tokens (or 501 lines)",
     ),
     Rule(
         "skill_tag_characters",
