@@ -66,6 +66,12 @@ settings.register_profile(
     suppress_health_check=tuple(HealthCheck),
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+if getattr(settings.default, "backend", None) == "crosshair":
+    # The core's cached constant tables as constants to CrossHair, which runs a cached
+    # function again at every call (properties/crosshair_setup.py).
+    from crosshair_setup import register_constant_tables
+
+    register_constant_tables()
 
 
 class CpuBudgetSpent(BaseException):
@@ -102,6 +108,18 @@ def symbolic_cpu_budget(request: pytest.FixtureRequest) -> Iterator[None]:
     request.node.user_properties.append(("cpu_seconds", f"{used:.2f}"))
     if used > seconds:
         pytest.fail(f"CPU budget {seconds:.0f}s spent ({used:.1f} CPU s)", pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """The CPU timer of ``symbolic_cpu_budget`` ends with the test's own call: a property
+    stopped by it is reported (its traceback formatted, which can take CPU seconds) without
+    another stop landing inside pytest's reporting."""
+    try:
+        return (yield)
+    finally:
+        if getattr(settings.default, "backend", None) == "crosshair":
+            signal.setitimer(signal.ITIMER_PROF, 0)
 
 
 @pytest.fixture

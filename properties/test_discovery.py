@@ -24,6 +24,8 @@ from a13n_harness.capabilities import (
     SkillsPolicy,
     read_limit,
 )
+from a13n_harness.capabilities import discovery as discovery_module
+from a13n_harness.capabilities import pool as pool_module
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.context.frontmatter import FrontmatterLimits
 from a13n_harness.environment import (
@@ -421,6 +423,73 @@ def test_a_document_changed_after_parsing_fails_the_scan() -> None:
     with pytest.raises(DefinitionError) as caught:
         inspect(operator, [source("s", "/r")])
     assert (caught.value.code, caught.value.path) == ("skill_document_changed", "/r/y/SKILL.md")
+
+
+class _FlipsOneByte(MemoryFileOperator):
+    """Returns the same number of bytes on the second read of one file, its last one changed."""
+
+    def __init__(self, tree: Mapping[str, object], victim: str) -> None:
+        super().__init__(tree)
+        self.victim = victim
+        self.count = 0
+
+    async def read_bytes(self, path: str, limit: int) -> bytes:
+        data = await super().read_bytes(path, limit)
+        if path == self.victim:
+            self.count += 1
+            if self.count > 1:
+                return data[:-1] + bytes([data[-1] ^ 1])
+        return data
+
+
+@pytest.mark.parametrize("body", [b"", b"A body.\n" * 4_000])
+def test_a_same_size_change_before_the_re_read_fails_the_scan(body: bytes) -> None:
+    """The re-read is compared with what was parsed through a digest of those bytes (a
+    resolved skill keeps the digest, not the bytes): one byte changed, the length kept, at the
+    end of what was read (a document within the first read, and one past it), fails the scan."""
+    tree = {"r": {"x": {"SKILL.md": doc("x")}, "y": {"SKILL.md": doc("y") + body}}}
+    operator = _FlipsOneByte(tree, "/r/y/SKILL.md")
+    with pytest.raises(DefinitionError) as caught:
+        inspect(operator, [source("s", "/r")])
+    assert (caught.value.code, caught.value.path) == ("skill_document_changed", "/r/y/SKILL.md")
+    assert operator.count == 2
+
+
+def test_the_final_re_read_holds_a_page_of_documents_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past a page of resolved skills the re-read goes page by page, like the first reads:
+    what it holds at once is bounded by the page, not by the catalog (1,100 skills here)."""
+    asked: list[int] = []
+    read_all = pool_module.read_all
+
+    async def recording(files: FileOperator, paths: Sequence[str], limit: int, **kw: object):  # type: ignore[no-untyped-def]
+        asked.append(len(paths))
+        return await read_all(files, paths, limit, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(discovery_module, "read_all", recording)
+    count = discovery_module.PAGE + 76
+    scan = inspect({"r": packages("s", count)}, [source("s", "/r")], SkillsPolicy.checkout())
+    assert len(scan.items) == count
+    assert max(asked) <= discovery_module.PAGE, asked
+    assert sum(asked) == 2 * count, asked  # each document read once, then once again
+
+
+def test_a_resolved_skill_keeps_a_digest_not_the_bytes() -> None:
+    """What discovery keeps of each resolved skill's document until the re-read is 32 bytes,
+    whatever the document's size (the catalog aside)."""
+    big = doc("big") + b"A body line.\n" * 2_000
+    tree = {"r": {"big": {"SKILL.md": big}}}
+    found = asyncio.run(
+        discovery_module.discover(
+            [source("s", "/r")], SkillsPolicy(), (), lambda _: MemoryFileOperator(tree)
+        )
+    )
+    (skill,) = found.skills
+    kept = [getattr(skill, slot) for slot in type(skill).__slots__]
+    held = [value for value in kept if isinstance(value, bytes | bytearray | memoryview)]
+    assert [len(value) for value in held] == [32], kept
+    assert held[0] == discovery_module.document_digest(big[: read_limit(FrontmatterLimits())])
 
 
 def test_host_operator_exceptions_become_provider_failures() -> None:

@@ -7,11 +7,16 @@ a reference timed alongside (interleaved rounds, medians) mean more.
     python scripts/bench.py render     # one section (render, parse, parse-growth,
                                        # manifest-growth, scan, scan-growth, tokens, counted,
                                        # compact, cli, cli-instructions,
-                                       # lint-growth, lint-peers, config-growth)
+                                       # lint-growth, lint-peers, scan-memory,
+                                       # config-growth)
 
 ``lint-peers`` lints the largest of the seven published repositories (K-Dense-AI's
 claude-scientific-skills, 134 skills) from ``A13N_BENCH_REPOS`` (default
-``build/real-repos``, as ``scripts/real_repos.py export`` leaves it; ``/work/repos`` too).
+``build/real-repos``, as ``scripts/real_repos.py export`` leaves it; ``/work/repos`` too),
+against agnix and skills-ref installed in virtual environments of their own
+(``A13N_BENCH_AGNIX``: the agnix executable; ``A13N_BENCH_SKILLS_REF_PYTHON``: a python that
+imports skills_ref). ``scan-memory`` scans 100,000 generated skills under tracemalloc
+(``A13N_BENCH_MEMORY_SKILLS`` picks another count).
 """
 
 from __future__ import annotations
@@ -924,55 +929,243 @@ def _real_repos() -> Path | None:
         os.environ.get("A13N_BENCH_REPOS"),
         str(Path(__file__).resolve().parents[1] / "build" / "real-repos"),
         "/work/repos",
+        "/work/real-repos",
     ):
         if candidate and (Path(candidate) / "K-Dense-AI+claude-scientific-skills").is_dir():
             return Path(candidate) / "K-Dense-AI+claude-scientific-skills"
     return None
 
 
+# Peers in virtual environments of their own (never the project's: their pins are not ours).
+# pip install agnix into one, skills-ref into another, and point these at them.
+AGNIX_ENV = "A13N_BENCH_AGNIX"
+"""The ``agnix`` executable (default: /work/peers/agnix-venv/bin/agnix, else next to python)."""
+SKILLS_REF_ENV = "A13N_BENCH_SKILLS_REF_PYTHON"
+"""A python whose environment has ``skills-ref`` (default: /work/peers/skillsref-venv/bin/python,
+else this interpreter when it imports ``skills_ref``)."""
+LINT_PEERS_ROUNDS = 9
+# Targets of the lint-peers rows: our lint's CPU at most agnix's (command against command),
+# and at most half of skills-ref's in-process validation.
+AGNIX_BOUND = 1.0
+SKILLS_REF_BOUND = 0.5
+
+
+def _agnix() -> Path | None:
+    for candidate in (
+        os.environ.get(AGNIX_ENV),
+        "/work/peers/agnix-venv/bin/agnix",
+        str(Path(sys.executable).with_name("agnix")),
+    ):
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    return None
+
+
+def _skills_ref_python() -> str | None:
+    for candidate in (os.environ.get(SKILLS_REF_ENV), "/work/peers/skillsref-venv/bin/python"):
+        if candidate and Path(candidate).is_file():
+            return candidate
+    return sys.executable if _optional("skills_ref") is not None else None
+
+
+# One round of skills-ref's validation in its own interpreter, timed inside (CPU of the calls
+# alone: neither the interpreter's start nor the import is counted), after a warm-up round.
+_SKILLS_REF_ROUND = """
+import pathlib, sys, time
+from skills_ref import validate
+folders = [pathlib.Path(folder) for folder in sys.argv[1:]]
+problems = [validate(folder) for folder in folders]
+started = time.process_time()
+problems = [validate(folder) for folder in folders]
+print(time.process_time() - started, sum(map(len, problems)))
+"""
+
+
+# The same for ours: run_lint in a fresh interpreter too, so both sides are timed alike (a
+# long-lived process's heap makes every garbage collection slower, whatever the code).
+_OURS_ROUND = """
+import sys, time
+from a13n_harness.cli._lint import run_lint
+from a13n_harness.cli._output import Progress
+def once():
+    return run_lint([sys.argv[1]], [sys.argv[2]], Progress(), use_config=False)
+once()
+started = time.process_time()
+result = once()
+print(time.process_time() - started, len(result.findings))
+"""
+
+
+def _timed_round(argv: list[str], environment: dict[str, str] | None = None) -> float | None:
+    """The CPU seconds one of the ``_*_ROUND`` scripts printed, ``None`` when it failed."""
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=environment)
+    return float(done.stdout.split()[0]) if done.returncode == 0 else None
+
+
+def _child_cpu(argv: list[str], environment: dict[str, str] | None = None) -> float:
+    """User + system CPU seconds of one run of ``argv`` (and its threads), from getrusage."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(
+        argv,
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def _cpu_rows(title: str, samples: dict[str, list[float]], reference: str) -> dict[str, float]:
+    medians = {label: statistics.median(values) for label, values in samples.items() if values}
+    report(title, medians, reference)
+    return medians
+
+
 def bench_lint_peers() -> None:
-    """lint on the largest published repository against agnix and skills-ref, side by side.
+    """lint on the largest of the seven published repositories (K-Dense-AI's
+    claude-scientific-skills, 134 skills) against agnix and skills-ref, CPU time side by side
+    in one run, rounds interleaved (medians).
 
-    In process: ``run_lint`` (discovery, reads, every rule, references resolved) against
-    ``skills_ref.validate`` on each skill folder (frontmatter only). As commands:
-    ``a13n-skills lint`` against ``agnix`` on the same folder (targets: ours >= agnix,
-    ours >= 2x skills-ref in process).
+    In process: ``run_lint`` (discovery, one read and one parse of each SKILL.md, every rule,
+    references resolved) against ``skills_ref.validate`` on each skill folder (frontmatter
+    only), each timed by ``time.process_time`` around one call after a warm-up call, each in
+    a fresh interpreter (skills-ref's in its own environment, :data:`SKILLS_REF_ENV`). As
+    commands, CPU from ``getrusage`` (user + system, every thread): ``a13n-skills lint``
+    against ``agnix`` (:data:`AGNIX_ENV`) on the same folder, with bytecode compiled as an
+    installation has it. Targets: ours <= 1x agnix's, ours <= 0.5x skills-ref's.
     """
-    from a13n_harness.cli._lint import run_lint  # noqa: PLC0415
-    from a13n_harness.cli._output import Progress  # noqa: PLC0415
-
     repo = _real_repos()
     if repo is None:
         print("\n(lint-peers unavailable: no exported repositories; see scripts/real_repos.py)")
         return
+    core = Path(__file__).resolve().parents[1] / "core"
+    compileall.compile_dir(str(core / "a13n_harness"), quiet=1)  # see bench_cli
     folders = sorted(path.parent for path in (repo / "scientific-skills").glob("*/SKILL.md"))
-    cases: list[tuple[str, Callable[[], object], int]] = [
-        (
-            f"a13n-skills run_lint, {len(folders)} skills",
-            lambda: run_lint([str(repo)], ["/scientific-skills"], Progress(), use_config=False),
-            1,
-        )
-    ]
-    skills_ref = _optional("skills_ref")
-    if skills_ref is not None:
-        validate = skills_ref.validate
-        cases.append(
-            ("skills-ref validate, each folder", lambda: [validate(f) for f in folders], 1)
-        )
-    report("lint in process: K-Dense-AI/claude-scientific-skills", interleaved(cases), cases[0][0])
-    ours = [*_command(), "lint", "--no-config", "--root", "/scientific-skills", str(repo)]
-    commands: list[tuple[str, Callable[[], object], int]] = [
-        ("a13n-skills lint (command)", partial(_quiet, ours), 1)
-    ]
-    agnix = Path(sys.executable).with_name("agnix")
-    if agnix.exists():
-        target = [str(agnix), "--target", "generic", str(repo / "scientific-skills")]
-        commands.append(("agnix (command)", partial(_quiet, target), 1))
-    report(
-        "lint as a command: K-Dense-AI/claude-scientific-skills",
-        interleaved(commands),
-        commands[0][0],
+    ours_label = f"a13n-skills run_lint, {len(folders)} skills"
+    ref_label = "skills-ref validate, each folder (own venv)"
+    reference_python = _skills_ref_python()
+    in_process: dict[str, list[float]] = {ours_label: [], ref_label: []}
+    environment = {**os.environ, "PYTHONPATH": str(core)}
+    ours = [sys.executable, "-c", _OURS_ROUND, str(repo), "/scientific-skills"]
+    theirs = [str(reference_python), "-c", _SKILLS_REF_ROUND, *map(str, folders)]
+    for _ in range(LINT_PEERS_ROUNDS):
+        seconds = _timed_round(ours, environment)
+        if seconds is not None:
+            in_process[ours_label].append(seconds)
+        if reference_python is not None:
+            seconds = _timed_round(theirs)
+            if seconds is not None:
+                in_process[ref_label].append(seconds)
+    if reference_python is None:
+        print(f"\n(skills-ref not found: set {SKILLS_REF_ENV} to a python that imports it)")
+    medians = _cpu_rows(
+        "lint in process, CPU: K-Dense-AI/claude-scientific-skills", in_process, ours_label
     )
+    if medians.get(ref_label):
+        ratio = medians[ours_label] / medians[ref_label]
+        met = "met" if ratio <= SKILLS_REF_BOUND else "MISSED"
+        print(f"  ours x{ratio:.2f} of skills-ref's CPU (target <= x{SKILLS_REF_BOUND}: {met})")
+
+    options = ["--no-config", "--root", "/scientific-skills", str(repo)]
+    ours_command = [*_command(), "lint", *options]
+    # The default measures bodies in tokens when the tokens extra is installed (loading the
+    # vocabulary is about 0.35 s of CPU); agnix counts lines, as `--tokenizer lines` does.
+    lines_label = "a13n-skills lint --tokenizer lines (command)"
+    commands: dict[str, list[str]] = {
+        "a13n-skills lint (command)": ours_command,
+        lines_label: [*_command(), "lint", "--tokenizer", "lines", *options],
+    }
+    agnix = _agnix()
+    if agnix is not None:
+        commands["agnix --target generic (command)"] = [
+            str(agnix),
+            "--target",
+            "generic",
+            str(repo / "scientific-skills"),
+        ]
+    else:
+        print(f"\n(agnix not found: set {AGNIX_ENV} to its executable)")
+    as_commands: dict[str, list[float]] = {label: [] for label in commands}
+    for argv in commands.values():
+        _child_cpu(argv, environment)  # warm
+    for _ in range(LINT_PEERS_ROUNDS):
+        for label, argv in commands.items():
+            as_commands[label].append(_child_cpu(argv, environment))
+    medians = _cpu_rows(
+        "lint as a command, CPU (user + system): K-Dense-AI/claude-scientific-skills",
+        as_commands,
+        "a13n-skills lint (command)",
+    )
+    if agnix is not None:
+        for label in ("a13n-skills lint (command)", lines_label):
+            ratio = medians[label] / medians["agnix --target generic (command)"]
+            met = "met" if ratio <= AGNIX_BOUND else "MISSED"
+            print(f"  {label}: x{ratio:.2f} of agnix's CPU (target <= x{AGNIX_BOUND}: {met})")
+    print(f"  load average {os.getloadavg()[0]:.2f}")
+
+
+# 100,000: checkout mode's bound on one root's entries (CHECKOUT_MAX_ENTRIES), the count the
+# memory target is stated at; A13N_BENCH_MEMORY_SKILLS picks another (writing the tree and
+# scanning it under tracemalloc take minutes at 100,000).
+MEMORY_SKILLS_ENV = "A13N_BENCH_MEMORY_SKILLS"
+MEMORY_SKILLS = 100_000
+MEMORY_BOUND = 2048  # bytes a skill beyond the catalog itself, at MEMORY_SKILLS
+
+
+def bench_scan_memory() -> None:
+    """Discovery's memory per skill beyond the catalog itself: one root of N packages
+    (about 2.5 KB a SKILL.md, ``bench_scan.build_flat_root``) scanned in checkout mode under
+    ``tracemalloc``; the peak of the scan less what the catalog it returns holds (measured
+    with the process-wide memos emptied), per skill, beside the catalog's own bytes per
+    skill and 1,000 skills for reference. Target: at most 2 KiB a skill at 100,000."""
+    if scan_module is None:
+        print("\n(scan-memory unavailable: scripts/bench_scan.py not importable)")
+        return
+    import asyncio  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+    import tracemalloc  # noqa: PLC0415
+
+    from a13n_harness.capabilities import (  # noqa: PLC0415
+        FileSkillSource,
+        SkillManager,
+        SkillsPolicy,
+        discovery,
+    )
+    from a13n_harness.capabilities.verdicts import clear_verdict_memo  # noqa: PLC0415
+    from a13n_harness.environment import LocalFileOperator  # noqa: PLC0415
+
+    count = int(os.environ.get(MEMORY_SKILLS_ENV, MEMORY_SKILLS))
+    manager = SkillManager([FileSkillSource("s", ("/skills",))], policy=SkillsPolicy.checkout())
+    print(f"\n## scan memory: one root, checkout mode, first scan (target <= {MEMORY_BOUND} B)")
+    for skills in sorted({1_000, count}):
+        with tempfile.TemporaryDirectory() as temporary:
+            base = Path(temporary)
+            scan_module.build_flat_root(base, skills)
+            with LocalFileOperator(base) as files:
+                asyncio.run(manager.scan(files=files))  # warm the page cache and imports
+                clear_verdict_memo()
+                discovery._ITEMS.clear()
+                tracemalloc.start()
+                started = CPU()
+                items = asyncio.run(manager.scan(files=files))
+                seconds = CPU() - started
+                _, peak = tracemalloc.get_traced_memory()
+                clear_verdict_memo()
+                discovery._ITEMS.clear()
+                catalog, _ = tracemalloc.get_traced_memory()  # the items alone are left
+                tracemalloc.stop()
+                assert len(items) == skills
+                del items
+        beyond = (peak - catalog) / skills
+        verdict = "met" if beyond <= MEMORY_BOUND else "MISSED"
+        if skills != count:  # the memos' bounded bytes weigh on a small scan: for reference
+            verdict = "reference"
+        print(
+            f"  {skills:>7} skills: peak {peak / skills / 1024:6.2f} KiB/skill, catalog "
+            f"{catalog / skills / 1024:5.2f} KiB/skill, beyond it {beyond:7.0f} B/skill "
+            f"({verdict}); {seconds / skills * 1e6:6.1f} us/skill CPU under tracemalloc"
+        )
 
 
 def _quiet(argv: list[str]) -> None:
@@ -994,6 +1187,7 @@ SECTIONS = {
     "cli-instructions": bench_cli_instructions,
     "lint-growth": bench_lint_growth,
     "lint-peers": bench_lint_peers,
+    "scan-memory": bench_scan_memory,
     "config-growth": bench_config_growth,
 }
 

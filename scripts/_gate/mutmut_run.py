@@ -81,6 +81,7 @@ TESTS = (
     "properties/test_lint_core.py",
     "properties/test_lint_scan.py",  # the body scan against a plain reading of its rules
     "properties/test_lint.py",  # check_document's field rules are tested there
+    "properties/test_lint_once.py",  # the one parse the driver shares (DocumentParse.holds)
 )
 
 

@@ -16,7 +16,8 @@ For each source in order, for each of its roots in order:
    entry order; verdicts come from :mod:`a13n_harness.capabilities.verdicts`.
 
 Then precedence resolves names across roots and sources, and every final
-SKILL.md is read again through the same operator and compared byte for byte.
+SKILL.md is read again through the same operator and compared byte for byte, by digest
+(:func:`document_digest`: a resolved skill keeps the digest of its bytes, never the bytes).
 Every diagnostic of a skipped entry carries a reason code
 (:data:`~a13n_harness.capabilities.items.SKIP_REASONS`).
 
@@ -60,6 +61,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
+
+try:  # hashlib's own BLAKE2b, without the 7 ms hashlib spends loading OpenSSL at start-up
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python without the module hashlib uses
+    from hashlib import blake2b
 
 from a13n_harness.capabilities._roots import (
     SKILL_FILE,
@@ -123,19 +129,27 @@ def read_limit(limits: FrontmatterLimits) -> int:
     return check_limits(limits).max_bytes + FENCE_SLACK
 
 
+def document_digest(data: bytes) -> bytes:
+    """What a resolved skill keeps of the bytes read for it: their BLAKE2b-256 digest (32
+    bytes, where the bytes averaged 5.5 KiB a skill). Equal digests stand for equal bytes: a
+    collision of a cryptographic hash is not something a file in a checkout can produce."""
+    return blake2b(data, digest_size=32).digest()
+
+
 class DiscoveredSkill:
-    """A resolved package with the exact bytes read for it and the limit they were read at.
+    """A resolved package with the digest of the exact bytes read for it
+    (:func:`document_digest`) and the limit they were read at.
 
     Like :class:`Discovery`, an internal result (the manager turns it into the public
     :class:`SkillScan`), kept a plain class: a frozen dataclass costs a command's
     start-up about a millisecond to create. Treat it as read-only.
     """
 
-    __slots__ = ("data", "item", "limit")
+    __slots__ = ("digest", "item", "limit")
 
-    def __init__(self, item: SkillCatalogItem, data: bytes, limit: int) -> None:
+    def __init__(self, item: SkillCatalogItem, digest: bytes, limit: int) -> None:
         self.item = item
-        self.data = data
+        self.digest = digest
         self.limit = limit
 
 
@@ -279,7 +293,7 @@ class _Run:
                 if first is None:
                     names[name] = skill
                     found.append(skill)
-                elif self.checkout and first.data == skill.data:
+                elif self.checkout and first.digest == skill.digest:
                     continue  # the same package by another route (module docstring)
                 elif self.skipping:
                     self.note(
@@ -428,13 +442,14 @@ class _Run:
                 source,
                 reason="description_truncated",
             )
-        return DiscoveredSkill(_item(front, document, source.source_id, root), outcome, limit)
+        item = _item(front, document, source.source_id, root)
+        return DiscoveredSkill(item, document_digest(outcome), limit)
 
     def resolve(self, source: SkillSource, skills: list[DiscoveredSkill]) -> None:
         for skill in skills:
             name = skill.item.name
             earlier = self.final.get(name)
-            if earlier is not None and self.checkout and earlier.data == skill.data:
+            if earlier is not None and self.checkout and earlier.digest == skill.digest:
                 continue  # the same package by another route: one skill (module docstring)
             if earlier is not None:
                 beaten = earlier.item
@@ -530,8 +545,9 @@ async def confirm_unchanged(
 ) -> None:
     """Read every final SKILL.md again through its root's operator; a difference raises ``code``.
 
-    Each document is read at the limit it was first read at, so the same bytes come back.
-    Roots served by one operator are re-read in one pass (one pool, full lanes).
+    Each document is read at the limit it was first read at, so the same bytes come back,
+    and compared through its digest (:func:`document_digest`). Roots served by one operator
+    are re-read together (one pool, full lanes), :data:`PAGE` documents at a time.
     """
     _check_policy(policy)
     access = _guarded(access)
@@ -546,13 +562,19 @@ async def confirm_unchanged(
             continue
         groups.setdefault((id(files), skill.limit), (files, []))[1].append(skill)
     changed: list[tuple[str, str]] = [(s.item.name, s.item.path) for s in unroutable]
-    for (_, limit), (files, group) in groups.items():
-        outcomes = await read_all(files, [s.item.path for s in group], limit, again=True)
-        for skill, outcome in zip(group, outcomes, strict=True):
-            if isinstance(outcome, DefinitionError) and not isinstance(outcome, FileOperatorError):
-                raise outcome
-            if outcome != skill.data:
-                changed.append((skill.item.name, skill.item.path))
+    for (_, limit), (files, everyone) in groups.items():
+        # Page by page, like the first reads: a page of documents in memory at a time.
+        for start in range(0, len(everyone), PAGE):
+            group = everyone[start : start + PAGE]
+            outcomes = await read_all(files, [s.item.path for s in group], limit, again=True)
+            for skill, outcome in zip(group, outcomes, strict=True):
+                if isinstance(outcome, DefinitionError) and not isinstance(
+                    outcome, FileOperatorError
+                ):
+                    raise outcome
+                if not isinstance(outcome, bytes) or document_digest(outcome) != skill.digest:
+                    changed.append((skill.item.name, skill.item.path))
+            del outcomes
     if changed:
         name, path = min(changed)
         raise DefinitionError(

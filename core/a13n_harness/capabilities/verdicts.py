@@ -90,7 +90,14 @@ class _VerdictMemo:
         try:
             result = parse_skill_document(data, limits)
         except FrontmatterError as error:
-            result = (error.reason or "yaml_syntax", error.message, error.line, error.column)
+            result = _refusal(error)
+        self.remember(data, limits, key, result)
+        return result
+
+    def remember(
+        self, data: bytes, limits: FrontmatterLimits, key: str | bytes, result: Verdict
+    ) -> None:
+        """Keep ``result``, the verdict of ``data`` at ``limits``, under ``key``."""
         if len(data) <= MEMO_BYTES // 64:
             with self._lock:
                 replaced = self._entries.pop(key, None)
@@ -101,7 +108,6 @@ class _VerdictMemo:
                 while len(self._entries) > MEMO_ENTRIES or self._bytes > MEMO_BYTES:
                     _, (old, _, _) = self._entries.popitem(last=False)
                     self._bytes -= len(old)
-        return result
 
     def clear(self) -> None:
         with self._lock:
@@ -113,7 +119,34 @@ class _VerdictMemo:
             return len(self._entries), self._bytes
 
 
+def _refusal(error: FrontmatterError) -> Refusal:
+    return (error.reason or "yaml_syntax", error.message, error.line, error.column)
+
+
 _MEMO = _VerdictMemo()
+
+
+def remember_verdict(
+    path: str,
+    data: bytes,
+    limit: int,
+    limits: FrontmatterLimits,
+    verdict: SkillFrontmatter | FrontmatterError,
+) -> None:
+    """Hand the memo the verdict of a whole ``SKILL.md`` a caller has parsed already, so a
+    scan reading it at ``path`` at ``limit`` (:func:`document_verdict`) does not parse it again
+    (lint reads and parses each file once, docs/decisions.md "Lint reads once, parses once").
+
+    ``data`` must be the whole file and ``verdict`` what ``parse_skill_document(data,
+    limits)`` gave (the value, or the :class:`FrontmatterError` it raised). It is kept for the
+    bytes a read of ``limit`` decides on (:func:`decisive_prefix`), whose verdict is the whole
+    file's; when that read cannot decide, nothing is kept. A hit still compares those bytes in
+    full, as every hit does. The command line's (lint), so not in ``__all__``."""
+    decisive = decisive_prefix(data[:limit], limit, limits.max_bytes)
+    if decisive is None:
+        return
+    result = verdict if isinstance(verdict, SkillFrontmatter) else _refusal(verdict)
+    _MEMO.remember(decisive, limits, path, result)
 
 
 def clear_verdict_memo() -> None:

@@ -21,7 +21,7 @@ from a13n_harness.cli._output import one_line
 from a13n_harness.context.lint import RULES
 
 if TYPE_CHECKING:
-    from a13n_harness.cli._lint import Finding, LintResult
+    from a13n_harness.cli._findings import Finding, LintResult
 
 __all__ = ["escape_data", "escape_property", "github_line", "github_lines"]
 

@@ -37,14 +37,16 @@ import dataclasses
 import os
 import posixpath
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from a13n_harness.capabilities import FileSkillSource, SkillDiagnostic, SkillManager
+from a13n_harness.cli._findings import Finding, LintResult
+from a13n_harness.cli._findings import finding as _finding
 from a13n_harness.cli._fix import FixResult, apply_fixes
 from a13n_harness.cli._github import github_lines, located
 from a13n_harness.cli._gitignore import GitIgnore, gitignore_for
 from a13n_harness.cli._lint_config import ConfigProblem, LintConfig, config_for, load_config
+from a13n_harness.cli._lint_documents import LintDocuments
 from a13n_harness.cli._output import PROGRAM, Progress, json_text, safe_line
 from a13n_harness.cli._sarif import sarif_document
 from a13n_harness.cli._workspace import (
@@ -66,15 +68,13 @@ from a13n_harness.context._lint_suppressions import (
     mask_directives,
 )
 from a13n_harness.context.errors import DefinitionError, format_location
-from a13n_harness.context.frontmatter import parse_skill_document
 from a13n_harness.context.lint import (
     DEFAULT_PROFILE,
-    DOCUMENT_MAX_BYTES,
     PLUGIN_MANIFESTS,
     RULES,
+    DocumentParse,
     Reference,
-    Severity,
-    check_document,
+    check_parsed,
     installation_unit,
     rule_for_error,
 )
@@ -129,48 +129,6 @@ _REFUSED_RULES = {  # an entry the operator refuses or cannot read: the scan err
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One lint result; ``path`` is as the user can open it from the current directory."""
-
-    path: str
-    line: int
-    column: int
-    rule: str
-    severity: Severity
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class LintResult:
-    """Every finding, in PATH order then file order, and how many skills were checked.
-
-    ``root`` is the repository the run is about (the git work tree holding the first PATH
-    or the current directory, else that workspace): SARIF and ``--format github`` give
-    paths relative to it.
-    """
-
-    findings: tuple[Finding, ...]
-    skills: int
-    root: str | None = None
-    suppressed: tuple[Finding, ...] = ()
-    """The findings an inline directive suppressed (counted, never printed as findings)."""
-    excluded: tuple[str, ...] = ()
-    """The SKILL.md files the configuration's ``exclude`` left out (not counted in ``skills``)."""
-    checked: tuple[str, ...] = ()
-    """Every SKILL.md checked, as shown (before ``exclude``)."""
-    fixed: int = 0
-    """How many fixes ``--fix`` made before this run's findings were found."""
-
-    @property
-    def failed(self) -> bool:
-        return any(finding.severity == "error" for finding in self.findings)
-
-
-def _finding(path: str, line: int, column: int, rule: str, message: str) -> Finding:
-    return Finding(path, line, column, rule, RULES[rule].severity, message)
-
-
 class _Linter:
     def __init__(
         self,
@@ -188,17 +146,40 @@ class _Linter:
         self.tops: dict[str, str | None] = {}  # a skill's parent -> its repository's top
         self.suppressed: list[Finding] = []  # what inline directives suppressed
         self.checked: list[str] = []  # every SKILL.md checked, as shown
+        self.reals: dict[str, str] = {}  # a folder -> its real path (real())
+
+    def real(self, path: str) -> str:
+        """``os.path.realpath(path)`` for a path without ``.`` or ``..`` (a file below an
+        operator's root), the real path of every folder on the way remembered: thousands of
+        skills share the folders above them, which realpath would look at again for each.
+        Each name not seen before is looked at once (a link is resolved by realpath)."""
+        names: list[str] = []
+        folder = path
+        while folder not in self.reals:
+            parent, name = os.path.split(folder)
+            if not name:  # "/" (or "" for a relative path): realpath decides
+                self.reals[folder] = os.path.realpath(folder)
+                break
+            names.append(name)
+            folder = parent
+        real = self.reals[folder]
+        for name in reversed(names):
+            folder = os.path.join(folder, name)
+            joined = os.path.join(real, name)
+            real = os.path.realpath(joined) if os.path.islink(joined) else joined
+            self.reals[folder] = real
+        return real
 
     # ---------------------------------------------------------------- one skill
 
     async def skill(
-        self, files: LocalFileOperator, document: str, shown: str, folder: str
+        self, files: LintDocuments, document: str, shown: str, folder: str
     ) -> tuple[str, int] | None:
         """Check the skill whose SKILL.md is ``document`` (an operator path of ``files``);
         its name as discovery reads it and the line of its ``name`` key, when it has one
         and was not checked before."""
         host = os.path.join(files.root, document.lstrip("/"))
-        key = os.path.realpath(host)
+        key = self.real(host)
         if key in self.seen:
             return None
         self.seen.add(key)
@@ -206,7 +187,7 @@ class _Linter:
         self.checked.append(shown)
         first = len(self.findings)
         try:
-            data = await files.read_bytes(document, DOCUMENT_MAX_BYTES + 1)
+            data, parsed = await files.document(document)  # read and parsed once (LintDocuments)
         except FilePermissionDenied as error:
             self.findings.append(_finding(shown, 1, 1, "skill_permission_denied", error.message))
             return None
@@ -217,14 +198,14 @@ class _Linter:
             self.findings.append(_finding(shown, 1, 1, rule_for_error(error.code), error.message))
             return None
         suppressions = find_suppressions(data, RULES)
-        check = check_document(
-            mask_directives(data, suppressions), folder, self.profile, self.counter
+        check = check_parsed(
+            mask_directives(data, suppressions), parsed, folder, self.profile, self.counter
         )
         self.findings.extend(
             _finding(shown, issue.line, issue.column, issue.rule, issue.message)
             for issue in check.issues
         )
-        named = _name_of(data)
+        named = _name_of(data, parsed)
         if check.references:
             await self._references(check.references, host, shown)
         self._suppress(suppressions, shown, first)
@@ -253,7 +234,7 @@ class _Linter:
 
     async def _references(self, references: Sequence[Reference], host: str, shown: str) -> None:
         """Resolve one skill's references (module docstring); ``host`` is its SKILL.md."""
-        skill = os.path.realpath(os.path.dirname(host))
+        skill = self.real(os.path.dirname(host))
         parent = os.path.dirname(skill)
         if parent not in self.tops:
             self.tops[parent] = find_repository(parent, self.scanning)
@@ -277,7 +258,7 @@ class _Linter:
         shown = os.path.normpath(os.path.join(path, SKILL_FILE))
         self.progress.show(f"linting {shown}")
         with BlockingLocalFileOperator(path) as files:
-            await self.skill(files, "/" + SKILL_FILE, shown, folder)
+            await self.skill(LintDocuments(files), "/" + SKILL_FILE, shown, folder)
 
     def _run_error(self, error: DefinitionError) -> None:
         """A problem of the run (a ``--root`` that is not usable): a tool-level finding
@@ -291,13 +272,11 @@ class _Linter:
         self.scanning = workspace
         try:
             with BlockingLocalFileOperator(workspace) as files:
-                await self._workspace(files, workspace, roots)
+                await self._workspace(LintDocuments(files), workspace, roots)
         finally:
             self.scanning = None
 
-    async def _workspace(
-        self, files: LocalFileOperator, workspace: str, roots: Sequence[str]
-    ) -> None:
+    async def _workspace(self, files: LintDocuments, workspace: str, roots: Sequence[str]) -> None:
         try:
             given = translate_roots(workspace, roots)
         except DefinitionError as error:
@@ -311,13 +290,15 @@ class _Linter:
             chosen = tuple(given)
         else:
             self.progress.show(f"looking for skills in {workspace}")
-            walk = await walk_workspace(files)
+            walk = await walk_workspace(files.files)
             chosen = walk.lint_roots
             nested, agent, problems = walk.nested, walk.agent_roots, walk.problems
         policy = policy_for("skip")
         before = self.skills
         failed = False
         conventional = set(LINT_ROOTS) | set(agent) | set(chosen if explicit else ())
+        together = chosen if explicit else tuple(r for r in LINT_ROOTS if r in chosen)
+        files.keep = together if len(together) > 1 else ()  # scanned again below
         for root in chosen:
             self.progress.show(f"linting {root}")
             first = len(self.findings)
@@ -370,7 +351,6 @@ class _Linter:
             shown = shown_in(workspace, problem.path)
             if (shown, problem.code) not in said:
                 self.findings.append(_finding(shown, 1, 1, problem.code, problem.message))
-        together = chosen if explicit else tuple(r for r in LINT_ROOTS if r in chosen)
         if not failed and len(together) > 1:
             self.progress.show("checking overrides across roots")
             configured = FileSkillSource(SOURCE_ID, together, required=explicit)
@@ -472,20 +452,20 @@ class _Linter:
         )
 
 
-def _name_of(data: bytes) -> tuple[str, int] | None:
-    """The skill's name as discovery reads it and the line of its ``name`` key (1 when not
-    found by a plain reading), or ``None`` when discovery would not take the document."""
-    try:
-        name = parse_skill_document(data).name
-    except DefinitionError:
+def _name_of(data: bytes, parsed: DocumentParse) -> tuple[str, int] | None:
+    """The skill's name as discovery reads it (``parsed``, the parse of ``data``) and the line
+    of its ``name`` key (1 when not found by a plain reading), or ``None`` when discovery
+    would not take the document."""
+    if parsed.frontmatter is None:
         return None
+    name = parsed.frontmatter.name
     for number, line in enumerate(data.split(b"\n")[1:64], start=2):
         if line.startswith(b"name:"):
             return name, number
     return name, 1
 
 
-async def _documents_of(files: LocalFileOperator, root: str) -> tuple[str, ...]:
+async def _documents_of(files: LintDocuments, root: str) -> tuple[str, ...]:
     """Every SKILL.md below ``root`` the way discovery lays packages out (the root itself,
     each child folder that is not hidden), as regular files through the operator: the
     documents a scan may keep out of its items (two routes, one name)."""

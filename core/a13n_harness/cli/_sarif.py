@@ -45,7 +45,7 @@ from a13n_harness.cli._output import PROGRAM, json_text
 from a13n_harness.context.lint import RULES, Rule, rule_markdown
 
 if TYPE_CHECKING:
-    from a13n_harness.cli._lint import Finding, LintResult
+    from a13n_harness.cli._findings import Finding, LintResult
 
 __all__ = [
     "FINGERPRINT",

@@ -173,9 +173,17 @@ def _parse(
     return directive, problems
 
 
+_NONE = Suppressions((), ())
+_PREFIX_BYTES = DIRECTIVE_PREFIX.encode("ascii")
+
+
 def find_suppressions(data: bytes | str, known: Collection[str]) -> Suppressions:
     """The directives of the document ``data`` (its bytes, or its text); ``known`` are the
     rule ids a directive may name. Lines are split at ``\\n`` as lint counts them."""
+    # No directive, no problem: without the prefix the line pass below finds nothing (an
+    # ASCII prefix is in the bytes exactly when it is in their text).
+    if _PREFIX_BYTES not in data if isinstance(data, bytes) else DIRECTIVE_PREFIX not in data:
+        return _NONE
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     lines = text.split("\n")
     directives: list[Directive] = []

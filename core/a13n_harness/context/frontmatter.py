@@ -22,6 +22,7 @@ work done is bounded by ``max_bytes`` whatever the input.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import yaml
@@ -169,12 +170,51 @@ def parse_skill_document(
         raise FrontmatterError(
             "encoding", f"a SKILL.md must be bytes, got {type(data).__name__}", line=1, column=1
         )
+    return _parse(data, limits, None)
+
+
+class ParseRecord:
+    """What one parse saw, for a caller that reads the frontmatter further (lint): where the
+    fences are, the frontmatter's text and every YAML event, in order. Filled as the parse
+    goes (a refusal leaves what was found before it), so one parse serves both.
+
+    A plain class, like :class:`_Field`: nothing compares or prints it.
+    """
+
+    __slots__ = ("events", "span", "text")
+
+    def __init__(self) -> None:
+        self.span: FrontmatterSpan | None = None
+        self.text: str | None = None  # the frontmatter, decoded
+        self.events: list[_events.Event] = []
+
+
+def parse_recorded(
+    data: bytes, record: ParseRecord, limits: FrontmatterLimits = FrontmatterLimits()
+) -> SkillFrontmatter:
+    """:func:`parse_skill_document`, also filling ``record`` (:class:`ParseRecord`) with the
+    span, the frontmatter and the YAML events it streamed: the same verdict, the same work.
+    Lint's (:mod:`a13n_harness.context.lint`), so not in ``__all__``."""
+    if not isinstance(record, ParseRecord):
+        raise DefinitionError("skill_frontmatter_invalid", "record must be a ParseRecord")
+    if not is_bytes_like(data):
+        raise FrontmatterError(
+            "encoding", f"a SKILL.md must be bytes, got {type(data).__name__}", line=1, column=1
+        )
+    return _parse(data, limits, record)
+
+
+def _parse(data: bytes, limits: FrontmatterLimits, record: ParseRecord | None) -> SkillFrontmatter:
     problem = _limits_problem(limits)
     if problem is not None:
         raise DefinitionError("skill_frontmatter_invalid", problem, reason="limits")
     # bytes(data) would run a subclass's __bytes__: the base type copies the buffer itself.
-    text, _ = _frontmatter_text(plain_bytes(data), limits.max_bytes)  # type: ignore[arg-type]
-    name, description, invocation = _scan_events(text, limits)
+    text, span = _frontmatter_text(plain_bytes(data), limits.max_bytes)  # type: ignore[arg-type]
+    if record is not None:
+        record.span, record.text = span, text
+    name, description, invocation = _scan_events(
+        text, limits, None if record is None else record.events
+    )
 
     def refuse(reason: str, message: str, field: _Field) -> FrontmatterError:
         # Located only when refused: one O(index) count per parse, never one per value.
@@ -413,11 +453,26 @@ _INVOCABLE = frozenset({"false", "False", "FALSE", "~", "null", "Null", "NULL", 
 false and null); any other value, a quoted one or a collection disables model invocation."""
 
 
+def _recording(
+    get_event: Callable[[], _events.Event], recorded: list[_events.Event]
+) -> Callable[[], _events.Event]:
+    """``get_event`` that also appends each event to ``recorded``."""
+    append = recorded.append
+
+    def recording() -> _events.Event:
+        event = get_event()
+        append(event)
+        return event
+
+    return recording
+
+
 def _scan_events(
-    text: str, limits: FrontmatterLimits
+    text: str, limits: FrontmatterLimits, recorded: list[_events.Event] | None = None
 ) -> tuple[_Field | None, _Field | None, _Field | None]:
     """Stream events, enforce every guard, and pick out ``name``, ``description`` and
     ``disable-model-invocation`` (its value kept only when it is a plain scalar).
+    ``recorded``, when given, receives every event streamed (:class:`ParseRecord`).
 
     The open collections are a stack of key sets (``None`` for a sequence);
     ``expecting_key`` says whether the innermost mapping waits for a key.
@@ -444,6 +499,8 @@ def _scan_events(
         # when it is built, and refuses with a ReaderError.
         source = _EventSource(text)
         get_event = source.get_event
+        if recorded is not None:  # the scan's own loop stays as it is for everyone else
+            get_event = _recording(get_event, recorded)
         while True:
             event = get_event()
             kind = type(event)

@@ -43,8 +43,11 @@ from here, and reports this package as its module.
 from __future__ import annotations
 
 # The `name as name` imports are imported from here beyond __all__: by the command line
-# (the configuration, the unit of installation) and SARIF's help.
+# (the configuration, the unit of installation, the one parse of each document) and SARIF's help.
 from a13n_harness.context.lint._document import DocumentCheck, check_document
+from a13n_harness.context.lint._document import DocumentParse as DocumentParse
+from a13n_harness.context.lint._document import check_parsed as check_parsed
+from a13n_harness.context.lint._document import parse_document as parse_document
 from a13n_harness.context.lint._references import PLUGIN_MANIFESTS as PLUGIN_MANIFESTS
 from a13n_harness.context.lint._references import PROJECT_AGENT_FOLDERS as PROJECT_AGENT_FOLDERS
 from a13n_harness.context.lint._references import Reference, find_references

@@ -11,8 +11,10 @@ from a13n_harness.context._checks import is_bytes_like, plain_bytes, plain_field
 from a13n_harness.context.errors import FRONTMATTER_REASONS, FrontmatterError
 from a13n_harness.context.frontmatter import (
     FrontmatterLimits,
-    find_frontmatter,
-    parse_skill_document,
+    FrontmatterSpan,
+    ParseRecord,
+    SkillFrontmatter,
+    parse_recorded,
 )
 from a13n_harness.context.lint._content import (
     _body_size_issue,
@@ -21,7 +23,13 @@ from a13n_harness.context.lint._content import (
     _value_issues,
 )
 from a13n_harness.context.lint._fields import _Checker
-from a13n_harness.context.lint._nodes import _frontmatter_nodes, _Node, _Scalar, _scalars
+from a13n_harness.context.lint._nodes import (
+    _frontmatter_nodes,
+    _Mapping,
+    _Node,
+    _Scalar,
+    _scalars,
+)
 from a13n_harness.context.lint._references import Reference, _scan_body
 from a13n_harness.context.lint._rules import (
     _CONSIDERED_MAX,
@@ -61,6 +69,54 @@ _STRUCTURAL = FRONTMATTER_REASONS - {
 _SURROGATE_ESCAPE = re.compile(r"\\?(?:u[dD][89a-fA-F]|U0000[dD][89a-fA-F])")
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class DocumentParse:
+    """The one parse of a SKILL.md's bytes lint makes (:func:`parse_document`): the parser's
+    verdict (``frontmatter``, or the refusal ``error``), the fences it found (``span``), the
+    frontmatter's text and its YAML nodes (``root``, when the parser's guards passed), built
+    from the events of that same parse. The checks, the skill's name and discovery's verdict
+    all come from it, so each document's YAML is parsed once.
+    """
+
+    data: bytes
+    frontmatter: SkillFrontmatter | None
+    error: FrontmatterError | None
+    span: FrontmatterSpan | None
+    text: str | None
+    root: _Mapping | None
+
+    def holds(self, data: bytes) -> bool:
+        """Whether this is also the parse of ``data``: the same bytes, or the same bytes up
+        to the end of the closing fence's line, which is all the parser reads (lint's masked
+        directive lines are body lines, after it)."""
+        if data is self.data:
+            return True
+        if self.span is None:
+            return False
+        end = self.span.body
+        return len(data) >= end and data[:end] == self.data[:end]
+
+
+def parse_document(data: bytes) -> DocumentParse:
+    """Parse one SKILL.md's bytes once (the parser's guards at the default limits), keeping
+    what the checks need: see :class:`DocumentParse`. Never raises for any bytes."""
+    record = ParseRecord()
+    frontmatter: SkillFrontmatter | None = None
+    error: FrontmatterError | None = None
+    try:
+        frontmatter = parse_recorded(data, record, FrontmatterLimits())
+    except FrontmatterError as refused:
+        error = refused
+    # The events are whole when the parser refused only the name or the description, which
+    # it checks after the last event (the field checks report those in their own words).
+    root = (
+        _frontmatter_nodes(record.events)
+        if error is None or error.reason not in _STRUCTURAL
+        else None
+    )
+    return DocumentParse(data, frontmatter, error, record.span, record.text, root)
+
+
 def _surrogate_escape_at(text: _Text, line: int | None, column: int | None) -> bool:
     """Whether libyaml's refusal at ``line:column`` is a ``\\uD800``-style escape."""
     if line is None or column is None:
@@ -87,6 +143,20 @@ def check_document(
     instead of lines (``skill_body_too_long``); one that is not a counter or that fails is
     ``allowance_invalid`` (reason ``counter``), as the catalog's rendering reports it.
     """
+    return check_parsed(data, None, folder, profile, counter)
+
+
+def check_parsed(
+    data: bytes,
+    parsed: DocumentParse | None,
+    folder: str | None,
+    profile: str = DEFAULT_PROFILE,
+    counter: TokenCounter | None = None,
+) -> DocumentCheck:
+    """:func:`check_document` of ``data`` with its parse made already (:func:`parse_document`),
+    when the caller has it: lint's driver parses each SKILL.md once, for discovery, the name
+    and these checks. A ``parsed`` that does not hold ``data`` (:meth:`DocumentParse.holds`)
+    is not used: ``data`` is parsed here."""
     # A Host's subclass is taken as its plain value: its own methods never decide.
     data, folder, profile = plain_bytes(data), plain_str(folder), plain_str(profile)  # type: ignore[assignment]
     if not is_bytes_like(data):
@@ -117,9 +187,10 @@ def check_document(
         assert failure is not None
         return DocumentCheck((failure,), ())
     text = _Text(decoded)
-    try:
-        parse_skill_document(data, FrontmatterLimits())
-    except FrontmatterError as error:
+    if not isinstance(parsed, DocumentParse) or not parsed.holds(data):
+        parsed = parse_document(data)
+    error = parsed.error
+    if error is not None:
         if error.reason == "yaml_syntax" and _surrogate_escape_at(text, error.line, error.column):
             return DocumentCheck(
                 (
@@ -144,14 +215,15 @@ def check_document(
                 ),
                 (),
             )
-    # The parser's own scan finds the fences (it passed them above). Both fence lines are
+    # The parser's own scan found the fences (it passed them above). Both fence lines are
     # ASCII, so their bytes are code points; the frontmatter between them is decoded.
-    span = find_frontmatter(data)
+    span, frontmatter, root = parsed.span, parsed.text, parsed.root
+    assert span is not None
+    assert frontmatter is not None
+    assert root is not None
     start = span.start - (len(BOM) if data.startswith(BOM) else 0)
-    frontmatter = data[span.start : span.end].decode("utf-8")
     end = start + len(frontmatter)
     checker = _Checker(text, start)
-    root = _frontmatter_nodes(frontmatter)
     fields: dict[str, tuple[_Scalar, _Node]] = {}
     present = frozenset(key.value for key, _ in root.pairs)
     for key, value in root.pairs:

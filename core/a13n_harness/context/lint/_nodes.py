@@ -4,6 +4,7 @@ reader types them: what the field checks and the content rules read."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import yaml
@@ -56,18 +57,17 @@ def _core_type(node: _Node) -> str | None:
     return None
 
 
-_SOURCE: type = yaml.CBaseLoader if yaml.__with_libyaml__ else yaml.BaseLoader
+def _frontmatter_nodes(events: Iterable[yaml.Event]) -> _Mapping:
+    """The frontmatter's root mapping, from the YAML events the parser streamed for it
+    (:class:`~a13n_harness.context.frontmatter.ParseRecord`: the one parse of the document);
+    only called once the parser's guards have passed.
 
-
-def _frontmatter_nodes(frontmatter: str) -> _Mapping:
-    """The frontmatter's root mapping; only called once the parser's guards have passed.
-
-    Built with an explicit stack (never recursion); indexes are code points of
-    ``frontmatter``.
+    Built with an explicit stack (never recursion); indexes are code points of the
+    frontmatter.
     """
     stack: list[tuple[list[_Node], int, bool]] = []  # (children, index, is_mapping)
     root: _Node | None = None
-    for event in yaml.parse(frontmatter, Loader=_SOURCE):
+    for event in events:
         index = event.start_mark.index if event.start_mark is not None else 0
         node: _Node
         if isinstance(event, yaml.ScalarEvent):
