@@ -23,8 +23,11 @@ from a13n_harness.context.render import (
     render_catalog,
 )
 from contract_tables import CONTRACT_ESCAPED, contract_kept_raw
+from crosshair_setup import register_constant_tables
 
 _LARGE = 1 << 40
+# The core's cached constant tables as constants to CrossHair (properties/crosshair_setup.py).
+register_constant_tables()
 
 
 def no_surrogate(text: str) -> bool:

@@ -1,7 +1,8 @@
 """PEP 316 contracts over the rest of the pure core's public functions, checked by CrossHair
 in the ``--full`` gate (not collected by pytest).
 
-Run: ``crosshair check --analysis_kind=PEP316 --per_condition_timeout=4 <this file>``.
+Run: ``crosshair check --analysis_kind=PEP316 --report_all <this file>``: each condition has
+the budget its CrossHair directive gives it (below: 4 CPU s; a few contracts set their own).
 
 ``properties/crosshair_contracts.py`` holds the contracts the quick gate checks (the
 renderer, the compact fit, the encoder, the checked total, lint's references); this module
@@ -12,6 +13,9 @@ these modules it calls), and ``NOT_CONTRACTED`` names any public function left o
 its reason. The same conventions hold as there (``chr(10)`` in conditions; a counterexample
 becomes a plain test in ``properties/test_crosshair_replays.py``).
 """
+
+# The budget of each condition, in CPU seconds (scripts/_gate/steps.py reads it too).
+# crosshair: per_condition_timeout=4
 
 from __future__ import annotations
 
@@ -286,7 +290,7 @@ def cut_entries(catalog: SkillCatalog, index: int) -> SkillCatalog:
     """``catalog`` with every description cut to the cap of ``COMPACT_FORMS[index]``."""
     cap = int(COMPACT_FORMS[index].removeprefix("cut-"))
     # Concrete values for the oracle's own entries (the contract's function had the symbolic
-    # ones): the entries' plain-str copy refuses CrossHair's symbolic str.
+    # ones): the oracle checks the function, not itself.
     catalog = deep_realize(catalog)
     entries = tuple(
         CatalogEntry(e.name, cut_description(e.description, cap), e.file) for e in catalog.entries
@@ -302,6 +306,8 @@ def compact_candidate_contract(first: int, second: int, unlisted: int) -> tuple[
     pre: 0 <= unlisted <= 2
     post: __return__ == cut_listings(pair(first, second, unlisted))
     """
+    # A path renders six candidates of two 60-104 code point descriptions (about 2 CPU s).
+    # crosshair: per_condition_timeout=30 per_path_timeout=6
     catalog = two_entry_catalog(first, second, unlisted)
     return tuple(compact_candidate(catalog, form) for form in COMPACT_FORMS[:-1])
 
@@ -393,10 +399,10 @@ def facts_of(cwd: str, ahead: int) -> EnvironmentFacts:
 CWDS = ("/w", "", "<&>", "a\u2028b\x85", "\u202e\x00", "\U0001f600/x")
 
 
-# Counts the facts contracts choose from: the encoder's plain-str copy (str.__str__) refuses
-# CrossHair's symbolic str, so a count drawn symbolically (written by str()) met no path.
+# Counts the facts contracts choose from: one, two and twenty digits (the u64 maximum).
 AHEADS = (0, 1, 10, 99, MAX_TOTAL)
-# Description lengths the manifest contract chooses from, for the same reason.
+# Description lengths the manifest contract chooses from (a path through CrossHair's JSON
+# costs about 4 CPU s, so a few lengths rather than a range).
 LENGTHS = (1, 2, 7, 12)
 
 
@@ -409,6 +415,8 @@ def facts_contract(choice: int, count: int) -> str:
     post: ("<cwd>" + encode_value(CWDS[choice]) + "</cwd>") in __return__
     post: __return__.startswith("<environment_context>" + chr(10))
     """
+    # A path renders the facts and their JSON (about 1 CPU s).
+    # crosshair: per_condition_timeout=20
     cwd, ahead = CWDS[choice], AHEADS[count]
     facts = facts_of(cwd, ahead)
     assert facts_problem(facts) is None
@@ -508,6 +516,8 @@ def manifest_contract(first: int, second: int, unlisted: int, choice: int) -> by
     pre: 0 <= choice < len(CWDS)
     post: __return__ == encode_manifest(decode_manifest(__return__))
     """
+    # A path encodes the manifest and decodes it through CrossHair's JSON (about 4 CPU s).
+    # crosshair: per_condition_timeout=40 per_path_timeout=10
     environment = facts_of(CWDS[choice], 1)
     catalog = two_entry_catalog(LENGTHS[first], LENGTHS[second], unlisted)
     manifest = ContextManifest(environment, catalog)

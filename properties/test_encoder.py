@@ -60,6 +60,7 @@ CONTRACT_TEXT = st.lists(
 
 @given(st.text() | hostile_text() | CONTRACT_TEXT)
 @example("ignore\U000e0041\U000e0042 \U000e0100\u3164")  # tags, a selector, a filler
+@example("a\u2028b\u2029c\x85d")  # the Unicode line and paragraph separators, NEL
 def test_encoded_values_are_inert(s: str) -> None:
     """The output is valid UTF-8 and has no listed code point nor a raw < or >."""
     assert_inert(encode_value(s))

@@ -82,6 +82,8 @@ def test_civil_date_equals_datetime_for_every_instant(instant: tuple[int, int]) 
 
 
 @given(st.integers(1, 9999), st.integers(-MAX_OFFSET_SECONDS, MAX_OFFSET_SECONDS))
+@example(1900, 0)  # a century that is not a leap year
+@example(2000, 0)  # a century that is
 def test_civil_date_equals_datetime_around_every_year_boundary(year: int, offset: int) -> None:
     """Every year's first and last second, and the days around 28 February."""
     for moment in (

@@ -95,6 +95,7 @@ def _pre_commit(repo: Path, home: Path, *files: str) -> subprocess.CompletedProc
     )
 
 
+@pytest.mark.environment  # pre-commit's own install and run; the hook definition is pinned above
 @pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git")
 def test_real_pre_commit_fails_on_a_broken_skill_and_passes_on_a_good_one(tmp_path: Path) -> None:
     repo = tmp_path / "repo"

@@ -13,12 +13,20 @@ table cannot drift (``properties/harness/test_verification_table.py`` compares i
   target in ``fuzz/`` names it), ``mutated`` (its module, or a module of its package, is in
   mutmut's ``MODULES``);
 - **bound**: the contract's ``pre:`` conditions, the inputs CrossHair searches;
-- **last result**: what the last CrossHair run said of its conditions (``confirmed`` over all
-  paths; ``no counterexample`` in the per-condition CPU budget; ``COUNTEREXAMPLE``), read from
-  a CrossHair log given with ``--crosshair-log`` (``build/logs/crosshair.log`` of a
-  ``--full`` gate run); without one the table keeps the results it has.
+- **last result**: what the last run said: each contract's verdict (``confirmed`` over all
+  paths; ``no counterexample`` in its CPU budget; ``precondition unmet``: no path ran;
+  ``COUNTEREXAMPLE``), and how many of the symbolic properties naming the function passed.
 
-Usage: ``python scripts/verification_table.py [--check] [--crosshair-log FILE]``.
+The results are read from gate runs' reports (``--report build/verify-report.json`` of a
+``--full`` run, or the reports of ``--full --only symbolic`` and ``--full --only crosshair``
+runs, each ``--report`` once; ``--junit`` adds a JUnit file of symbolic properties run apart
+with the same profile): the CrossHair steps' logs they name and the symbolic step's JUnit
+file, where each property wrote the CPU seconds it took. A result no report holds is
+kept from the table as written, for the contracts it was found for. Below the functions, one
+row per symbolic property: its CPU budget (``properties/symbolic_properties.py``), the CPU
+seconds it took and its result in that run.
+
+Usage: ``python scripts/verification_table.py [--check] [--report FILE ...] [--junit FILE ...]``.
 """
 
 from __future__ import annotations
@@ -26,11 +34,16 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import importlib.util
 import inspect
+import json
 import pkgutil
 import re
 import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 REPO = Path(__file__).resolve().parent.parent
 TABLE = REPO / "docs" / "verification.md"
@@ -43,18 +56,20 @@ HEADER = """\
 Written by `python scripts/verification_table.py` (its docstring defines each column);
 `properties/harness/test_verification_table.py` fails when a column but the last differs
 from what the tree gives. CrossHair checks the contracts with a budget of 4 CPU seconds a
-condition (`scripts/_gate/steps.py`, `CONDITION_CPU`): the quick gate the `quick` ones, the
-`--full` gate all of them and the pure core's properties under the hypothesis-crosshair
-backend (`properties/symbolic_properties.py`, 60 paths a property, each property with its
-own CPU budget). A counterexample either finds becomes a plain test
+condition (`scripts/_gate/steps.py`, `CONDITION_CPU`, and the `# crosshair:` directives of
+`properties/crosshair_core.py` for a contract whose paths cost more): the quick gate the
+`quick` ones, the `--full` gate all of them and the pure core's properties under the
+hypothesis-crosshair backend (`properties/symbolic_properties.py`, 60 paths a property, each
+property with its own CPU budget). A counterexample either finds becomes a plain test
 (`properties/test_crosshair_replays.py`, which also checks every contract on its boundary
 inputs, and on every choice of the contracts that choose among listed values).
 
-Last result: `confirmed` (over all paths), `no counterexample` (within the budget), or
-`precondition unmet`: CrossHair found no path it could run. For the facts, manifest and
-compact-candidate contracts that is the encoder's plain-`str` copy (`str.__str__(s)` in
-`encode_value`), which refuses CrossHair's symbolic strings: their values are checked by the
-replays, not symbolically (the last runs: 2026-12-06, CrossHair 0.0.113, 4 CPU s a condition).
+Last result, read from the last gate run's report (below the table): `confirmed` (over all
+paths), `no counterexample` (within the budget), or `precondition unmet` (CrossHair found no
+path it could run), for each contract; `symbolic properties: N passed` for the properties
+run under the hypothesis-crosshair backend that name the function. CrossHair runs a
+`functools.cache` function again at every call, so the contracts and the symbolic properties
+see the core's cached tables as constants (`properties/crosshair_setup.py`).
 
 | function | contract | checked | bound | last result |
 |---|---|---|---|---|
@@ -169,8 +184,8 @@ def _mentions(text: str, name: str) -> bool:
     return re.search(rf"\b{re.escape(name)}\b", text) is not None
 
 
-def _symbolic_sources() -> str:
-    """The source of every property run under the hypothesis-crosshair backend."""
+def _symbolic_table() -> ModuleType:
+    """``properties/symbolic_properties.py``: the properties run symbolically, their budgets."""
     sys.path.insert(0, str(SYMBOLIC.parent))
     try:
         spec = importlib.util.spec_from_file_location("symbolic_properties", SYMBOLIC)
@@ -180,11 +195,19 @@ def _symbolic_sources() -> str:
         spec.loader.exec_module(table)
     finally:
         sys.path.remove(str(SYMBOLIC.parent))
-    texts = []
+    return table
+
+
+def _symbolic_sources() -> dict[str, str]:
+    """``{node id: source}`` of every property run under the hypothesis-crosshair backend."""
+    table = _symbolic_table()
+    found = {}
     for path, names in table.PROPERTIES.items():
         functions = contract_functions((REPO / path).read_text(encoding="utf-8"))
-        texts += [ast.unparse(functions[name]) for name in names if name in functions]
-    return "\n".join(texts)
+        for name in names:
+            if name in functions:
+                found[f"{path}::{name}"] = ast.unparse(functions[name])
+    return found
 
 
 def _mutated_modules() -> tuple[str, ...]:
@@ -235,9 +258,86 @@ def crosshair_results(log: str, files: dict[str, str]) -> dict[str, str]:
     }
 
 
-def rows(results: dict[str, str], kept: dict[str, tuple[str, str]]) -> list[list[str]]:
-    """The table's rows: ``results`` by contract, else the result ``kept`` for the row
-    (``{function: (contract cell, result)}``) when its contracts are the same."""
+@dataclass
+class Run:
+    """What a gate run's report says: ``contracts`` ``{contract: verdict}``, ``properties``
+    ``{node id: (result, CPU s)}`` of the symbolic step, and ``steps`` the lines naming each
+    step it ran (status, CPU and wall seconds) with the run's date and load."""
+
+    contracts: dict[str, str] = field(default_factory=dict)
+    properties: dict[str, tuple[str, str]] = field(default_factory=dict)
+    steps: list[str] = field(default_factory=list)
+
+
+CROSSHAIR_STEPS = ("crosshair", "crosshair core")
+SYMBOLIC_STEP = "symbolic properties"
+
+
+def junit_properties(text: str) -> dict[str, tuple[str, str]]:
+    """``{node id: (result, CPU s)}`` of a JUnit file: ``passed``, ``FAILED`` or ``skipped``,
+    and the ``cpu_seconds`` property the crosshair profile's budget fixture wrote."""
+    found: dict[str, tuple[str, str]] = {}
+    # The gate's own JUnit file (S314's concern is XML from outside).
+    for case in ET.fromstring(text).iter("testcase"):  # noqa: S314
+        parts = case.get("classname", "").split(".")
+        if len(parts) < 2 or not case.get("name"):
+            continue
+        node = f"{'/'.join(parts)}.py::{case.get('name')}"
+        if case.find("failure") is not None or case.find("error") is not None:
+            result = "FAILED"
+        elif case.find("skipped") is not None:
+            result = "skipped"
+        else:
+            result = "passed"
+        cpu = next(
+            (
+                item.get("value", "")
+                for item in case.iter("property")
+                if item.get("name") == "cpu_seconds"
+            ),
+            "",
+        )
+        found[node] = (result, cpu)
+    return found
+
+
+def read_run(report: Path) -> Run:
+    """The results a gate run's report holds (its paths relative to the tree)."""
+    data = json.loads(report.read_text(encoding="utf-8"))
+    run = Run()
+    files = {path.name: path.read_text(encoding="utf-8") for path in (QUICK, CORE)}
+    for entry in data.get("steps", []):
+        name = entry.get("name", "")
+        if name not in (*CROSSHAIR_STEPS, SYMBOLIC_STEP):
+            continue
+        status = entry.get("status")
+        note = f" ({entry.get('note')})" if status != "passed" and entry.get("note") else ""
+        run.steps.append(
+            f"- `{name}`: {status}{note}, {entry.get('cpu_seconds')} CPU s "
+            f"({entry.get('seconds')} s wall)"
+        )
+        log = REPO / entry.get("log", "")
+        if name in CROSSHAIR_STEPS and log.is_file():
+            run.contracts.update(crosshair_results(log.read_text(encoding="utf-8"), files))
+        junit = log.with_name(log.name.removesuffix(".log") + ".junit.xml")
+        if name == SYMBOLIC_STEP and junit.is_file():
+            run.properties.update(junit_properties(junit.read_text(encoding="utf-8")))
+    if run.steps:
+        load = ", ".join(str(value) for value in data.get("load_average", []))
+        run.steps.insert(
+            0, f"Run of {data.get('finished')} (`{data.get('mode')}`, load average {load}):"
+        )
+    return run
+
+
+def _verdicts(cell: str) -> dict[str, str]:
+    """``{what: verdict}`` of a written last-result cell."""
+    return dict(part.split(": ", 1) for part in cell.split("; ") if ": " in part)
+
+
+def rows(run: Run, kept: dict[str, tuple[str, str]]) -> list[list[str]]:
+    """The table's rows: the results of ``run``, else each kept from the row as written
+    (``kept``: ``{function: (contract cell, result)}``) when its contracts are the same."""
     sources = {"crosshair_contracts.py": QUICK, "crosshair_core.py": CORE}
     texts = {label: path.read_text(encoding="utf-8") for label, path in sources.items()}
     functions = {label: contract_functions(text) for label, text in texts.items()}
@@ -256,17 +356,17 @@ def rows(results: dict[str, str], kept: dict[str, tuple[str, str]]) -> list[list
         module, name = qualified.split(".")
         contracts = []
         bounds = []
-        verdicts = []
+        names = []
         for label, found in runs.items():
             for contract in sorted(found.get(qualified, ())):
                 gate = "quick" if label == "crosshair_contracts.py" else "full"
                 contracts.append(f"`{contract}` ({gate})")
+                names.append(contract)
                 bounds += [f"`{pre}`" for pre in conditions(functions[label][contract], "pre")]
-                if contract in results:
-                    verdicts.append(f"{contract}: {results[contract]}")
+        naming = [node for node, source in symbolic.items() if _mentions(source, name)]
         checked = []
         if contracts:
-            checked.append("symbolic+h" if _mentions(symbolic, name) else "symbolic")
+            checked.append("symbolic+h" if naming else "symbolic")
         if _mentions(properties, name):
             checked.append("sampled")
         if _mentions(fuzz, name):
@@ -276,7 +376,21 @@ def rows(results: dict[str, str], kept: dict[str, tuple[str, str]]) -> list[list
         # A kept result stands only for the contracts it was found for.
         before = kept.get(qualified, ("", ""))
         same = before[0] == (", ".join(contracts) or "none")
-        result = "; ".join(verdicts) if verdicts else before[1] if same else "not run yet"
+        old = _verdicts(before[1]) if same else {}
+        verdicts = [f"{c}: {run.contracts.get(c, old.get(c, 'not run yet'))}" for c in names]
+        if naming:
+            results = [run.properties[node][0] for node in naming if node in run.properties]
+            if results:
+                passed = results.count("passed")
+                summary = (
+                    f"{passed} passed"
+                    if passed == len(results)
+                    else f"{len(results) - passed} FAILED of {len(results)}"
+                )
+            else:
+                summary = old.get("symbolic properties", "not run yet")
+            verdicts.append(f"symbolic properties: {summary}")
+        result = "; ".join(verdicts)
         if not contracts:
             result = f"not contracted: {listed.get(qualified, '')}"
         table.append(
@@ -291,33 +405,97 @@ def rows(results: dict[str, str], kept: dict[str, tuple[str, str]]) -> list[list
     return table
 
 
-def parse_table(text: str) -> dict[str, list[str]]:
-    """``{function: cells}`` of a written table."""
+def property_rows(run: Run, kept: dict[str, tuple[str, str]]) -> list[list[str]]:
+    """One row per symbolic property: its node id, its CPU budget, and the CPU seconds and
+    result of ``run`` (else as written: ``kept`` ``{node id: (CPU s, result)}``)."""
+    table = _symbolic_table()
+    found = []
+    for node in table.node_ids():
+        result, cpu = run.properties.get(node, ("", ""))
+        if not result:
+            cpu, result = kept.get(node, ("", "not run yet"))
+        found.append([f"`{node}`", f"{table.budget(node):g}", cpu or "-", result])
+    return found
+
+
+PROPERTIES_HEADER = """
+## The symbolic properties
+
+Each runs under the hypothesis-crosshair backend with its CPU budget (stopped when it spends
+it); the CPU seconds are what it took in the last run.
+
+| property | budget (CPU s) | CPU s | result |
+|---|---|---|---|
+"""
+RUN_HEADER = "\n## Last run\n\n"
+
+
+def parse_table(text: str, columns: int = COLUMNS) -> dict[str, list[str]]:
+    """``{first cell: cells}`` of the rows of ``columns`` cells of a written table."""
     found: dict[str, list[str]] = {}
     for line in text.splitlines():
         if line.startswith("| `"):
             cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
-            if len(cells) == COLUMNS:
+            if len(cells) == columns:
                 found[cells[0].strip("`")] = cells
     return found
 
 
-def render(table: list[list[str]]) -> str:
-    return HEADER + "".join("| " + " | ".join(row) + " |\n" for row in table)
+def last_run(text: str) -> list[str]:
+    """The lines of the written table's last-run section."""
+    if RUN_HEADER not in text:
+        return []
+    return [line for line in text.split(RUN_HEADER, 1)[1].splitlines() if line.strip()]
+
+
+def render(table: list[list[str]], properties: list[list[str]], steps: list[str]) -> str:
+    lines = "".join("| " + " | ".join(row) + " |\n" for row in table)
+    listed = "".join("| " + " | ".join(row) + " |\n" for row in properties)
+    run = RUN_HEADER + "\n".join(steps or ["None recorded yet."]) + "\n"
+    return HEADER + lines + PROPERTIES_HEADER + listed + run
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
-    parser.add_argument("--crosshair-log", type=Path, help="a crosshair check --report_all log")
+    parser.add_argument(
+        "--report",
+        type=Path,
+        action="append",
+        default=[],
+        help="a gate run's report (build/verify-report.json); repeatable",
+    )
+    parser.add_argument(
+        "--junit",
+        type=Path,
+        action="append",
+        default=[],
+        help="a JUnit file of symbolic properties run apart (crosshair profile); repeatable",
+    )
     args = parser.parse_args(argv)
     current = TABLE.read_text(encoding="utf-8") if TABLE.is_file() else ""
     kept = {name: (cells[1], cells[-1]) for name, cells in parse_table(current).items()}
-    results: dict[str, str] = {}
-    if args.crosshair_log is not None:
-        files = {path.name: path.read_text(encoding="utf-8") for path in (QUICK, CORE)}
-        results = crosshair_results(args.crosshair_log.read_text(encoding="utf-8"), files)
-    text = render(rows(results, kept))
+    kept_properties = {
+        name: (cells[2], cells[3]) for name, cells in parse_table(current, 4).items()
+    }
+    run = Run()
+    for report in args.report:
+        found = read_run(report)
+        run.contracts.update(found.contracts)
+        run.properties.update(found.properties)
+        run.steps += found.steps
+    for junit in args.junit:
+        # A part of the step run apart: its properties' results where no report has them.
+        apart = junit_properties(junit.read_text(encoding="utf-8"))
+        run.properties = {**apart, **run.properties}
+        shown = junit.resolve().relative_to(REPO) if junit.resolve().is_relative_to(REPO) else junit
+        run.steps.append(
+            f"- `{shown}`: {len(apart)} symbolic properties run apart, "
+            f"{sum(result == 'passed' for result, _ in apart.values())} passed"
+        )
+    text = render(
+        rows(run, kept), property_rows(run, kept_properties), run.steps or last_run(current)
+    )
     if args.check:
         if text != current:
             print(f"{TABLE.relative_to(REPO)} differs: run python scripts/verification_table.py")

@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         for result in results
         if result.name.startswith("fuzz ")
     }
-    crosshair = next((r.count for r in results if r.name == "crosshair"), 0)
+    crosshair = sum(r.count for r in results if r.name in ("crosshair", "crosshair core"))
     passed = sum(result.status == "passed" for result in results)
     skipped = sum(result.status == "not run" for result in results)
     failed = len(results) - passed - skipped

@@ -171,6 +171,43 @@ def test_skipped():
 """
 
 
+# The JUnit file pytest wrote for SAMPLE_TESTS (its failure texts cut short): the reader on
+# pytest's format without starting pytest; the real run below is the same check in --full.
+SAMPLE_JUNIT = (
+    '<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests">'
+    '<testsuite name="pytest" errors="0" failures="2" skipped="1" tests="5" time="0.893">'
+    '<testcase classname="properties.test_sample" name="test_passes" time="0.001" />'
+    '<testcase classname="properties.test_sample" name="test_fails" time="0.058">'
+    '<failure message="assert 1 == 2">E       assert 1 == 2</failure></testcase>'
+    '<testcase classname="properties.test_sample" name="test_param[a b]" time="0.001" />'
+    '<testcase classname="properties.test_sample" name="test_param[x[1]]" time="0.001">'
+    "<failure message=\"AssertionError: assert 'x[1]' == 'a b'\">E</failure></testcase>"
+    '<testcase classname="properties.test_sample" name="test_skipped" time="0.000">'
+    '<skipped type="pytest.skip" message="skipped on purpose">skipped</skipped></testcase>'
+    "</testsuite></testsuites>"
+)
+
+
+def test_junit_reader_counts_pytests_format_and_names_the_failed_tests(tmp_path: Path) -> None:
+    (tmp_path / "properties").mkdir()
+    (tmp_path / "properties" / "test_sample.py").write_text(SAMPLE_TESTS, encoding="utf-8")
+    junit = tmp_path / "junit.xml"
+    junit.write_text(SAMPLE_JUNIT, encoding="utf-8")
+    totals = read_junit(junit, tmp_path)
+    assert totals.readable
+    assert (totals.tests, totals.failures, totals.errors, totals.skipped) == (5, 2, 0, 1)
+    assert totals.ran == 4
+    assert set(totals.failed) == {
+        "properties/test_sample.py::test_fails",
+        "properties/test_sample.py::test_param[x[1]]",
+    }
+    assert set(totals.passed) == {
+        "properties/test_sample.py::test_passes",
+        "properties/test_sample.py::test_param[a b]",
+    }
+
+
+@pytest.mark.environment  # pytest's own format and node ids, run for real
 def test_junit_reader_counts_a_real_run_and_names_the_failed_tests(tmp_path: Path) -> None:
     scratch = Scratch(tmp_path)
     (tmp_path / "properties").mkdir()

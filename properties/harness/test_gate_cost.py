@@ -7,7 +7,9 @@ that keeps it honest: the part the quick gate still runs must still fail on its 
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+import itertools
 import json
 import sys
 import zipfile
@@ -21,7 +23,7 @@ from harness.scratch import REPO
 if str(REPO / "scripts") not in sys.path:
     sys.path.append(str(REPO / "scripts"))  # the gate's package, _gate
 
-from _gate.steps import QUICK_PACKAGE, Plan, build_steps
+from _gate.steps import ENVIRONMENT, PROPERTIES_CI, QUICK_PACKAGE, Plan, build_steps
 
 
 def _load(name: str, path: Path) -> Any:
@@ -193,3 +195,97 @@ def test_a_narrower_run_keeps_only_the_packages_it_used(tmp_path: Path) -> None:
     assert not (out / "fuzz_b").exists()
     assert (out / "fuzz_b_seed_corpus.zip").is_file()  # build.sh's outputs stay
     assert json.loads((build / "inputs.json").read_text())["targets"] == ["fuzz_a"]
+
+
+# Tests in a property module of the library (properties/test_*.py) that may carry the
+# ``environment`` marker, each with its reason: what they prove is a third-party tool's
+# behaviour, and the project's own check of the same subject runs in every gate.
+ENVIRONMENT_IN_PROPERTY_MODULES = {
+    # The attack fixtures still run a program under plain git; the defences against each
+    # vector (collector, env, manifest, CLI) are this module's other tests, in every gate.
+    "test_untrusted_checkout.py::test_vector_is_live_under_plain_git": "git's behaviour",
+    # pre-commit installs the package and runs the hook; the hook's definition is pinned by
+    # test_hook_definition_passes_skill_md_file_names and the lint CLI by its own tests.
+    "test_precommit.py::test_real_pre_commit_fails_on_a_broken_skill_and_passes_on_a_good_one": (
+        "pre-commit's behaviour"
+    ),
+}
+
+
+def _marked_environment(path: Path) -> list[str]:
+    """The tests of ``path`` marked ``environment`` (a decorator or a module's pytestmark)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+
+    def marks(node: ast.AST) -> bool:
+        return any(
+            isinstance(part, ast.Attribute) and part.attr == ENVIRONMENT for part in ast.walk(node)
+        )
+
+    module = any(
+        isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets)
+        and marks(node.value)
+        for node in tree.body
+    )
+    return [
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.name.startswith("test")
+        and (module or any(marks(decorator) for decorator in node.decorator_list))
+    ]
+
+
+def environment_tests() -> dict[str, list[str]]:
+    """The ``environment`` tests of every property module (harness/ included), by module."""
+    found = {}
+    for path in sorted((REPO / "properties").rglob("test_*.py")):
+        names = _marked_environment(path)
+        if names:
+            found[path.relative_to(REPO / "properties").as_posix()] = names
+    return found
+
+
+def test_the_quick_properties_leave_the_environment_to_the_full_gate() -> None:
+    """The quick gate's properties step deselects the ``environment`` tests; ``--full`` runs
+    every test, and no other step deselects anything by marker."""
+    quick = {s.name: s.command for s in build_steps(Plan(REPO, REPO / "build"))}
+    command = quick[PROPERTIES_CI]
+    pairs = list(itertools.pairwise(command))
+    assert [pair for pair in pairs if pair[0] == "-m"] == [
+        ("-m", "pytest"),
+        ("-m", "not environment"),
+    ]
+    full = {s.name: s.command for s in build_steps(Plan(REPO, REPO / "build", full=True))}
+    for name in (PROPERTIES_CI, "properties (nightly)"):
+        assert f"not {ENVIRONMENT}" not in full[name]
+    assert "environment:" in (REPO / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def test_the_environment_marker_is_on_no_core_property_unless_listed() -> None:
+    """A property module's test (``properties/test_*.py``) carries the ``environment`` marker
+    only if listed above with its reason; the harness's own tests (``properties/harness/``)
+    may carry it where a cheaper test of the same behaviour stays in the quick gate."""
+    found = environment_tests()
+    listed = {
+        f"{module}::{name}"
+        for module, names in found.items()
+        if "/" not in module
+        for name in names
+    }
+    assert listed == set(ENVIRONMENT_IN_PROPERTY_MODULES)
+
+
+def test_the_environment_check_finds_a_decorator_and_a_module_mark(tmp_path: Path) -> None:
+    """Negative control of the convention check: a marked test is found either way."""
+    one = tmp_path / "test_one.py"
+    one.write_text(
+        "import pytest\n\n@pytest.mark.environment\ndef test_a():\n    pass\n\n"
+        "def test_b():\n    pass\n"
+    )
+    assert _marked_environment(one) == ["test_a"]
+    whole = tmp_path / "test_whole.py"
+    whole.write_text(
+        "import pytest\n\npytestmark = [pytest.mark.environment]\n\ndef test_c(): pass\n"
+    )
+    assert _marked_environment(whole) == ["test_c"]

@@ -298,6 +298,7 @@ def _checks_run(tmp_path: Path, selection: list[str]) -> int:
     ).returncode
 
 
+@pytest.mark.environment  # two runs of a test module; the mutmut step it protects is --full's
 def test_mutmut_deselects_every_test_that_reads_the_source_text(tmp_path: Path) -> None:
     """mutmut's clean run sees the core with every mutant's copy in it: the tests that read
     the source text are deselected (every full run failed its stats run when one was not)."""

@@ -3,6 +3,7 @@ and every column but the last result computed by scripts/verification_table.py."
 
 from __future__ import annotations
 
+import re
 import sys
 
 from harness.scratch import REPO
@@ -13,19 +14,23 @@ if str(REPO / "scripts") not in sys.path:
 # scripts/ is on the path only from the lines above (E402 below).
 from verification_table import (
     TABLE,
+    Run,
     crosshair_results,
+    junit_properties,
     parse_table,
+    property_rows,
     public_functions,
     rows,
 )
 
 RESULT = ("confirmed", "no counterexample", "precondition unmet", "not run yet")
+PASSED = re.compile(r"\d+ passed")
 
 
 def drift(written: str) -> list[str]:
     """The rows of ``written`` that differ from the tree's, outside the last result."""
     found = parse_table(written)
-    expected = {row[0].strip("`"): row for row in rows({}, {})}
+    expected = {row[0].strip("`"): row for row in rows(Run(), {})}
     problems = [f"{name}: no row" for name in sorted(set(expected) - set(found))]
     problems += [f"{name}: no such public function" for name in sorted(set(found) - set(expected))]
     for name in sorted(set(found) & set(expected)):
@@ -44,7 +49,43 @@ def test_every_row_has_a_last_result_and_none_is_a_counterexample() -> None:
     for name, cells in parse_table(TABLE.read_text(encoding="utf-8")).items():
         verdicts = [part.split(": ", 1)[-1] for part in cells[-1].split("; ")]
         assert verdicts, name
-        assert all(verdict in RESULT for verdict in verdicts), (name, cells[-1])
+        assert all(verdict in RESULT or PASSED.fullmatch(verdict) for verdict in verdicts), (
+            name,
+            cells[-1],
+        )
+
+
+def test_every_symbolic_property_has_a_row_with_its_budget_and_no_failure() -> None:
+    written = parse_table(TABLE.read_text(encoding="utf-8"), 4)
+    expected = {row[0].strip("`"): row for row in property_rows(Run(), {})}
+    assert set(written) == set(expected)
+    for node, cells in written.items():
+        assert cells[1] == expected[node][1], node  # the budget is the tree's
+        assert cells[3] in ("passed", "not run yet"), (node, cells[3])
+
+
+def test_a_run_fills_the_last_result_from_its_junit_file() -> None:
+    junit = (
+        '<testsuites><testsuite><testcase classname="properties.test_encoder" '
+        'name="test_encoded_values_are_inert"><properties>'
+        '<property name="cpu_seconds" value="12.50" /></properties></testcase>'
+        '<testcase classname="properties.test_encoder" '
+        'name="test_decode_inverts_encode_for_every_str">'
+        '<failure message="x" /></testcase></testsuite></testsuites>'
+    )
+    found = junit_properties(junit)
+    assert found == {
+        "properties/test_encoder.py::test_encoded_values_are_inert": ("passed", "12.50"),
+        "properties/test_encoder.py::test_decode_inverts_encode_for_every_str": ("FAILED", ""),
+    }
+    run = Run(properties=found)
+    table = {row[0]: row for row in property_rows(run, {})}
+    assert table["`properties/test_encoder.py::test_encoded_values_are_inert`"][2:] == [
+        "12.50",
+        "passed",
+    ]
+    cells = {row[0]: row[-1] for row in rows(run, {})}
+    assert "symbolic properties: 1 FAILED of" in cells["`encoder.encode_value`"]
 
 
 def test_negative_control_a_changed_bound_or_a_missing_row_is_drift() -> None:

@@ -8,6 +8,7 @@ pytest steps from their JUnit file, the others from the tool's own summary line.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
 import re
@@ -345,6 +346,15 @@ def injected_defects(plan: Plan) -> Iterator[Step]:
 
 
 PROPERTIES_CI = "properties (ci)"
+# The marker of the tests that re-prove the environment rather than this project's code (a
+# live attack vector under plain git, the real pre-commit hook, the harness re-run at scale):
+# the quick gate deselects them, ``--full`` runs every test (properties/harness/test_gate_cost.py).
+ENVIRONMENT = "environment"
+
+
+def quick_selection(plan: Plan) -> list[str]:
+    """The properties' marker expression: the environment's tests in ``--full`` only."""
+    return [] if plan.full else ["-m", f"not {ENVIRONMENT}"]
 
 
 def property_workers(plan: Plan) -> int:
@@ -361,7 +371,7 @@ def properties(plan: Plan) -> Iterator[Step]:
     yield pytest_step(
         plan,
         PROPERTIES_CI,
-        ["properties", "--ignore=properties/test_corpus.py"],
+        ["properties", "--ignore=properties/test_corpus.py", *quick_selection(plan)],
         # CPU s: about 340 for the suite on two cores; room for it to double.
         cpu_seconds=1200,
         profile="ci",
@@ -524,13 +534,12 @@ def clusterfuzzlite(plan: Plan) -> Iterator[Step]:
 # not shorten its search. Four seconds reach every branch of the two-entry contracts.
 CONDITION_CPU = 4
 CONTRACTS = "properties/crosshair_contracts.py"
-# The full gate's contracts besides: every other public function of the pure core.
+# The full gate's contracts besides: every other public function of the pure core. Their
+# budgets are CrossHair directives in the file (``# crosshair: per_condition_timeout=N``, the
+# module's at its top, a contract's own in its body), so a contract whose one path costs more
+# than a quick one's whole search gets its own budget beside its reason.
 CORE_CONTRACTS = "properties/crosshair_core.py"
-
-
-def contract_files(plan: Plan) -> list[str]:
-    """The contract modules CrossHair checks: the core's rest too in ``--full``."""
-    return [CONTRACTS, *([CORE_CONTRACTS] if plan.full else [])]
+_DIRECTIVE = re.compile(r"#\s*crosshair:.*\bper_condition_timeout=(\d+(?:\.\d+)?)")
 
 
 def crosshair_cpu(root: Path, files: tuple[str, ...] | list[str] = (CONTRACTS,)) -> float:
@@ -544,28 +553,60 @@ def crosshair_cpu(root: Path, files: tuple[str, ...] | list[str] = (CONTRACTS,))
     return 60 + 3 * CONDITION_CPU * conditions
 
 
-@step
-def crosshair(plan: Plan) -> Iterator[Step]:
-    files = contract_files(plan)
-    yield Step(
-        "crosshair",
-        [
-            sys.executable,
-            "-m",
-            "crosshair",
-            "check",
-            "--analysis_kind=PEP316",
-            f"--per_condition_timeout={CONDITION_CPU}",
-            "--report_all",
-            *files,
-        ],
-        crosshair_cpu(plan.root, files),
+def condition_budgets(source: str) -> dict[str, tuple[int, float]]:
+    """``{contract: (conditions, CPU s a condition)}`` of a contracts module's source: its
+    ``post:`` lines, and the budget its CrossHair directives give each (the contract's own,
+    else the module's, else ``CONDITION_CPU``)."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    module = [m for line in lines if (m := _DIRECTIVE.match(line))]
+    default = float(module[0].group(1)) if module else float(CONDITION_CPU)
+    found: dict[str, tuple[int, float]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.endswith("_contract"):
+            body = "\n".join(lines[node.lineno - 1 : node.end_lineno])
+            own = _DIRECTIVE.search(body)
+            doc = ast.get_docstring(node) or ""
+            posts = sum(1 for line in doc.splitlines() if line.strip().startswith("post:"))
+            found[node.name] = (posts, float(own.group(1)) if own else default)
+    return found
+
+
+def crosshair_step(name: str, arguments: list[str], cpu_seconds: float, estimate: float) -> Step:
+    """``crosshair check`` (PEP 316 contracts) with a line per condition analysed."""
+    return Step(
+        name,
+        [sys.executable, "-m", "crosshair", "check", "--analysis_kind=PEP316", *arguments],
+        cpu_seconds,
         # --report_all prints one line per postcondition analysed.
         lambda out: sum(1 for line in out.output.splitlines() if re.search(r":\d+: ", line)),
         "module:crosshair",
-        # Sixteen conditions, each runs to its 4 CPU s budget; the full gate's others besides.
-        estimate=60 if not plan.full else 300,
+        estimate=estimate,
     )
+
+
+@step
+def crosshair(plan: Plan) -> Iterator[Step]:
+    yield crosshair_step(
+        "crosshair",
+        [f"--per_condition_timeout={CONDITION_CPU}", "--report_all", CONTRACTS],
+        crosshair_cpu(plan.root),
+        60,  # sixteen conditions, each runs to its 4 CPU s budget
+    )
+
+
+@step
+def crosshair_core(plan: Plan) -> Iterator[Step]:
+    """The rest of the pure core's contracts (``--full``), each condition with the budget its
+    file's directives give it (no --per_condition_timeout: the command line would override
+    them)."""
+    path = plan.root / CORE_CONTRACTS
+    if not plan.full or not path.is_file():
+        return
+    budgets = condition_budgets(path.read_text(encoding="utf-8")).values()
+    work = sum(conditions * cpu for conditions, cpu in budgets)
+    # CPU s: each condition's budget three times over, as the quick step's, and a minute.
+    yield crosshair_step("crosshair core", ["--report_all", CORE_CONTRACTS], 60 + 3 * work, work)
 
 
 SYMBOLIC = "properties/symbolic_properties.py"
@@ -591,7 +632,10 @@ def symbolic_properties(plan: Plan) -> Iterator[Step]:
         # CPU s: every property's own budget, and a minute to collect and start.
         cpu_seconds=60 + sum(table.budget(node) for node in ids),
         profile="crosshair",
-        estimate=600,
+        estimate=table.ESTIMATE,
+        # Two workers taking the next property when free: each property's budget is its own
+        # process's CPU time, so a worker beside another slows neither's verdict.
+        workers=2,
     )
     yield replace(built, tool="module:hypothesis_crosshair_provider")
 

@@ -239,8 +239,10 @@ def encode_value(s: str) -> str:
     if not is_kind(s, str):
         raise DefinitionError("context_value_invalid", f"expected str, got {type_name(type(s))}")
     # A str subclass is encoded as the plain str of its characters: its own isascii,
-    # isprintable, encode or replace would otherwise decide what reaches the model.
-    s = str.__str__(s)
+    # isprintable, encode or replace would otherwise decide what reaches the model. An exact
+    # str is its own plain copy (and CrossHair's symbolic str, an exact str to ``type``,
+    # stays symbolic: ``str.__str__`` refuses it).
+    s = plain_str(s)  # type: ignore[assignment]
     if s.isascii():
         # Fast path for the common case: bytes.translate deletes, in C, every
         # ASCII character the encoder would change; if none went, s is done.
@@ -272,7 +274,7 @@ def decode_value(t: str) -> str:
     """
     if not is_kind(t, str):
         raise DefinitionError("context_value_invalid", f"expected str, got {type_name(type(t))}")
-    t = str.__str__(t)
+    t = plain_str(t)  # type: ignore[assignment]  # a subclass: its characters
     parts: list[str] = []
     position = 0
     for match in _token().finditer(t):

@@ -174,7 +174,7 @@ def cut_description(description: str, cap: int) -> str:
             f"cut_description takes a str and a cap of at least 1, got {describe(cap)}",
             reason="description",
         )
-    description = str.__str__(description)
+    description = plain_str(description)  # type: ignore[assignment]  # its characters
     if len(description) <= cap:
         return description
     return description[: cap - 1] + CUT_MARK
