@@ -792,10 +792,11 @@ LINT_SHAPES = {
     "<!--": "<!--",
     "[a]: b ": "[a]: b ",
     # An arrow before a path in a skill that teaches writing skills (advice), an example's
-    # mark before a path, emoji with their variation selectors (the hidden-character rules).
+    # mark before a path, emoji with their variation selectors (the hidden-character rules;
+    # mostly ASCII, so that 16x, cut in characters, stays below the 4 MiB a SKILL.md may have).
     "SKILL.md \u2192 `a/b` ": "SKILL.md \u2192 `a/b` ",
     "e.g. `a/b` ": "e.g. `a/b` ",
-    "\u2764\ufe0f ": "\u2764\ufe0f ",
+    "\u2764\ufe0f see the chart ": "\u2764\ufe0f see the chart ",
 }
 _LINT_HEAD = b"---\nname: a\ndescription: d\n---\n"
 
