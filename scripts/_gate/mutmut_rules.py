@@ -822,14 +822,14 @@ FACTS: tuple[Fact, ...] = (
     ),
     Fact(
         "lint",
-        "check_document",
+        "check_parsed",
         FALLBACK,
         "error.line",
         "a parser refusal always carries a line of 1 or more (frontmatter.py)",
     ),
     Fact(
         "lint",
-        "check_document",
+        "check_parsed",
         FALLBACK,
         "error.column",
         "a parser refusal always carries a column of 1 or more (frontmatter.py)",
