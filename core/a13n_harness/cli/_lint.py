@@ -968,32 +968,24 @@ def _text(result: LintResult) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+def _finding_json(f: Finding) -> dict[str, object]:
+    """One finding as the JSON document writes it, reported or suppressed alike."""
+    return {
+        "column": f.column,
+        "line": f.line,
+        "message": f.message,
+        "path": f.path,
+        "rule": f.rule,
+        "severity": f.severity,
+    }
+
+
 def _json(result: LintResult, version: str) -> str:
     document = {
         "version": JSON_FORMAT_VERSION,
         "tool": {"name": PROGRAM, "version": version},
-        "findings": [
-            {
-                "column": f.column,
-                "line": f.line,
-                "message": f.message,
-                "path": f.path,
-                "rule": f.rule,
-                "severity": f.severity,
-            }
-            for f in result.findings
-        ],
-        "suppressed": [
-            {
-                "column": f.column,
-                "line": f.line,
-                "message": f.message,
-                "path": f.path,
-                "rule": f.rule,
-                "severity": f.severity,
-            }
-            for f in result.suppressed
-        ],
+        "findings": [_finding_json(f) for f in result.findings],
+        "suppressed": [_finding_json(f) for f in result.suppressed],
         "excluded": list(result.excluded),
         "summary": {
             "errors": sum(f.severity == "error" for f in result.findings),
