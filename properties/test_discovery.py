@@ -7,7 +7,7 @@ import os
 import re
 import threading
 import tracemalloc
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -401,11 +401,17 @@ def test_truncated_read_cuts_a_padded_fence_line_instead_of_trusting_it() -> Non
 
 
 class _Flipping(MemoryFileOperator):
-    """Returns different bytes on the second read of one file."""
+    """Returns different bytes on the second and later reads of one file (``change`` of them)."""
 
-    def __init__(self, tree: Mapping[str, object], victim: str) -> None:
+    def __init__(
+        self,
+        tree: Mapping[str, object],
+        victim: str,
+        change: Callable[[bytes], bytes] = lambda data: data + b"changed",
+    ) -> None:
         super().__init__(tree)
         self.victim = victim
+        self.change = change
         self.count = 0
 
     async def read_bytes(self, path: str, limit: int) -> bytes:
@@ -413,7 +419,7 @@ class _Flipping(MemoryFileOperator):
         if path == self.victim:
             self.count += 1
             if self.count > 1:
-                return data + b"changed"
+                return self.change(data)
         return data
 
 
@@ -425,21 +431,9 @@ def test_a_document_changed_after_parsing_fails_the_scan() -> None:
     assert (caught.value.code, caught.value.path) == ("skill_document_changed", "/r/y/SKILL.md")
 
 
-class _FlipsOneByte(MemoryFileOperator):
-    """Returns the same number of bytes on the second read of one file, its last one changed."""
-
-    def __init__(self, tree: Mapping[str, object], victim: str) -> None:
-        super().__init__(tree)
-        self.victim = victim
-        self.count = 0
-
-    async def read_bytes(self, path: str, limit: int) -> bytes:
-        data = await super().read_bytes(path, limit)
-        if path == self.victim:
-            self.count += 1
-            if self.count > 1:
-                return data[:-1] + bytes([data[-1] ^ 1])
-        return data
+def _last_byte_flipped(data: bytes) -> bytes:
+    """The same number of bytes, the last one changed."""
+    return data[:-1] + bytes([data[-1] ^ 1])
 
 
 @pytest.mark.parametrize("body", [b"", b"A body.\n" * 4_000])
@@ -448,7 +442,7 @@ def test_a_same_size_change_before_the_re_read_fails_the_scan(body: bytes) -> No
     resolved skill keeps the digest, not the bytes): one byte changed, the length kept, at the
     end of what was read (a document within the first read, and one past it), fails the scan."""
     tree = {"r": {"x": {"SKILL.md": doc("x")}, "y": {"SKILL.md": doc("y") + body}}}
-    operator = _FlipsOneByte(tree, "/r/y/SKILL.md")
+    operator = _Flipping(tree, "/r/y/SKILL.md", _last_byte_flipped)
     with pytest.raises(DefinitionError) as caught:
         inspect(operator, [source("s", "/r")])
     assert (caught.value.code, caught.value.path) == ("skill_document_changed", "/r/y/SKILL.md")
