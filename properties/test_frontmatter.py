@@ -1149,3 +1149,60 @@ def test_undecided_is_exactly_whether_the_next_bytes_can_matter(
         assert fm.undecided(prefix, limits.max_bytes) is _continuations_differ(
             prefix, limits.max_bytes
         ), prefix
+
+
+# ------------------------------------------------- the recorded parse (lint's one parse)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"---\nname: a\ndescription: d\n---\nbody\n",
+        b"---\nname: a\ndescription: d\nmetadata:\n  k: [1, 2]\n---\n",
+        b"---\nname: a\n---\n",  # refused after the last event: missing_description
+        b"---\nname: [a\n---\n",  # refused inside the YAML
+        b"no fence\n",  # refused before any fence
+        b"---\nname: a\n",  # unterminated
+    ],
+)
+def test_a_recorded_parse_gives_the_verdict_of_a_plain_parse_and_records_what_it_saw(
+    data: bytes,
+) -> None:
+    """``parse_recorded`` is ``parse_skill_document`` (the same result or the same refusal)
+    and leaves in its record the fences, the frontmatter's text and the YAML events it
+    streamed; a refusal before the fences leaves no span, no text and no event."""
+    record = fm.ParseRecord()
+    try:
+        expected: object = parse_skill_document(data)
+    except FrontmatterError as error:
+        expected = (error.code, error.reason, error.line, error.column)
+    try:
+        got: object = fm.parse_recorded(data, record)
+    except FrontmatterError as error:
+        got = (error.code, error.reason, error.line, error.column)
+    assert got == expected
+    try:
+        span = fm.find_frontmatter(data)
+    except FrontmatterError:
+        assert (record.span, record.text, record.events) == (None, None, [])
+        return
+    assert record.span == span
+    assert record.text == data[span.start : span.end].decode("utf-8")
+    events = [type(event) for event in record.events]
+    if record.text.strip():
+        assert events[:2] == [yaml.StreamStartEvent, yaml.DocumentStartEvent]
+        assert yaml.MappingStartEvent in events
+
+
+@pytest.mark.parametrize("record", [None, object(), [], "record"])
+def test_a_recorded_parse_refuses_a_record_that_is_not_a_parse_record(record: object) -> None:
+    with pytest.raises(DefinitionError) as raised:
+        fm.parse_recorded(b"---\nname: a\ndescription: d\n---\n", record)  # type: ignore[arg-type]
+    assert raised.value.code == "skill_frontmatter_invalid"
+    assert not isinstance(raised.value, FrontmatterError)  # the argument, not the document
+
+
+def test_a_recorded_parse_refuses_data_that_is_not_bytes_as_a_plain_parse_does() -> None:
+    with pytest.raises(FrontmatterError) as raised:
+        fm.parse_recorded("---\nname: a\n---\n", fm.ParseRecord())  # type: ignore[arg-type]
+    assert (raised.value.reason, raised.value.line, raised.value.column) == ("encoding", 1, 1)

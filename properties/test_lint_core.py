@@ -1481,3 +1481,97 @@ class _Named(_Words):
 def test_the_unit_names_a_tokenizer_only_by_a_short_printable_str(name: object, unit: str) -> None:
     ((_, message),) = _size("w " * (BODY_MAX_TOKENS + 1), _Named(name))
     assert message.startswith(f"the body has {BODY_MAX_TOKENS + 1} {unit}; ")
+
+
+# ------------------------------------------- the body's size: declarations, lines, units
+
+
+class _Characters:
+    """A counter of code points, line ends included, that declares nothing: a body of few
+    bytes may hold more tokens than the limit, and each line's count is its length."""
+
+    def count(self, text: str) -> int:
+        return len(text)
+
+
+class _Doubled:
+    """Two tokens a code point: a body of 5,000 bytes or fewer may still pass the limit."""
+
+    def __init__(self, byte_bounded: object = None) -> None:
+        if byte_bounded is not None:
+            self.byte_bounded = byte_bounded
+
+    def count(self, text: str) -> int:
+        return 2 * len(text)
+
+
+@pytest.mark.parametrize("byte_bounded", [None, False, 1, "yes"])
+def test_a_counter_that_does_not_declare_byte_bounded_is_asked_about_a_short_body(
+    byte_bounded: object,
+) -> None:
+    """Only ``byte_bounded is True`` lets a short body go uncounted: a missing, false or
+    merely truthy declaration is counted (3,000 bytes, 6,000 tokens)."""
+    body = "x" * 3000
+    assert [line for line, _ in _size(body, _Doubled(byte_bounded))] == [5]
+    # Negative control: the same body with the declaration is not asked, so not reported.
+    assert _size(body, _Doubled(True)) == []
+
+
+class _RaisingDeclaration(_Characters):
+    @property
+    def byte_bounded(self) -> bool:
+        raise RuntimeError("a Host's property")
+
+
+def test_a_counter_whose_declaration_raises_is_refused_with_the_renderings_code() -> None:
+    """Reading ``byte_bounded`` runs the Host's code: when it raises, only
+    ``DefinitionError`` escapes (``allowance_invalid``, reason ``counter``), as the
+    catalog's rendering reports such a counter."""
+    with pytest.raises(DefinitionError) as raised:
+        _size("w\n", _RaisingDeclaration())
+    assert (raised.value.code, raised.value.reason) == ("allowance_invalid", "counter")
+
+
+def test_the_finding_is_on_the_line_whose_tokens_pass_the_limit_line_ends_counted() -> None:
+    """Each line is counted with its line end: 50 lines of 100 code points reach 5,000
+    exactly, which is not past the limit; the next line passes it, and is the finding's
+    line (column 1)."""
+    body = ("x" * 99 + "\n") * 50 + "y\n" + "z\n" * 10
+    check = check_document((HEAD + body).encode(), "a", counter=_Characters())
+    assert [(i.rule, i.line, i.column) for i in check.issues] == [
+        ("skill_body_too_long", 5 + 50, 1)
+    ]
+    assert check.issues[0].message.startswith(f"the body has {len(body)} tokens; ")
+    # Negative control: two code points fewer in the first lines and the "y" line reaches
+    # 5,000 exactly, not past it: the first "z" line passes it.
+    shorter = ("x" * 99 + "\n") * 49 + "x" * 97 + "\n" + "y\n" + "z\n" * 10
+    assert [line for line, _ in _size(shorter, _Characters())] == [5 + 51]
+
+
+def test_a_one_character_tokenizer_name_is_named() -> None:
+    ((_, message),) = _size("w " * (BODY_MAX_TOKENS + 1), _Named("a"))
+    assert message.startswith(f"the body has {BODY_MAX_TOKENS + 1} tokens (a); ")
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        "\ud800",  # a lone surrogate, as a YAML escape may give a value: not quiet, no error
+        "\u00e9\ud800x",
+        "\u00e9\t\n\r ok",  # shown ASCII beside a non-ASCII character: quiet
+        "\u00e9\x00",  # an ASCII control beside it: not quiet
+        "\u00e9\ufe0f",  # a printable character the encoder escapes: not quiet
+        "\u00e9\u00e9",
+    ],
+)
+def test_the_quiet_path_on_mixed_text_is_the_plain_reading(part: str) -> None:
+    """The cases the sampled property above may not draw in a few examples: a lone
+    surrogate, and ASCII text, shown or not, beside non-ASCII characters."""
+    from a13n_harness.context.encoder import printable_escaped  # noqa: PLC0415
+    from a13n_harness.context.lint._content import _quiet  # noqa: PLC0415
+
+    plain = all(
+        char in "\t\n\r" or (char.isprintable() and char not in printable_escaped())
+        for char in part
+    )
+    assert _quiet(part) is plain

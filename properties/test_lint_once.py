@@ -311,3 +311,13 @@ def test_negative_control_documents_cached_by_file_name_are_caught(
             given(_entries)(check_unchanged)
         )
     )
+
+
+def test_a_parse_holds_the_bytes_that_end_with_its_closing_fence_line() -> None:
+    """Bytes that stop right after the closing fence's line (no body) are all the parser read:
+    a parse of a longer document holds them, and another object of the same bytes too."""
+    raw = b"---\nname: a\ndescription: d\n---\n"
+    assert parse_document(raw + b"The body.\n").holds(raw)
+    assert parse_document(raw).holds(bytes(bytearray(raw)))
+    # Negative control: one byte short of the fence line's end is not held.
+    assert not parse_document(raw + b"The body.\n").holds(raw[:-1])

@@ -814,28 +814,6 @@ FACTS: tuple[Fact, ...] = (
     ),
     Fact(
         "lint",
-        "_frontmatter_nodes",
-        ARGUMENT,
-        "_Mapping",
-        "unreachable: a frontmatter that is not a mapping is refused before the walk",
-        statement="return _Mapping((), 0)",
-    ),
-    Fact(
-        "lint",
-        "check_parsed",
-        FALLBACK,
-        "error.line",
-        "a parser refusal always carries a line of 1 or more (frontmatter.py)",
-    ),
-    Fact(
-        "lint",
-        "check_parsed",
-        FALLBACK,
-        "error.column",
-        "a parser refusal always carries a column of 1 or more (frontmatter.py)",
-    ),
-    Fact(
-        "lint",
         "_Body.__init__",
         VALUE,
         "self.limit_at",

@@ -82,6 +82,8 @@ TESTS = (
     "properties/test_lint_scan.py",  # the body scan against a plain reading of its rules
     "properties/test_lint.py",  # check_document's field rules are tested there
     "properties/test_lint_once.py",  # the one parse the driver shares (DocumentParse.holds)
+    "properties/test_lint_profiles.py",  # near_miss and the field checks' "did you mean"
+    "properties/test_lint_precision.py",  # arrows, created-file lists, skills about skills
 )
 
 

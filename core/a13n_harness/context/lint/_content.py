@@ -317,14 +317,15 @@ def _body_size_issue(text: _Text, start: int, counter: TokenCounter | None) -> I
             "and move detail into referenced files",
         )
     body = text.text[start:]
+    from a13n_harness.context.tokens import _counted, declares  # noqa: PLC0415 - as above
+
+    # declares: a Host's property that raises is allowance_invalid, as the rendering says.
     if (
-        getattr(counter, "byte_bounded", False) is True
+        declares(counter, "byte_bounded")
         and len(body) <= BODY_MAX_TOKENS
         and len(body.encode("utf-8")) <= BODY_MAX_TOKENS
     ):
         return None
-    from a13n_harness.context.tokens import _counted  # noqa: PLC0415 - as above
-
     tokens = _counted(counter, body)
     if tokens <= BODY_MAX_TOKENS:
         return None
@@ -347,9 +348,9 @@ def _body_size_issue(text: _Text, start: int, counter: TokenCounter | None) -> I
 def _unit(counter: TokenCounter) -> str:
     """``tokens``, with the tokenizer's name when the counter carries one as a plain str."""
     try:
-        name = getattr(counter, "name", None)
-    except Exception:  # a Host's property raised: the message names no tokenizer
-        name = None
+        name = counter.name  # type: ignore[attr-defined]
+    except Exception:  # no name, or a Host's property raised: the message names no tokenizer
+        return "tokens"
     if type(name) is str and 0 < len(name) <= 64 and name.isprintable():
         return f"tokens ({name})"
     return "tokens"

@@ -117,10 +117,8 @@ def parse_document(data: bytes) -> DocumentParse:
     return DocumentParse(data, frontmatter, error, record.span, record.text, root)
 
 
-def _surrogate_escape_at(text: _Text, line: int | None, column: int | None) -> bool:
+def _surrogate_escape_at(text: _Text, line: int, column: int) -> bool:
     """Whether libyaml's refusal at ``line:column`` is a ``\\uD800``-style escape."""
-    if line is None or column is None:
-        return False
     index = text.index(line, column)
     return any(_SURROGATE_ESCAPE.match(text.text, start) for start in (max(index - 1, 0), index))
 
@@ -190,31 +188,32 @@ def check_parsed(
     if not isinstance(parsed, DocumentParse) or not parsed.holds(data):
         parsed = parse_document(data)
     error = parsed.error
-    if error is not None:
-        if error.reason == "yaml_syntax" and _surrogate_escape_at(text, error.line, error.column):
+    if error is not None and error.reason in _STRUCTURAL:
+        # The parser places every refusal of the structure (frontmatter.py: _locate's
+        # line and column, 1 or more, or (2, 1) where YAML gives no mark).
+        line, column = error.line, error.column
+        assert line is not None
+        assert column is not None
+        if error.reason == "yaml_syntax" and _surrogate_escape_at(text, line, column):
             return DocumentCheck(
                 (
                     Issue(
                         "skill_encoding_invalid",
-                        error.line or 1,
-                        error.column or 1,
+                        line,
+                        column,
                         "a YAML escape here yields a lone surrogate, which UTF-8 cannot carry",
                     ),
                 ),
                 (),
             )
-        if error.reason in _STRUCTURAL:
-            return DocumentCheck(
-                (
-                    Issue(
-                        "skill_frontmatter_invalid",
-                        error.line or 1,
-                        error.column or 1,
-                        f"{error.message} ({error.reason})",
-                    ),
+        return DocumentCheck(
+            (
+                Issue(
+                    "skill_frontmatter_invalid", line, column, f"{error.message} ({error.reason})"
                 ),
-                (),
-            )
+            ),
+            (),
+        )
     # The parser's own scan found the fences (it passed them above). Both fence lines are
     # ASCII, so their bytes are code points; the frontmatter between them is decoded.
     span, frontmatter, root = parsed.span, parsed.text, parsed.root

@@ -96,8 +96,8 @@ def _frontmatter_nodes(events: Iterable[yaml.Event]) -> _Mapping:
             stack[-1][0].append(node)
         else:
             root = node
-    if not isinstance(root, _Mapping):  # pragma: no cover - the parser refused it already
-        return _Mapping((), 0)
+    # Called only once the parser passed the root: a mapping (not_mapping refuses the rest).
+    assert isinstance(root, _Mapping)
     return root
 
 
