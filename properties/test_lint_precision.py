@@ -355,3 +355,48 @@ def test_stems_are_looked_up_per_folder(tmp_path: Path) -> None:
         "'references/axial' names no file in the skill folder",
         "'references/deep/open-coding' names no file in the skill folder",
     ]
+
+
+# ----------------------------- which mentions of SKILL.md make a skill about skills
+
+_ADVICE = "- Detailed patterns -> `references/patterns.md`\n"
+
+
+@pytest.mark.parametrize(
+    ("lead", "teaching"),
+    [
+        ("SKILL.md holds the instructions.", True),  # at the very start of the text
+        ("Write a SKILL.md per tool. Then read this SKILL.md.", True),  # the first one counts
+        ("See this SKILL.md, write a SKILL.md, see `x/SKILL.md`.", True),  # the middle one
+        ("Keep this SKILL.md short.", False),  # the skill speaking of itself
+        ("Keep this SKILL.md short, and `a/SKILL.md` too.", False),
+        ("Read `skills\\other\\SKILL.md` too.", False),  # a Windows path's last segment
+    ],
+)
+def test_which_mentions_of_skill_md_make_a_skill_about_writing_skills(
+    lead: str, teaching: bool
+) -> None:
+    """Each mention is judged on its own, in order, from the text's first character: a bare
+    one makes the skill one about writing skills (an arrow's path is advice), one that is
+    "this SKILL.md" or a path's last segment (``/`` or ``\\``) does not."""
+    assert ("references/patterns.md" not in targets(f"{lead}\n\n{_ADVICE}")) is teaching
+
+
+def test_a_frontmatter_that_speaks_of_writing_a_skill_teaches_nothing() -> None:
+    """The body decides for the words about writing skills too, as for SKILL.md."""
+    head = "---\nname: a\ndescription: Helps when writing a skill.\n---\n"
+    check = check_document((head + _ADVICE).encode(), "a")
+    assert [r.target for r in check.references] == ["references/patterns.md"]
+    taught = check_document((head + "When writing a skill, split it.\n\n" + _ADVICE).encode(), "a")
+    assert taught.references == ()
+
+
+def test_an_arrow_at_the_start_of_the_line_makes_the_path_after_it_advice() -> None:
+    lead = "Keep SKILL.md short.\n\n"
+    assert targets(f"{lead}-> `references/patterns.md`\n") == []
+    assert targets(f"{lead}`references/a.md` -> `references/patterns.md`\n") == ["references/a.md"]
+
+
+def test_a_lead_that_is_its_creation_verb_alone_introduces_created_files() -> None:
+    for lead in ("Generates:", "Creates:", "creates:"):
+        assert targets(f"{lead}\n- `references/a.md`\n") == [], lead

@@ -4,6 +4,7 @@ field name answered with the field meant, not with "put it under metadata"."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -289,3 +290,62 @@ def test_fix_renames_a_near_miss_when_only_the_body_holds_the_field_meant(tmp_pa
     (skill / "SKILL.md").write_text(text)
     main(["lint", "--no-config", "--fix", str(skill)])
     assert (skill / "SKILL.md").read_text() == text.replace("Licence:", "license:")
+
+
+# ------------------------------------------- the edit distance and near_miss's bounds
+
+
+def _alignment_distance(a: str, b: str) -> int:
+    """The optimal string alignment distance, written plainly (no band, no cut-off)."""
+    rows = [
+        [i + j if i == 0 or j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)
+    ]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            rows[i][j] = min(
+                rows[i - 1][j] + 1,
+                rows[i][j - 1] + 1,
+                rows[i - 1][j - 1] + (a[i - 1] != b[j - 1]),
+            )
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                rows[i][j] = min(rows[i][j], rows[i - 2][j - 2] + 1)
+    return rows[-1][-1]
+
+
+def test_the_edit_distance_is_the_plain_one_within_its_bound() -> None:
+    """Every pair of strings over two letters up to five long, each bound from 0 to 3: the
+    banded distance is the plain one when that is within the bound; past it, the plain one
+    or, where the band cuts the work short, ``bound + 1``."""
+    from a13n_harness.context.lint._fields import _distance  # noqa: PLC0415
+
+    words = [""] + ["".join(p) for n in range(1, 6) for p in itertools.product("ab", repeat=n)]
+    wrong = []
+    for a in words:
+        for b in words:
+            plain = _alignment_distance(a, b)
+            for bound in range(4):
+                banded = _distance(a, b, bound)
+                if banded != plain and not (plain > bound and banded == bound + 1):
+                    wrong.append((a, b, bound, banded, plain))
+    assert wrong == []
+    # A swap of two neighbours is one edit in both (without it, "ab" and "ba" are two apart).
+    assert (_alignment_distance("ab", "ba"), _distance("ab", "ba", 2)) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("key", "meant"),
+    [
+        ("d" + "_" * 29 + "escription", "description"),  # 40 characters: still looked at
+        ("d" + "_" * 30 + "escription", None),  # 41: past _NEAR_MAX, no spelling of a field
+        ("descrptio", "description"),  # two edits of a long field
+        ("nxmx", None),  # two edits of a short one (name) are too many
+        ("nxme", "name"),  # one is not
+        ("dxallowed-tools", "allowed-tools"),  # two edits from both: the first field wins
+        ("dsallowed-tools", "disallowed-tools"),  # the nearer field wins, wherever it is
+        ("dallowed-tools", "allowed-tools"),
+    ],
+)
+def test_near_miss_bounds_and_ties(key: str, meant: str | None) -> None:
+    from a13n_harness.context.lint._fields import near_miss  # noqa: PLC0415
+
+    assert near_miss(key) == meant

@@ -797,6 +797,16 @@ FACTS: tuple[Fact, ...] = (
     Fact("lint", "_scan_line", ZIP, "", "the three span lists are built together (_Spans)"),
     Fact("lint", "_blank", ZIP, "", "starts and ends come in pairs; kept and gaps one longer"),
     Fact("lint", "_frontmatter_nodes", ZIP, "", "a mapping's children come as key, value pairs"),
+    Fact("lint", "_first_arrow", ZIP, "", "opens and closes come in pairs (_Spans): one gap each"),
+    Fact(
+        "lint",
+        "_distance",
+        VALUE,
+        "before",
+        "the initial value is never read: a swap is looked at from the second row, after the "
+        "first row set it",
+        first=True,
+    ),
     Fact(
         "lint",
         "_frontmatter_nodes",
