@@ -459,7 +459,8 @@ def _name_of(data: bytes, parsed: DocumentParse) -> tuple[str, int] | None:
     if parsed.frontmatter is None:
         return None
     name = parsed.frontmatter.name
-    for number, line in enumerate(data.split(b"\n")[1:64], start=2):
+    # Lines 2 to 64 alone: the split stops there, whatever the file's length.
+    for number, line in enumerate(data.split(b"\n", 64)[1:64], start=2):
         if line.startswith(b"name:"):
             return name, number
     return name, 1

@@ -371,6 +371,27 @@ _WRITING_SKILLS = re.compile(
 )
 
 
+# Every phrase of _WRITING_SKILLS holds "skill" as IGNORECASE reads it: these are the code
+# points it takes for each letter (properties/test_lint_fast_paths.py checks them).
+_SKILL_WORD = re.compile("[sS\u017f][kK\u212a][iI\u0130\u0131][lL][lL]")
+
+
+def _speaks_of_writing_skills(text: str, start: int) -> bool:
+    """``_WRITING_SKILLS.search(text, start) is not None``, searched only on the lines that
+    hold a "skill" (a phrase of it never crosses a line end: only spaces and tabs join its
+    words), each line once: the expression's alternatives are tried at every position of
+    the lines it is run on, the word is found in C."""
+    position = start
+    while (word := _SKILL_WORD.search(text, position)) is not None:
+        line_start = max(text.rfind("\n", 0, word.start()) + 1, start)
+        line_end = text.find("\n", word.end())
+        line_end = len(text) if line_end < 0 else line_end
+        if _WRITING_SKILLS.search(text, line_start, line_end) is not None:
+            return True
+        position = line_end
+    return False
+
+
 def _teaches_writing_skills(text: str, start: int) -> bool:
     """Whether the body from ``start`` teaches writing skills: it names ``SKILL.md`` other
     than as "this SKILL.md" or the last segment of a path, or speaks of writing a skill
@@ -383,7 +404,7 @@ def _teaches_writing_skills(text: str, start: int) -> bool:
         ):
             return True
         found = text.find(_SKILL_FILE, found + len(_SKILL_FILE))
-    return _WRITING_SKILLS.search(text, start) is not None
+    return _speaks_of_writing_skills(text, start)
 
 
 def _first_arrow(line: str, opens: list[int], closes: list[int]) -> int:
