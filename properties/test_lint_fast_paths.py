@@ -10,15 +10,23 @@ the name's line read from the file's first 64 lines.
 
 from __future__ import annotations
 
+import os
 import re
 from itertools import accumulate, product
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from a13n_harness.cli._lint import _name_of
-from a13n_harness.context.lint import _content, _references, check_document, parse_document
+from a13n_harness.cli._lint import _name_of, _RealPaths
+from a13n_harness.context.lint import (
+    BODY_MAX_TOKENS,
+    _content,
+    _references,
+    check_document,
+    parse_document,
+)
 from a13n_harness.context.lint._text import _Text
 
 HEAD = "---\nname: a\ndescription: d\n---\n"
@@ -334,3 +342,173 @@ def test_negative_control_fields_paired_across_lines_are_caught(
         tokenizers._parse_ranks(contents, "v")
     monkeypatch.setattr(tokenizers, "_RANKS_FILE", re.compile(rb"(?s).*"))
     assert tokenizers._parse_ranks(contents, "v") == {b"a": 0, b"b": 1}
+
+
+# ------------------------------------------------------- real paths, remembered
+
+
+def _tree_of_links(base: Path) -> list[str]:
+    """Folders, links to folders (relative, absolute, up, dangling, a loop) and the paths
+    lint may show below them, relative and absolute, with and without ``..``."""
+    (base / "repo" / "skills" / "a").mkdir(parents=True)
+    (base / "repo" / "elsewhere" / "b").mkdir(parents=True)
+    os.symlink("../elsewhere", base / "repo" / "skills" / "linked")
+    os.symlink(base / "repo" / "elsewhere" / "b", base / "repo" / "skills" / "absolute")
+    os.symlink("missing", base / "repo" / "skills" / "dangling")
+    os.symlink("loop", base / "repo" / "skills" / "loop")
+    names = ["a", "linked", "linked/b", "absolute", "dangling", "loop", "nowhere", "linked/.."]
+    paths = [f"repo/skills/{name}" for name in names]
+    paths += ["repo/skills/linked/../a", "repo", ".", "repo/./skills/a", "repo//skills"]
+    return paths + [str(base / path) for path in paths] + ["/", "/tmp"]
+
+
+def test_remembered_real_paths_are_realpaths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = _tree_of_links(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    reals = _RealPaths()
+    for path in paths + paths[::-1]:  # asked again: from what was remembered
+        assert reals.real(path) == os.path.realpath(path), path
+
+
+def test_negative_control_a_memo_that_never_looks_for_links_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = _tree_of_links(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(os.path, "islink", lambda path: False)
+    reals = _RealPaths()
+    assert any(reals.real(path) != os.path.realpath(path) for path in paths)
+
+
+# ------------------------------------------------- the operator's root and stat
+
+
+def _roots_through_links(base: Path) -> list[Path]:
+    (base / "real" / "deep").mkdir(parents=True)
+    os.symlink("real", base / "relative")
+    os.symlink(base / "real" / "deep", base / "absolute")
+    os.symlink("relative/deep", base / "chain")
+    names = ["real", "real/deep", "relative", "absolute", "chain", "relative/deep"]
+    return [base / name for name in names]
+
+
+def _pinned(path: Path) -> str:
+    from a13n_harness.environment._confinement import pin_root  # noqa: PLC0415
+
+    fd, real = pin_root(str(path))
+    os.close(fd)
+    return real
+
+
+def test_a_pinned_root_is_its_realpath_with_and_without_proc(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from a13n_harness.environment import _confinement  # noqa: PLC0415
+
+    roots = _roots_through_links(tmp_path)
+    assert [_pinned(root) for root in roots] == [os.path.realpath(root) for root in roots]
+
+    def no_proc() -> int:
+        raise OSError("no /proc here")
+
+    monkeypatch.setattr(_confinement, "_proc_fd", no_proc)
+    assert [_pinned(root) for root in roots] == [os.path.realpath(root) for root in roots]
+
+
+def test_negative_control_a_held_path_taken_as_given_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The inode check alone accepts a path through a link: the kernel's path is what makes
+    it the real one, which the comparison with realpath checks."""
+    from a13n_harness.environment import _confinement  # noqa: PLC0415
+
+    roots = _roots_through_links(tmp_path)
+    given: list[str] = []
+    monkeypatch.setattr(_confinement, "_held_path", lambda fd, opened: given[-1])
+    pinned = []
+    for root in roots:
+        given.append(str(root))
+        pinned.append(_pinned(root))
+    assert pinned != [os.path.realpath(root) for root in roots]
+
+
+def test_stat_says_what_an_lstat_says_of_the_path(tmp_path: Path) -> None:
+    """Kind and size from the walk's own lstat of the last segment, or from a second look
+    when the walk followed a link: the same as ``os.stat`` of the file it names."""
+    from a13n_harness.environment.local import (  # noqa: PLC0415
+        BlockingLocalFileOperator,
+        run_blocking,
+    )
+
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "file.md").write_bytes(b"x" * 1234)
+    (tmp_path / "empty").write_bytes(b"")
+    os.symlink("folder/file.md", tmp_path / "link")
+    os.symlink("folder", tmp_path / "folder-link")
+    kinds = {"/folder": "directory", "/folder/file.md": "file", "/empty": "file"}
+    kinds |= {"/link": "file", "/folder-link": "directory", "/folder-link/file.md": "file"}
+    with BlockingLocalFileOperator(tmp_path) as files:
+        for path, kind in kinds.items():
+            found = run_blocking(files.stat(path))
+            assert found.kind == kind, path
+            if kind == "file":
+                assert found.size == os.stat(tmp_path / path.lstrip("/")).st_size, path
+
+
+# ------------------------------------------- the body's size, a line counted once
+
+
+class _Characters:
+    """Counts the characters other than spaces: deterministic, and unequal for lines of
+    one length, so a count reused for the wrong line shows."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def count(self, text: str) -> int:
+        self.asked.append(text)
+        return len(text.replace(" ", ""))
+
+
+def _plain_size_line(body: str, first_line: int) -> int | None:
+    """The line ``skill_body_too_long`` names, every line counted afresh."""
+    counter = _Characters()
+    if counter.count(body) <= BODY_MAX_TOKENS:
+        return None
+    line, running = first_line, 0
+    for piece in body.splitlines(keepends=True):
+        running += counter.count(piece)
+        if running > BODY_MAX_TOKENS:
+            break
+        line += 1
+    return min(line, first_line + len(body.splitlines()) - 1)
+
+
+def _size_line(body: str) -> int | None:
+    check = check_document((HEAD + body).encode(), "a", counter=_Characters())
+    found = [issue.line for issue in check.issues if issue.rule == "skill_body_too_long"]
+    return found[0] if found else None
+
+
+_SIZED_LINES = ["\n", "```\n", "x" * 700 + "\n", "y" * 699 + " \n", " " * 900 + "z\n"]
+_SIZED_LINES += ["w" * 901 + "\n"]
+
+
+@given(st.lists(st.sampled_from(_SIZED_LINES), max_size=40))
+def test_a_line_met_again_is_counted_once_and_the_line_is_the_same(lines: list[str]) -> None:
+    body = "".join(lines)
+    assert _size_line(body) == _plain_size_line(body, 5)
+
+
+def test_negative_control_counts_reused_by_length_are_caught() -> None:
+    body = "".join([" " * 900 + "z\n", "w" * 901 + "\n"] * 8)
+    reused: dict[int, int] = {}
+    line, running = 5, 0
+    for piece in body.splitlines(keepends=True):
+        running += reused.setdefault(len(piece), len(piece.replace(" ", "")))
+        if running > BODY_MAX_TOKENS:
+            break
+        line += 1
+    assert _size_line(body) == _plain_size_line(body, 5) != line

@@ -381,8 +381,12 @@ def _body_size_issue(text: _Text, start: int, counter: TokenCounter | None) -> I
     if tokens <= BODY_MAX_TOKENS:
         return None
     line, running = first_line, 0
+    counts: dict[str, int] = {}  # a line met again (a blank line, a fence) is counted once
     for piece in body.splitlines(keepends=True):
-        running += _counted(counter, piece)
+        count = counts.get(piece)
+        if count is None:
+            count = counts[piece] = _counted(counter, piece)
+        running += count
         if running > BODY_MAX_TOKENS:
             break
         line += 1
