@@ -512,3 +512,28 @@ def test_negative_control_counts_reused_by_length_are_caught() -> None:
             break
         line += 1
     assert _size_line(body) == _plain_size_line(body, 5) != line
+
+
+def test_a_tail_below_the_top_is_relpaths_answer() -> None:
+    from a13n_harness.cli._lint import _relative  # noqa: PLC0415
+
+    tops = ["/", "/work", "/work/repo", "/work/repo/", "/work/re"]
+    paths = ["/", "/work", "/work/repo", "/work/repo/skills/a", "/work/repository/b", "/other"]
+    for top in tops:
+        for path in paths:
+            assert _relative(path, top) == os.path.relpath(path, top), (path, top)
+    # Negative control: a prefix test without the separator takes a sibling for a child.
+    assert "/work/repository/b".startswith("/work/repo")
+    assert _relative("/work/repository/b", "/work/repo") == "../repository/b"
+
+
+def test_the_first_characters_of_a_code_item_are_all_it_takes() -> None:
+    taken = {
+        chr(point)
+        for point in range(0x110000)
+        if _references._CODE_ITEM.match(chr(point) + "1.  x")
+        or _references._CODE_ITEM.match(chr(point) + "  x")
+    }
+    assert taken <= _references._MAY_START_AN_ITEM
+    # Negative control: the item markers are what the set must hold.
+    assert {"-", "*", "+", "1", " ", "\t"} <= taken

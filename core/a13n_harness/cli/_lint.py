@@ -240,7 +240,7 @@ class _Linter:
             self.tops[parent] = find_repository(parent, self.scanning)
         top = self.tops[parent] or skill
         with BlockingLocalFileOperator(skill) as inside:
-            resolver = _Resolver(inside, top, os.path.relpath(skill, top))
+            resolver = _Resolver(inside, top, _relative(skill, top))
             try:
                 for reference in references:
                     problem = await resolver.problem(reference)
@@ -812,6 +812,17 @@ def agent_loaded(path: str) -> str | None:
         if parts[index] in AGENT_FOLDERS and parts[index + 1] == "skills":
             return "/".join(parts[: index + 2])
     return None
+
+
+def _relative(path: str, top: str) -> str:
+    """``os.path.relpath(path, top)`` of two real paths: the tail below ``top`` when ``path``
+    is there (no folder looked at), else relpath's answer."""
+    if path == top:
+        return os.curdir
+    prefix = top.rstrip(os.sep) + os.sep
+    if path.startswith(prefix) and os.path.isabs(top):
+        return path[len(prefix) :]
+    return os.path.relpath(path, top)
 
 
 def _below(shown: str, top: str, reals: _RealPaths | None = None) -> str | None:

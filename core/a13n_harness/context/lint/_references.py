@@ -660,6 +660,7 @@ class _Indented:
 _MAY_START_A_BLOCK = frozenset(("", " ", "\t", "\r", *"-*+0123456789#`~>_="))
 # A list item that may start with indented code (five columns or more after its marker).
 _CODE_ITEM = re.compile(r"[ \t]*+(?:[-*+]|[0-9]{1,9}[.)])[ \t]{2}")
+_MAY_START_AN_ITEM = frozenset(" \t-*+0123456789")  # the first characters _CODE_ITEM takes
 _LIST_MARKER = re.compile(r"(?:[-*+]|[0-9]{1,9}[.)])(?=[ \t]|$)")
 _THEMATIC = re.compile(r"([-*_])(?:[ \t]*+\1){2,}+[ \t]*+$")
 _SETEXT = re.compile(r"=++[ \t]*+$")
@@ -700,15 +701,21 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
     position = 0  # the start of a line
     number = first_line  # its number
     in_comment = False
-    event = _Next(lambda at: _event_at(text, at), length)
-    tilde = _Next(lambda at: _fence_at(text, at, "~~~"), length)
+    # The next event, searched again only once the scan has passed it (as _Next does, kept
+    # here: it is asked after every line the scan looks at). A body without "~~~" has no
+    # tilde fence to look for.
+    event = -1
+    tilde = _Next(lambda at: _fence_at(text, at, "~~~"), length) if "~~~" in text else None
     while position < length:
         if in_comment:
             found = text.find("-->", position)
             if found < 0:
                 break
         else:
-            found = min(event.after(position), tilde.after(position))
+            if event < position:
+                next_event = _EVENT.search(text, position)
+                event = length if next_event is None else next_event.start()
+            found = event if tilde is None else min(event, tilde.after(position))
             if found >= length:
                 break
         line_start = text.rfind("\n", position, found) + 1 or position
@@ -725,7 +732,8 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
             number += 1
             continue
         if not in_comment and (
-            (line[:1] in (" ", "\t") and _indentation(line) >= 4) or _CODE_ITEM.match(line)
+            (line[:1] in (" ", "\t") and _indentation(line) >= 4)
+            or (line[:1] in _MAY_START_AN_ITEM and _CODE_ITEM.match(line))
         ):
             if indented is None:
                 lines = lines or text.split("\n")
@@ -788,12 +796,6 @@ class _Next:
             found = self._find(position)
             self._at = self._none if found < 0 else found
         return self._at
-
-
-def _event_at(text: str, position: int) -> int:
-    """Where the next event (:data:`_EVENT`) from ``position`` starts, or -1."""
-    found = _EVENT.search(text, position)
-    return -1 if found is None else found.start()
 
 
 def _after_fence(text: str, position: int, number: int, fence: str) -> tuple[int, int]:
