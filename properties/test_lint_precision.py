@@ -400,3 +400,23 @@ def test_an_arrow_at_the_start_of_the_line_makes_the_path_after_it_advice() -> N
 def test_a_lead_that_is_its_creation_verb_alone_introduces_created_files() -> None:
     for lead in ("Generates:", "Creates:", "creates:"):
         assert targets(f"{lead}\n- `references/a.md`\n") == [], lead
+
+
+@pytest.mark.parametrize("mark", ["For instance", "for instance,", "E.g.", "Examples:"])
+def test_a_path_after_each_form_of_example_mark_is_an_illustration(mark: str) -> None:
+    """Every form the example mark takes makes the code path after it an illustration, on a
+    line that holds none of the other forms' letters (``for instance``: no ``e.``, no
+    ``exampl``)."""
+    assert targets(f"{mark} `scripts/run.py` runs it\n") == []
+    assert targets(f"Run `scripts/main.py`; {mark} `scripts/run.py`\n") == ["scripts/main.py"]
+
+
+def test_after_the_advice_the_lines_links_are_still_references() -> None:
+    """Advice ends the code paths of the line, not the line: a link after it is followed."""
+    line = "- Patterns -> `references/patterns.md`, see [the guide](references/guide.md)\n"
+    assert targets(f"Keep SKILL.md short.\n\n{line}") == ["references/guide.md"]
+
+
+def test_after_a_path_of_another_skill_the_next_path_is_judged_on_its_own() -> None:
+    line = "Use `pdf`'s `references/forms.md` with `references/own.md` for this.\n"
+    assert targets(line) == ["references/own.md"]
