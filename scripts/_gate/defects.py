@@ -368,11 +368,11 @@ def verify(
         ):
             confirmation_cpu += done.cpu_seconds
             confirmed |= set(done.junit.passed) & done.replayed & set(to_replay)
+        phases["replayed_tests"] = len(confirmed & set(to_replay))
         whole = {test: cpu for test, cpu in to_confirm.items() if test not in confirmed}
         for done in warm.run_jobs(clean_jobs(slots, whole, workers, stall), workers):
             confirmation_cpu += done.cpu_seconds
             confirmed |= set(done.junit.passed) & set(whole)
-        phases["replayed_tests"] = len(set(to_replay) & confirmed)
         clean_failures = set(killers) - confirmed
         phases["confirmation"] = round(
             time.monotonic() - started - phases["start"] - phases["mutants"], 1
