@@ -5,8 +5,9 @@ exactly once, its defective ``replace``, the pytest ``selection`` expected to ki
 defect ``class``, a one-line ``why`` and the ``cpu_seconds`` its run may use (older files
 spell it ``deadline``: read the same way, as CPU seconds, docs/harness-conventions.md).
 ``load`` reads them, ``verify`` runs them (each in a scratch copy of the tree, forked from a
-warm parent by ``_gate.warm``) and confirms every kill on the clean tree, ``summary`` and
-``report`` say what happened.
+warm parent by ``_gate.warm``) and confirms every kill on the clean tree (a Hypothesis kill by
+replaying the failing example the defect's run saved), ``summary`` and ``report`` say what
+happened.
 
 Each defect runs only its ``selection``: the tests that can see it, named by whoever wrote
 it (a node id or a ``-k`` expression inside its module), never the whole suite.
@@ -206,7 +207,9 @@ def mutant_job(
     Hypothesis tests saving their failing example in a database of its own."""
     return warm.Job(
         mutant.ident,
-        ("-p", "no:cacheprovider", "-q", "-x", *mutant.selection),
+        # One line a failure (--tb=line): a killed defect's traceback is never shown, and
+        # formatting it cost a twentieth of a CPU second a kill.
+        ("-p", "no:cacheprovider", "-q", "-x", "--tb=line", *mutant.selection),
         lambda slot: slots.mutated(slot, mutant, index),
         slots.scratch / "logs" / f"{mutant.ident}.log",
         mutant.cpu_seconds,
