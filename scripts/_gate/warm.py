@@ -188,11 +188,12 @@ class _Outcomes:
         changes: dict[str, Any] = {"database": self.database}
         if self.job.replay:
             changes["phases"] = (Phase.reuse,)
-            from hypothesis.internal.observability import (  # noqa: PLC0415
-                add_observability_callback,
-            )
+            from hypothesis.internal import observability  # noqa: PLC0415
 
-            add_observability_callback(self._observe, all_threads=True)
+            # Observations without the coverage Hypothesis would trace for them (a tracer
+            # slows the replayed examples down and is nothing the replay reads).
+            observability.OBSERVABILITY_COLLECT_COVERAGE = False
+            observability.add_observability_callback(self._observe, all_threads=True)
         settings.register_profile(GATE_PROFILE, settings.default, **changes)
         settings.load_profile(GATE_PROFILE)
 
