@@ -337,7 +337,8 @@ def injected_defects(plan: Plan) -> Iterator[Step]:
             "--passed-in",
             plan.shown(plan.logs / f"{slug(PROPERTIES_CI)}.junit.xml"),
         ],
-        # CPU s: about 1 per defect and its confirmation; room for four times as many defects.
+        # CPU s: about half a CPU second a defect with its confirmation (190 for 361 at load
+        # 7, 290 before the confirmation replayed examples); room for many times as many.
         900 if not plan.full else 3600,
         lambda out: json_count(summary, "total"),
         "module:pytest",
