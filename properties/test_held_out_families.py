@@ -43,6 +43,7 @@ from a13n_harness.environment import LocalFileOperator, MemoryFileOperator
 from a13n_harness.environment.local import BlockingLocalFileOperator
 from a13n_harness.testing.discovery_strategies import skill_document
 from a13n_harness.testing.operator_trees import Tree, answers, on_disk
+from bounded import run_bounded
 from cli_run import cli_environment, command, run_here
 
 # --- the openat2 fast path and the lexical walk where links are crossed by ".." -------------------
@@ -513,16 +514,16 @@ def test_a_stderr_whose_writes_fail_changes_nothing_else(tmp_path: Path, command
         "lint-missing": ("lint", str(workspace / "nope")),
         "usage": ("catalog", str(workspace), "--budget-bytes", "x"),
     }[command_line]
-    normal = subprocess.run(
-        [*command(), *args], capture_output=True, env=cli_environment(), check=False
+    normal = run_bounded(
+        [*command(), *args], cpu_seconds=60, capture_output=True, env=cli_environment()
     )
     with open("/dev/full", "wb") as full:
-        failing = subprocess.run(
+        failing = run_bounded(
             [*command(), *args],
+            cpu_seconds=60,
             stdout=subprocess.PIPE,
             stderr=full,
             env=cli_environment(),
-            check=False,
         )
     assert normal.stderr  # control: these commands do write to stderr
     assert (failing.returncode, failing.stdout) == (normal.returncode, normal.stdout)
@@ -546,8 +547,13 @@ _ANSWER_CHANGING = (
 
 
 def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        [_GIT or "git", *args], cwd=cwd, check=True, capture_output=True, env=cli_environment()
+    run_bounded(
+        [_GIT or "git", *args],
+        cpu_seconds=60,
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        env=cli_environment(),
     )
 
 
