@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import importlib
 import inspect
 import math
@@ -259,8 +260,12 @@ ATOMS: list[object] = [
 ]
 
 
+@functools.cache
 def hostile() -> st.SearchStrategy[object]:
-    """A hostile argument: an atom, a forgery, or a container of them."""
+    """A hostile argument: an atom, a forgery, or a container of them. One strategy object
+    for every draw: Hypothesis validates a strategy and works out its properties once per
+    object, which for a new one at each parameter of each example was most of this module's
+    CPU time."""
     leaf = st.one_of(st.sampled_from(ATOMS), st.builds(_forgeries).flatmap(st.sampled_from))
     return st.one_of(
         leaf,

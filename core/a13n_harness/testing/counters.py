@@ -13,6 +13,7 @@ a negative control (500 examples, no shrinking), to show a broken counter fails.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from hypothesis import given, settings
@@ -39,6 +40,13 @@ _CATALOG_ALPHABET = " \n-:ab.()&;<>/1"
 
 def texts(samples: Sequence[str] = ()) -> st.SearchStrategy[str]:
     """Hostile text, catalog-shaped text and slices of ``samples``."""
+    return _texts(tuple(samples))
+
+
+@functools.cache
+def _texts(samples: tuple[str, ...]) -> st.SearchStrategy[str]:
+    # One strategy object for each set of samples, however often it is asked for (inside
+    # composites, at every draw): Hypothesis checks a strategy once per object.
     choices = [
         hostile_text(surrogates=False, max_size=200),
         st.text(alphabet=_CATALOG_ALPHABET, max_size=80),
@@ -81,6 +89,9 @@ def _starts_a_line(text: str) -> bool:
     return not text or not (text[0].isspace() or text[0] in LINE_START_EXCLUDED)
 
 
+_LINE_STARTS = st.characters(codec="utf-8").filter(_starts_a_line)
+
+
 @st.composite
 def line_pairs(draw: st.DrawFn, samples: Sequence[str] = ()) -> tuple[str, str]:
     """``(a, b)`` meeting ``line_additive``'s precondition.
@@ -112,7 +123,7 @@ def line_pairs(draw: st.DrawFn, samples: Sequence[str] = ()) -> tuple[str, str]:
         return a, rest[start:]
     a = draw(texts()) + "\n"
     b = draw(texts())
-    first = draw(st.characters(codec="utf-8").filter(_starts_a_line))
+    first = draw(_LINE_STARTS)
     return a, (first + b) if b else b
 
 

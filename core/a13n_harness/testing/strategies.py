@@ -7,6 +7,8 @@ closing tags) on purpose and often.
 
 from __future__ import annotations
 
+import functools
+
 from hypothesis import strategies as st
 
 from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog
@@ -70,6 +72,13 @@ def hostile_text(
 
     With ``surrogates=True`` lone surrogates may appear.
     """
+    return _hostile_text(surrogates, min_size, max_size)
+
+
+@functools.cache
+def _hostile_text(surrogates: bool, min_size: int, max_size: int) -> st.SearchStrategy[str]:
+    # One strategy object for each shape, however often it is asked for (inside composites, at
+    # every draw): Hypothesis checks a strategy once per object.
     alphabet = (
         st.characters(blacklist_categories=()) if surrogates else st.characters(codec="utf-8")
     )
@@ -133,6 +142,27 @@ def unlisted_counts(listed: int = 0) -> st.SearchStrategy[int]:
     )
 
 
+@functools.cache
+def _entry_lists(max_entries: int, tiny: bool) -> st.SearchStrategy[list[CatalogEntry]]:
+    return st.lists(catalog_entries(tiny=tiny), max_size=max_entries, unique_by=lambda e: e.name)
+
+
+@functools.cache
+def _unlisted(listed: int, tiny: bool) -> st.SearchStrategy[int]:
+    return st.sampled_from([0, 0, 1]) if tiny else unlisted_counts(listed)
+
+
+@functools.cache
+def _root_lists() -> st.SearchStrategy[list[str]]:
+    return st.lists(
+        st.one_of(
+            st.sampled_from(["/.agents/skills", "/.claude/skills/", "/workspace/.agents/skills"]),
+            hostile_text(surrogates=False, min_size=1, max_size=20),
+        ),
+        max_size=3,
+    )
+
+
 @st.composite
 def skill_catalogs(draw: st.DrawFn, max_entries: int = 12, *, tiny: bool = False) -> SkillCatalog:
     """Valid catalogs: sorted unique names, counts up to the u64 boundary, hostile roots.
@@ -140,22 +170,13 @@ def skill_catalogs(draw: st.DrawFn, max_entries: int = 12, *, tiny: bool = False
     ``tiny=True`` draws short entries and often no unlisted skill: the
     region where the framed size is not monotone in the number listed.
     """
-    entries = draw(
-        st.lists(catalog_entries(tiny=tiny), max_size=max_entries, unique_by=lambda e: e.name)
-    )
+    # The inner strategies are built once (cached above), not at every catalog drawn:
+    # Hypothesis checks a strategy and works out its properties once per object, which for
+    # new objects at every draw cost more CPU than the properties' own checks.
+    entries = draw(_entry_lists(max_entries, tiny))
     entries.sort(key=lambda e: e.name)
-    unlisted = draw(st.sampled_from([0, 0, 1]) if tiny else unlisted_counts(len(entries)))
-    roots = draw(
-        st.lists(
-            st.one_of(
-                st.sampled_from(
-                    ["/.agents/skills", "/.claude/skills/", "/workspace/.agents/skills"]
-                ),
-                hostile_text(surrogates=False, min_size=1, max_size=20),
-            ),
-            max_size=3,
-        )
-    )
+    unlisted = draw(_unlisted(len(entries), tiny))
+    roots = draw(_root_lists())
     return SkillCatalog(tuple(entries), unlisted, tuple(roots))
 
 
