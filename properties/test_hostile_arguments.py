@@ -392,15 +392,31 @@ def instances(root: Path) -> dict[str, Callable[[], object]]:
 
 
 def _parameters(function: Callable[..., object]) -> list[inspect.Parameter]:
+    # inspect.signature is slow and asked for at every example: one reading per function
+    # (a bound method's is its function's, bound; the same for every instance).
+    key = (getattr(function, "__func__", function), inspect.ismethod(function))
+    try:
+        return list(_SIGNATURES[key])
+    except TypeError:  # an unhashable callable: read each time
+        return list(_read_parameters(function))
+    except KeyError:
+        found = _SIGNATURES[key] = _read_parameters(function)
+        return list(found)
+
+
+def _read_parameters(function: Callable[..., object]) -> tuple[inspect.Parameter, ...]:
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
-        return []
-    return [
+        return ()
+    return tuple(
         p
         for p in signature.parameters.values()
         if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name != "self"
-    ]
+    )
+
+
+_SIGNATURES: dict[tuple[object, bool], tuple[inspect.Parameter, ...]] = {}
 
 
 def draw_arguments(

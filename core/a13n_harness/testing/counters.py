@@ -13,7 +13,6 @@ a negative control (500 examples, no shrinking), to show a broken counter fails.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 from hypothesis import given, settings
@@ -22,7 +21,7 @@ from hypothesis import strategies as st
 from a13n_harness.context.render import framed_candidate
 from a13n_harness.context.tokens import LINE_START_EXCLUDED, TokenCounter, declares
 from a13n_harness.testing.controls import control_settings
-from a13n_harness.testing.strategies import hostile_text, skill_catalogs
+from a13n_harness.testing.strategies import _built_once, hostile_text, skill_catalogs
 
 __all__ = [
     "check_byte_bounded",
@@ -43,10 +42,8 @@ def texts(samples: Sequence[str] = ()) -> st.SearchStrategy[str]:
     return _texts(tuple(samples))
 
 
-@functools.cache
+@_built_once
 def _texts(samples: tuple[str, ...]) -> st.SearchStrategy[str]:
-    # One strategy object for each set of samples, however often it is asked for (inside
-    # composites, at every draw): Hypothesis checks a strategy once per object.
     choices = [
         hostile_text(surrogates=False, max_size=200),
         st.text(alphabet=_CATALOG_ALPHABET, max_size=80),
