@@ -117,9 +117,11 @@ def run_here(
     env: Mapping[str, str] | None = None,
     stdin: bytes | None = None,
     cpu_seconds: float = 60,
+    whole_env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """``a13n-skills ARGS`` as ``main(ARGS)`` in this process: the working directory, the
-    environment (``cli_environment``) and the three standard streams a child would have, its
+    environment (``cli_environment(env)``, or ``whole_env`` as it is: nothing of this process's
+    own) and the three standard streams a child would have, its
     exit code, stdout and stderr as bytes; under a CPU budget (``bounded.call_bounded``: a
     command that never ends fails the test, it does not hang it).
 
@@ -138,7 +140,8 @@ def run_here(
         io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True),
     )
     saved = (sys.stdin, sys.stdout, sys.stderr)
-    with _process_state(cwd or REPO, cli_environment(env)):
+    environment = cli_environment(env) if whole_env is None else whole_env
+    with _process_state(cwd or REPO, environment):
         sys.stdin, sys.stdout, sys.stderr = streams
         try:
             code = call_bounded(
