@@ -591,7 +591,7 @@ def crosshair(plan: Plan) -> Iterator[Step]:
         "crosshair",
         [f"--per_condition_timeout={CONDITION_CPU}", "--report_all", CONTRACTS],
         crosshair_cpu(plan.root),
-        60,  # sixteen conditions, each runs to its 4 CPU s budget
+        68,  # seventeen conditions, each runs to its 4 CPU s budget
     )
 
 
