@@ -1,7 +1,8 @@
 """``a13n-skills mcp``: the certified skills over the Model Context Protocol (SPEC §10).
 
-Every test starts the server as a subprocess (``python -m a13n_harness.cli mcp WORKSPACE``)
-and drives it with the official SDK's own client over stdio. What is pinned: the catalog
+Every session starts the server as a subprocess (``python -m a13n_harness.cli mcp WORKSPACE``)
+and drives it with the official SDK's own client over stdio (what the command refuses before
+it serves, and the block it must serve, are run in process). What is pinned: the catalog
 resource and prompt are the certified block; hostile skills stay inert; a
 ``read_skill_resource`` path that leaves the skill's folder, a link, a FIFO, a folder or a
 missing file is a coded tool error, never a hang; a change of the checkout is rescanned and
