@@ -445,6 +445,15 @@ def test_the_body_scan_passes_over_each_character_a_bounded_number_of_times(
     assert work.passed <= 4 * len(body) + 64, (work.passed, len(body))
 
 
+def test_the_body_scan_passes_over_a_far_tilde_fence_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A thousand lines the scan stops at, then one tilde fence at the end: the search for
+    it is made once and kept, not made again from each of those lines."""
+    body = "`code` and [a](b.md)\n" * 1_000 + "~~~\nx\n~~~\n"
+    work = _Work(monkeypatch)
+    lint._scan_body(body, 0, 1)
+    assert work.passed <= 4 * len(body) + 64, (work.passed, len(body))
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_the_body_scan_work_is_linear_on_generated_documents(
     seed: int, monkeypatch: pytest.MonkeyPatch

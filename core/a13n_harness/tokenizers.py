@@ -58,10 +58,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import importlib.util
 import json
 import os
+import re
 import stat
 import threading
 import zlib
@@ -266,8 +268,23 @@ def _gunzip_bounded(data: bytes, size: int, path: str) -> bytes:
     return contents
 
 
+# A .tiktoken file as published: each line one base64 token, one space, one decimal rank.
+_RANKS_FILE: Final = re.compile(rb"(?:[A-Za-z0-9+/]++=*+ [0-9]++\n)*+")
+_STRICT_BASE64: Final = functools.partial(binascii.a2b_base64, strict_mode=True)
+
+
 def _parse_ranks(contents: bytes, path: str) -> dict[bytes, int]:
-    """``{token: rank}`` from a ``.tiktoken`` file: one ``base64 rank`` pair per line."""
+    """``{token: rank}`` from a ``.tiktoken`` file: one ``base64 rank`` pair per line.
+
+    A file of the published shape (:data:`_RANKS_FILE`, one pass of the expression) is
+    parsed by C-level maps over its fields, which then alternate token and rank; any other
+    is read line by line, so a line that is not a token and a rank is named."""
+    if _RANKS_FILE.fullmatch(contents) is not None:
+        fields = contents.split()
+        try:
+            return dict(zip(map(_STRICT_BASE64, fields[0::2]), map(int, fields[1::2]), strict=True))
+        except binascii.Error:
+            pass  # a token badly padded: the lines below name it
     ranks: dict[bytes, int] = {}
     for number, line in enumerate(contents.splitlines(), start=1):
         if not line:

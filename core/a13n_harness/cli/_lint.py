@@ -240,7 +240,7 @@ class _Linter:
             self.tops[parent] = find_repository(parent, self.scanning)
         top = self.tops[parent] or skill
         with BlockingLocalFileOperator(skill) as inside:
-            resolver = _Resolver(inside, top, os.path.relpath(skill, top))
+            resolver = _Resolver(inside, top, _relative(skill, top))
             try:
                 for reference in references:
                     problem = await resolver.problem(reference)
@@ -459,7 +459,8 @@ def _name_of(data: bytes, parsed: DocumentParse) -> tuple[str, int] | None:
     if parsed.frontmatter is None:
         return None
     name = parsed.frontmatter.name
-    for number, line in enumerate(data.split(b"\n")[1:64], start=2):
+    # Lines 2 to 64 alone: the split stops there, whatever the file's length.
+    for number, line in enumerate(data.split(b"\n", 64)[1:64], start=2):
         if line.startswith(b"name:"):
             return name, number
     return name, 1
@@ -813,22 +814,64 @@ def agent_loaded(path: str) -> str | None:
     return None
 
 
-def _below(shown: str, top: str) -> str | None:
-    """``shown`` (a path as lint shows it) relative to ``top`` with ``/``, else ``None``."""
-    real = os.path.join(os.path.realpath(os.path.dirname(shown) or "."), os.path.basename(shown))
-    relative = os.path.relpath(real, os.path.realpath(top))
+def _relative(path: str, top: str) -> str:
+    """``os.path.relpath(path, top)`` of two real paths: the tail below ``top`` when ``path``
+    is there (no folder looked at), else relpath's answer."""
+    if path == top:
+        return os.curdir
+    prefix = top.rstrip(os.sep) + os.sep
+    if path.startswith(prefix) and os.path.isabs(top):
+        return path[len(prefix) :]
+    return os.path.relpath(path, top)
+
+
+def _below(shown: str, top: str, reals: _RealPaths | None = None) -> str | None:
+    """``shown`` (a path as lint shows it) relative to ``top`` with ``/``, else ``None``
+    (``reals``: the real paths of folders, when a run asks about many)."""
+    real_of = os.path.realpath if reals is None else reals.real
+    real = os.path.join(real_of(os.path.dirname(shown) or "."), os.path.basename(shown))
+    relative = os.path.relpath(real, real_of(top))
     if relative == os.pardir or relative.startswith(os.pardir + os.sep):
         return None
     return relative.replace(os.sep, "/")
 
 
-def _why_left_out(shown: str, config: LintConfig, ignore: GitIgnore | None, top: str) -> str | None:
+class _RealPaths:
+    """``os.path.realpath`` of many folders that share their parents: each folder's real
+    path is remembered, and a name below a known folder is looked at once (a link is
+    resolved by realpath). A path holding ``.`` or ``..`` goes to realpath whole."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, str] = {}
+
+    def real(self, path: str) -> str:
+        if path in self.known:
+            return self.known[path]
+        parent, name = os.path.split(path)
+        if not name or name in (os.curdir, os.pardir) or parent == path:
+            real = os.path.realpath(path)
+        else:
+            joined = os.path.join(self.real(parent) if parent else os.getcwd(), name)
+            real = os.path.realpath(joined) if os.path.islink(joined) else joined
+            if os.pardir in path.split(os.sep):  # a ".." after a link: realpath decides
+                real = os.path.realpath(path)
+        self.known[path] = real
+        return real
+
+
+def _why_left_out(
+    shown: str,
+    config: LintConfig,
+    ignore: GitIgnore | None,
+    top: str,
+    reals: _RealPaths | None = None,
+) -> str | None:
     """Why ``shown`` is left out: the configuration's ``exclude`` or a ``.gitignore`` pattern
     (``None``: it is not)."""
     if config.excludes(shown):
         return f"exclude in {config.path}"
     if ignore is not None:
-        relative = _below(shown, top)
+        relative = _below(shown, top, reals)
         pattern = ignore.ignored(relative) if relative is not None else None
         if pattern is not None:
             return f"{pattern} (.gitignore; the file is not tracked)"
@@ -847,8 +890,9 @@ def _excluded(
         return result
     left: set[str] = set()
     named: list[Finding] = []
+    reals = _RealPaths()
     for shown in result.checked:
-        why = _why_left_out(shown, config, ignore, top)
+        why = _why_left_out(shown, config, ignore, top, reals)
         if why is None:
             continue
         folder = agent_loaded(shown)

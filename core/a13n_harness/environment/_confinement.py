@@ -265,12 +265,15 @@ class Located:
     about a millisecond, and nothing compares or prints what a walk found.
     """
 
-    __slots__ = ("mode", "name", "parent")
+    __slots__ = ("mode", "name", "parent", "size")
 
-    def __init__(self, parent: int, name: str | None, mode: int | None) -> None:
+    def __init__(
+        self, parent: int, name: str | None, mode: int | None, size: int | None = None
+    ) -> None:
         self.parent = parent
         self.name = name
         self.mode = mode  # lstat mode of name; None when it does not exist
+        self.size = size  # st_size of that same lstat, when one was made of name
 
 
 class Walker:
@@ -326,14 +329,14 @@ class Walker:
         parent = fds[-1] if fds else self._root_fd
         last = segments[-1]
         try:
-            mode = os.stat(last, dir_fd=parent, follow_symlinks=False).st_mode
+            status = os.stat(last, dir_fd=parent, follow_symlinks=False)
         except FileNotFoundError:
             return Located(parent, last, None)
         except OSError as error:
             raise os_error(error, path) from None
-        if follow_last and stat_module.S_ISLNK(mode):
+        if follow_last and stat_module.S_ISLNK(status.st_mode):
             return self._slow(path, segments, follow_last=follow_last)
-        return Located(parent, last, mode)
+        return Located(parent, last, status.st_mode, status.st_size)
 
     def _slow(self, path: str, segments: list[str], *, follow_last: bool) -> Located:
         """The general walk: follows links lexically, refusing any that leave the root.
@@ -467,12 +470,29 @@ def pin_root(path: str) -> tuple[int, str]:
     """
     fd = os.open(path, ROOT_FLAGS)
     try:
-        real = os.path.realpath(path)
         opened = os.fstat(fd)
-        named = os.stat(real)
-        if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
-            raise FileProviderError("the root changed while the operator was built", path="/")
+        real = _held_path(fd, opened)
+        if real is None:
+            real = os.path.realpath(path)
+            named = os.stat(real)
+            if (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
+                raise FileProviderError("the root changed while the operator was built", path="/")
     except BaseException:
         os.close(fd)
         raise
     return fd, real
+
+
+def _held_path(fd: int, opened: os.stat_result) -> str | None:
+    """The path the kernel gives the directory ``fd`` holds (``/proc/self/fd``: one
+    ``readlink``, where ``realpath`` looks at every segment of the path), when it is
+    absolute and names that very directory (same device and inode); ``None`` otherwise
+    (no ``/proc``, a directory removed or out of reach), and ``realpath`` decides."""
+    try:
+        held = os.readlink(str(fd), dir_fd=_proc_fd())
+        named = os.stat(held)
+    except (OSError, ValueError):
+        return None
+    if not held.startswith("/") or (named.st_dev, named.st_ino) != (opened.st_dev, opened.st_ino):
+        return None
+    return held

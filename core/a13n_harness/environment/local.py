@@ -305,6 +305,8 @@ class _Operations(Walker):
         found = self.locate(path, follow_last=True)
         if found.mode is None:
             raise FileNotFound("no such file or directory", path=path)
+        if found.size is not None:  # what the walk's lstat of the last segment said
+            return FileStat(_kind(found.mode), found.size)
         try:
             if found.name is None:
                 result = os.fstat(found.parent)

@@ -5,7 +5,7 @@ its values as YAML delivers them, and in the body."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Set
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -105,12 +105,17 @@ _WRAPPED = re.compile(
     rf"(?:[ \t]*+[{_B64}]++=*+(?=\r?$)|[ \t]*+=++(?=\r?$))?+",
     re.ASCII | re.MULTILINE,
 )
+# Each UTF-8 byte as "A" (the base64 alphabet), itself (line ends) or " " (anything else).
 _BASE64_BYTES = bytes(
-    ord("A") if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) in "+/_-") else ord(" ")
+    ord("A")
+    if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) in "+/_-")
+    else (byte if byte in b"\r\n" else ord(" "))
     for byte in range(256)
 )
 _BASE64_RUN = b"A" * BASE64_MIN_CHARS
 _WRAP_RUN = b"A" * _WRAP_MIN
+# What a wrapped block's first line ends with (_WRAPPED), one of them at least.
+_WRAP_ENDS = (_WRAP_RUN + b"\n", _WRAP_RUN + b"\r\n")
 _UPPER = re.compile("[A-Z]")
 _LOWER = re.compile("[a-z]")
 _DIGIT = re.compile("[0-9]")
@@ -148,6 +153,42 @@ def _hidden(pattern: re.Pattern[str], text: str, start: int, end: int) -> tuple[
     return None  # pragma: no cover - count > len(kept) leaves one
 
 
+_JOINER_CHARS = frozenset("\u200d\ufe0e\ufe0f")  # what _EMOJI_JOINERS finds
+# At most this many distinct characters are looked for one by one (two passes each over
+# the part); more, and the expression's one pass is cheaper.
+_FEW_CHARS = 8
+
+
+def _hidden_of(
+    pattern: re.Pattern[str], text: str, start: int, end: int, chars: Set[str]
+) -> tuple[int, int] | None:
+    """:func:`_hidden` when ``chars`` is the set of the characters ``pattern`` finds in
+    ``text[start:end]``: a few are found and counted by ``str.find`` and ``str.count`` at
+    memory speed, where the expression tests its class at every position (the joiners,
+    which :data:`_INVISIBLE` finds, are looked at once each)."""
+    if not chars:
+        return None
+    if len(chars) > _FEW_CHARS:
+        return _hidden(pattern, text, start, end)
+    found = {char: text.find(char, start, end) for char in chars}
+    count = sum(text.count(char, start, end) for char in chars)
+    if pattern is not _INVISIBLE:
+        return min(found.values()), count
+    first = min((at for char, at in found.items() if char not in _JOINER_CHARS), default=end)
+    kept = 0
+    for joiner in _JOINER_CHARS.intersection(chars):
+        at = found[joiner]
+        while at >= 0:
+            if joins_emoji(text, at):
+                kept += 1
+            elif at < first:
+                first = at
+            at = text.find(joiner, at + 1, end)
+    if count == kept:
+        return None
+    return first, count - kept
+
+
 @cache
 def _printable_hidden() -> re.Pattern[str]:
     """One character class of :func:`printable_escaped` (this Python's, so built on first
@@ -167,30 +208,42 @@ def _printable_hidden() -> re.Pattern[str]:
 _ASCII_SHOWN = bytes((0x09, 0x0A, 0x0D, *range(0x20, 0x7F)))
 
 
-def _quiet(part: str) -> bool:
-    """Whether ``part`` certainly holds no hidden character, decided by C-speed passes: every
-    hidden character is one ``str.isprintable`` refuses (tab and line ends aside) or one of
-    the few printable ones the encoder escapes (variation selectors, fillers). Only what is
-    left once the ASCII text is deleted from its UTF-8 bytes (the non-ASCII characters and
-    ASCII controls, whole: a multi-byte sequence holds no ASCII byte) is looked at."""
-    if part.isascii():
-        return _ASCII_HIDDEN.search(part) is None
-    # A YAML value may hold a lone surrogate: it goes through, and isprintable refuses it.
-    rest = (
+def _rest(part: str) -> str:
+    """``part`` less its ASCII text (tab, line ends, printable ASCII), by one byte
+    translation: the non-ASCII characters and the ASCII controls, whole (a multi-byte
+    sequence holds no ASCII byte). A YAML value may hold a lone surrogate: it goes through."""
+    return (
         part.encode("utf-8", "surrogatepass")
         .translate(None, _ASCII_SHOWN)
         .decode("utf-8", "surrogatepass")
     )
+
+
+def _quiet(part: str) -> bool:
+    """Whether ``part`` certainly holds no hidden character, decided by C-speed passes: every
+    hidden character is one ``str.isprintable`` refuses (tab and line ends aside) or one of
+    the few printable ones the encoder escapes (variation selectors, fillers). Only
+    :func:`_rest` is looked at."""
+    if part.isascii():
+        return _ASCII_HIDDEN.search(part) is None
+    return _quiet_rest(_rest(part))
+
+
+def _quiet_rest(rest: str) -> bool:
+    """:func:`_quiet` of a text whose :func:`_rest` is ``rest``."""
     return rest.isprintable() and _printable_hidden().search(rest) is None
 
 
 def _content_issues(text: _Text, start: int, end: int, region: str) -> Iterator[Issue]:
     """The content rules over ``text.text[start:end]`` (the frontmatter or the body)."""
     decoded = text.text
-    part = decoded[start:end]
-    rules = () if _quiet(part) else _CONTENT_RULES
-    for rule, pattern, what in rules:
-        hit = _hidden(pattern, decoded, start, end)
+    encoded = decoded[start:end].encode("utf-8")  # decoded from UTF-8: no surrogate
+    # Every character a rule finds is outside the ASCII text (properties/
+    # test_lint_fast_paths.py checks it), so those in the part are those of its rest: a
+    # few characters in text as people write it, looked for one by one in the part.
+    rest = encoded.translate(None, _ASCII_SHOWN).decode("utf-8")
+    for rule, pattern, what in () if _quiet_rest(rest) else _CONTENT_RULES:
+        hit = _hidden_of(pattern, decoded, start, end, set(pattern.findall(rest)))
         if hit is None:
             continue
         at, count = hit
@@ -204,9 +257,7 @@ def _content_issues(text: _Text, start: int, end: int, region: str) -> Iterator[
         )
     # No run of the base64 alphabet that long, no finding: decided by one byte
     # translation and one substring search, not by the expression's per-character tries.
-    if text.longest < _WRAP_MIN:
-        return  # no line that long
-    alphabet = part.encode("utf-8").translate(_BASE64_BYTES)  # decoded from UTF-8: no surrogate
+    alphabet = encoded.translate(_BASE64_BYTES)
     if _WRAP_RUN not in alphabet:
         return
     runs = [
@@ -214,17 +265,18 @@ def _content_issues(text: _Text, start: int, end: int, region: str) -> Iterator[
         for run in (_BASE64.finditer(decoded, start, end) if _BASE64_RUN in alphabet else ())
         if _mixed(run.group())
     ][:1]
-    for block in _WRAPPED.finditer(decoded, start, end):
-        value = "".join(block.group().split())
-        if len(value) >= BASE64_MIN_CHARS and _mixed(value):
-            runs.append(
-                (
-                    block.start() + len(block.group()) - len(block.group().lstrip()),
-                    value,
-                    block.group().count("\n") + 1,
+    if any(tail in alphabet for tail in _WRAP_ENDS):  # else no line opens a wrapped block
+        for block in _WRAPPED.finditer(decoded, start, end):
+            value = "".join(block.group().split())
+            if len(value) >= BASE64_MIN_CHARS and _mixed(value):
+                runs.append(
+                    (
+                        block.start() + len(block.group()) - len(block.group().lstrip()),
+                        value,
+                        block.group().count("\n") + 1,
+                    )
                 )
-            )
-            break
+                break
     if runs:
         at, value, lines = min(runs)
         line, column = text.where(at)
@@ -329,8 +381,12 @@ def _body_size_issue(text: _Text, start: int, counter: TokenCounter | None) -> I
     if tokens <= BODY_MAX_TOKENS:
         return None
     line, running = first_line, 0
+    counts: dict[str, int] = {}  # a line met again (a blank line, a fence) is counted once
     for piece in body.splitlines(keepends=True):
-        running += _counted(counter, piece)
+        count = counts.get(piece)
+        if count is None:
+            count = counts[piece] = _counted(counter, piece)
+        running += count
         if running > BODY_MAX_TOKENS:
             break
         line += 1

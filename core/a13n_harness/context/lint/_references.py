@@ -371,6 +371,27 @@ _WRITING_SKILLS = re.compile(
 )
 
 
+# Every phrase of _WRITING_SKILLS holds "skill" as IGNORECASE reads it: these are the code
+# points it takes for each letter (properties/test_lint_fast_paths.py checks them).
+_SKILL_WORD = re.compile("[sS\u017f][kK\u212a][iI\u0130\u0131][lL][lL]")
+
+
+def _speaks_of_writing_skills(text: str, start: int) -> bool:
+    """``_WRITING_SKILLS.search(text, start) is not None``, searched only on the lines that
+    hold a "skill" (a phrase of it never crosses a line end: only spaces and tabs join its
+    words), each line once: the expression's alternatives are tried at every position of
+    the lines it is run on, the word is found in C."""
+    position = start
+    while (word := _SKILL_WORD.search(text, position)) is not None:
+        line_start = max(text.rfind("\n", 0, word.start()) + 1, start)
+        line_end = text.find("\n", word.end())
+        line_end = len(text) if line_end < 0 else line_end
+        if _WRITING_SKILLS.search(text, line_start, line_end) is not None:
+            return True
+        position = line_end
+    return False
+
+
 def _teaches_writing_skills(text: str, start: int) -> bool:
     """Whether the body from ``start`` teaches writing skills: it names ``SKILL.md`` other
     than as "this SKILL.md" or the last segment of a path, or speaks of writing a skill
@@ -383,7 +404,7 @@ def _teaches_writing_skills(text: str, start: int) -> bool:
         ):
             return True
         found = text.find(_SKILL_FILE, found + len(_SKILL_FILE))
-    return _WRITING_SKILLS.search(text, start) is not None
+    return _speaks_of_writing_skills(text, start)
 
 
 def _first_arrow(line: str, opens: list[int], closes: list[int]) -> int:
@@ -639,6 +660,7 @@ class _Indented:
 _MAY_START_A_BLOCK = frozenset(("", " ", "\t", "\r", *"-*+0123456789#`~>_="))
 # A list item that may start with indented code (five columns or more after its marker).
 _CODE_ITEM = re.compile(r"[ \t]*+(?:[-*+]|[0-9]{1,9}[.)])[ \t]{2}")
+_MAY_START_AN_ITEM = frozenset(" \t-*+0123456789")  # the first characters _CODE_ITEM takes
 _LIST_MARKER = re.compile(r"(?:[-*+]|[0-9]{1,9}[.)])(?=[ \t]|$)")
 _THEMATIC = re.compile(r"([-*_])(?:[ \t]*+\1){2,}+[ \t]*+$")
 _SETEXT = re.compile(r"=++[ \t]*+$")
@@ -679,15 +701,21 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
     position = 0  # the start of a line
     number = first_line  # its number
     in_comment = False
-    event = _Next(lambda at: _event_at(text, at), length)
-    tilde = _Next(lambda at: _fence_at(text, at, "~~~"), length)
+    # The next event, searched again only once the scan has passed it (as _Next does, kept
+    # here: it is asked after every line the scan looks at). A body without "~~~" has no
+    # tilde fence to look for.
+    event = -1
+    tilde = _Next(lambda at: _fence_at(text, at, "~~~"), length) if "~~~" in text else None
     while position < length:
         if in_comment:
             found = text.find("-->", position)
             if found < 0:
                 break
         else:
-            found = min(event.after(position), tilde.after(position))
+            if event < position:
+                next_event = _EVENT.search(text, position)
+                event = length if next_event is None else next_event.start()
+            found = event if tilde is None else min(event, tilde.after(position))
             if found >= length:
                 break
         line_start = text.rfind("\n", position, found) + 1 or position
@@ -704,7 +732,8 @@ def _scan_body(decoded: str, start: int, first_line: int) -> _Body:
             number += 1
             continue
         if not in_comment and (
-            (line[:1] in (" ", "\t") and _indentation(line) >= 4) or _CODE_ITEM.match(line)
+            (line[:1] in (" ", "\t") and _indentation(line) >= 4)
+            or (line[:1] in _MAY_START_AN_ITEM and _CODE_ITEM.match(line))
         ):
             if indented is None:
                 lines = lines or text.split("\n")
@@ -767,12 +796,6 @@ class _Next:
             found = self._find(position)
             self._at = self._none if found < 0 else found
         return self._at
-
-
-def _event_at(text: str, position: int) -> int:
-    """Where the next event (:data:`_EVENT`) from ``position`` starts, or -1."""
-    found = _EVENT.search(text, position)
-    return -1 if found is None else found.start()
 
 
 def _after_fence(text: str, position: int, number: int, fence: str) -> tuple[int, int]:

@@ -13,35 +13,53 @@ BOM = b"\xef\xbb\xbf"
 
 
 class _Text:
-    """The decoded file with line starts, so positions are computed one way everywhere."""
+    """The decoded file with line starts, so positions are computed one way everywhere.
+
+    Most files are asked about a handful of positions, near their top: each is answered by
+    counting line feeds up to it (C-speed ``str.count``), and the table of line starts is
+    built only once those counts have passed over as many characters as the text holds, so
+    the work stays linear in its size however many positions are asked."""
+
+    __slots__ = ("_budget", "_starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        # One split and one running sum, no match object per line.
-        lengths = list(map(len, text.split("\n")))
-        self.longest = max(lengths)
-        self._starts = list(accumulate(map((1).__add__, lengths), initial=0))
-        self._starts.pop()
+        self._starts: list[int] | None = None
+        self._budget = len(text)  # characters counted before the table pays for itself
+
+    def _table(self) -> list[int]:
+        if self._starts is None:
+            # One split and one running sum, no match object per line.
+            lengths = map(len, self.text.split("\n"))
+            self._starts = list(accumulate(map((1).__add__, lengths), initial=0))
+            self._starts.pop()
+        return self._starts
 
     def where(self, index: int) -> tuple[int, int]:
         """1-based line and column of code point ``index``."""
-        low, high = 0, len(self._starts) - 1
+        if self._starts is None and 0 <= index <= self._budget:
+            self._budget -= index
+            line_start = self.text.rfind("\n", 0, index) + 1
+            return self.text.count("\n", 0, line_start) + 1, index - line_start + 1
+        starts = self._table()
+        low, high = 0, len(starts) - 1
         while low < high:
             middle = (low + high + 1) // 2
-            if self._starts[middle] <= index:
+            if starts[middle] <= index:
                 low = middle
             else:
                 high = middle - 1
-        return low + 1, index - self._starts[low] + 1
+        return low + 1, index - starts[low] + 1
 
     def index(self, line: int, column: int) -> int:
         """The code point index of a 1-based ``line`` and ``column`` (clamped to the text)."""
-        start = self._starts[min(max(line, 1), len(self._starts)) - 1]
+        starts = self._table()
+        start = starts[min(max(line, 1), len(starts)) - 1]
         return min(start + max(column, 1) - 1, len(self.text))
 
     @property
     def line_count(self) -> int:
-        return len(self._starts) - (1 if self.text.endswith("\n") else 0)
+        return self.text.count("\n") + (0 if self.text.endswith("\n") else 1)
 
 
 def _decode(data: bytes) -> tuple[str | None, Issue | None]:
