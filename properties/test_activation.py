@@ -68,33 +68,37 @@ _MARKDOWN_PIECES = (
 )
 
 
+# Built once, drawn from at every example (a strategy built inside a composite is checked
+# again at every draw).
+_BODY_PARTS = st.lists(
+    st.one_of(st.sampled_from(_MARKDOWN_PIECES), hostile_text(surrogates=False, max_size=30)),
+    max_size=12,
+)
+_BAD_TAILS = st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"ok\n\xe2\x80"])
+
+
 @st.composite
 def bodies(draw: st.DrawFn) -> bytes:
     """Body bytes: Markdown and hostile lines, sometimes bytes that are not UTF-8."""
-    parts = draw(
-        st.lists(
-            st.one_of(
-                st.sampled_from(_MARKDOWN_PIECES),
-                hostile_text(surrogates=False, max_size=30),
-            ),
-            max_size=12,
-        )
-    )
+    parts = draw(_BODY_PARTS)
     data = "".join(parts).encode("utf-8")
     if draw(st.booleans()):
-        data += draw(st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"ok\n\xe2\x80"]))
+        data += draw(_BAD_TAILS)
     return data
 
 
 _RESOURCE = st.from_regex(r"[a-z]{1,3}(/[a-z]{1,3}){0,2}\.md", fullmatch=True)
+_DIRECTORIES = st.sampled_from(["/workspace/.agents/skills/", "/environment/e/"])
+_FRONTS = st.sampled_from([b"---\n", b"\xef\xbb\xbf---\r\n"])
+_BODIES = bodies()
 
 
 @st.composite
 def activation_sources(draw: st.DrawFn, max_resources: int = 6) -> ActivationSource:
     name = draw(skill_names())
-    directory = draw(st.sampled_from(["/workspace/.agents/skills/", "/environment/e/"])) + name
-    front = draw(st.sampled_from([b"---\n", b"\xef\xbb\xbf---\r\n"]))
-    document = front + f"name: {name}\ndescription: d\n".encode() + b"---\n" + draw(bodies())
+    directory = draw(_DIRECTORIES) + name
+    front = draw(_FRONTS)
+    document = front + f"name: {name}\ndescription: d\n".encode() + b"---\n" + draw(_BODIES)
     resources = tuple(sorted(set(draw(st.lists(_RESOURCE, max_size=max_resources)))))
     complete = draw(st.booleans()) if document.count(b"\n") > 4 else True
     return ActivationSource(name, directory, document, resources, complete)

@@ -436,16 +436,16 @@ def test_the_command_line_catalog_and_manifest_leave_user_only_skills_out(
 ) -> None:
     """``a13n-skills catalog`` and ``manifest`` print what the model sees: no
     ``disable-model-invocation`` skill, as ``prepare`` and the MCP server."""
-    from cli_run import run_cli  # noqa: PLC0415 - the command-line helper of properties/
+    from cli_run import run_here  # noqa: PLC0415 - the command-line helper of properties/
 
     workspace = trees[0]
-    catalog = run_cli("catalog", workspace)
+    catalog = run_here("catalog", workspace)
     assert catalog.returncode == 0, catalog.stderr
     text = catalog.stdout.decode()
     assert "- alpha: Use alpha." in text
     assert "deploy" not in text
     assert "2 skills available" in text
-    manifest = run_cli("manifest", workspace)
+    manifest = run_here("manifest", workspace)
     assert manifest.returncode == 0, manifest.stderr
     names = [skill["name"] for skill in json.loads(manifest.stdout)["skill_catalog"]["skills"]]
     assert names == ["alpha", "beta"]

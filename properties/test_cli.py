@@ -1,4 +1,5 @@
-"""The ``a13n-skills`` command end to end (docs/contract.md §8), run as a subprocess.
+"""The ``a13n-skills`` command end to end (docs/contract.md §8), run as a subprocess
+(usage, help and render-manifest's exact outputs, the command's own decisions, in process).
 
 Every command, its ``--help``, and bad input: a manifest that is not JSON, an
 unreadable workspace, a git that hangs, no git at all, thousands of changes,
@@ -25,7 +26,7 @@ from a13n_harness.cli import main
 from a13n_harness.context.manifest import decode_manifest, encode_manifest
 from a13n_harness.context.render import catalog_allowance, render_catalog
 from bounded import run_bounded
-from cli_run import DEMO, cli_environment, one_error_line, run_cli
+from cli_run import DEMO, cli_environment, one_error_line, run_cli, run_here
 
 DEMO_MANIFEST = DEMO.parent / "demo-manifest.json"
 COMMANDS = ("catalog", "lint", "env", "manifest", "render-manifest")
@@ -69,13 +70,13 @@ def skill(root: Path, folder: str, text: str) -> Path:
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_has_help(command: str) -> None:
-    result = run(command, "--help")
+    result = run_here(command, "--help")
     assert result.returncode == 0
     assert result.stdout.decode().startswith(f"usage: a13n-skills {command}")
 
 
 def test_top_level_help_lists_every_command() -> None:
-    result = run("--help")
+    result = run_here("--help")
     assert result.returncode == 0
     for command in COMMANDS:
         assert command in result.stdout.decode()
@@ -97,7 +98,7 @@ def test_top_level_help_lists_every_command() -> None:
     ],
 )
 def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
-    result = run(*args)
+    result = run_here(*args)
     assert result.returncode == 2
     assert result.stdout == b""
     assert b"usage: a13n-skills" in result.stderr
@@ -228,7 +229,7 @@ def test_env_of_a_missing_directory_is_an_error(tmp_path: Path) -> None:
 
 
 def test_render_manifest_demo_default_budget() -> None:
-    result = run("render-manifest", DEMO_MANIFEST)
+    result = run_here("render-manifest", DEMO_MANIFEST)
     assert result.returncode == 0
     manifest = decode_manifest(DEMO_MANIFEST.read_bytes())
     expected = render_catalog(manifest.skill_catalog, catalog_allowance(200_000, 16_000))
@@ -260,7 +261,7 @@ def test_render_manifest_demo_default_budget() -> None:
     ],
 )
 def test_render_manifest_exact_outputs(options: tuple[str, ...], stdout: str, summary: str) -> None:
-    result = run("render-manifest", DEMO_MANIFEST, *options)
+    result = run_here("render-manifest", DEMO_MANIFEST, *options)
     assert result.returncode == 0
     assert result.stdout.decode() == stdout
     assert result.stderr.decode() == summary + "\n"

@@ -17,11 +17,11 @@ import pytest
 from a13n_harness.context.catalog import CatalogEntry, SkillCatalog
 from a13n_harness.context.manifest import decode_manifest
 from a13n_harness.context.render import catalog_allowance, render_catalog
-from cli_run import run_cli
+from cli_run import run_here
 
 
 def run(*args: str | os.PathLike[str], cwd: Path | None = None):  # type: ignore[no-untyped-def]
-    return run_cli(*args, via="module", cwd=cwd)
+    return run_here(*args, cwd=cwd)
 
 
 def skill(root: Path, folder: str, name: str | None = None, description: str = "d") -> Path:

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,7 +28,7 @@ from a13n_harness.context.render import (
 )
 from a13n_harness.context.tokens import render_catalog_counted
 from a13n_harness.tokenizers import token_counter
-from bounded import run_bounded
+from cli_run import run_here
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "examples" / "demo-workspace"
@@ -37,17 +36,11 @@ SUMMARY = re.compile(r"listed=(\d+) omitted=(\d+) total=(\d+) bytes=(\d+) .*budg
 
 
 def cli(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess[bytes]:
-    environment = {**os.environ, "PYTHONPATH": str(REPO / "core")}
+    """The command run in this process (``cli_run.run_here``): what is tested is what it
+    prints for a fit and a tokenizer, and each tokenizer is then loaded once, not per run."""
     if args[0] in ("catalog", "manifest") and "--root" not in args:
         args = (*args, "--root", ".agents/skills")  # the catalog's roots: exactly this one
-    result = run_bounded(
-        [sys.executable, "-m", "a13n_harness.cli", *map(str, args)],
-        env=environment,
-        capture_output=True,
-        cpu_seconds=300,
-    )
-    assert b"Traceback" not in result.stderr, result.stderr.decode(errors="replace")
-    return result
+    return run_here(*args, cpu_seconds=300)
 
 
 def _long_workspace(base: Path, count: int = 30) -> Path:

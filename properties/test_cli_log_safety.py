@@ -40,7 +40,7 @@ from a13n_harness.cli import _lint, _output, main
 from a13n_harness.context.encoder import is_escaped
 from a13n_harness.context.errors import ERROR_CODES
 from bounded import run_bounded
-from cli_run import cli_environment, command, run_cli
+from cli_run import cli_environment, command, run_here
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX names and limits")
 
@@ -270,7 +270,7 @@ def test_negative_control_unsafe_lines_fail_the_property(tmp_path: Path) -> None
 def test_argparse_echo_of_argv_is_escaped() -> None:
     """Argparse's "unrecognized arguments" echoed a pre-commit file name
     raw, forging ``::error::`` and writing a terminal escape into the log."""
-    result = run_cli("lint", "-x\n::error::forged\x1b[31m/SKILL.md")
+    result = run_here("lint", "-x\n::error::forged\x1b[31m/SKILL.md")
     assert result.returncode == 2
     assert line_problems("stderr", result.stderr) == []
     last = result.stderr.decode().splitlines()[-1]
@@ -285,11 +285,11 @@ def test_a_folder_named_like_a_workflow_command_does_not_start_a_line(tmp_path: 
     (tmp_path / name).mkdir()
     (tmp_path / name / "SKILL.md").write_text(_SKILL.format(name="other", description="d"))
     for form in ("text", "json", "sarif"):
-        result = run_cli("lint", "--format", form, name, cwd=tmp_path)
+        result = run_here("lint", "--format", form, name, cwd=tmp_path)
         assert result.returncode == 1, result.stderr
         assert line_problems("stdout", result.stdout) == [], form
         assert line_problems("stderr", result.stderr) == [], form
-    text = run_cli("lint", name, cwd=tmp_path).stdout.decode()
+    text = run_here("lint", name, cwd=tmp_path).stdout.decode()
     assert text.startswith("\\x3a:error file=README.md,line=1::x/SKILL.md:2:7: error: "), text
 
 
@@ -302,13 +302,13 @@ def test_undecodable_names_are_one_spelling_and_valid_json(tmp_path: Path) -> No
         file.write(b"---\nname: bad\ndescription: x\n---\n")
     spelled = "bad\\xffname"
     texts = {
-        "lint": run_cli("lint", "ws", cwd=tmp_path).stdout,
-        "catalog-stderr": run_cli("catalog", "ws", cwd=tmp_path).stderr,
+        "lint": run_here("lint", "ws", cwd=tmp_path).stdout,
+        "catalog-stderr": run_here("catalog", "ws", cwd=tmp_path).stderr,
     }
     documents = {
-        "lint-json": run_cli("lint", "ws", "--format", "json", cwd=tmp_path).stdout,
-        "lint-sarif": run_cli("lint", "ws", "--format", "sarif", cwd=tmp_path).stdout,
-        "catalog-json": run_cli("catalog", "ws", "--json", cwd=tmp_path).stdout,
+        "lint-json": run_here("lint", "ws", "--format", "json", cwd=tmp_path).stdout,
+        "lint-sarif": run_here("lint", "ws", "--format", "sarif", cwd=tmp_path).stdout,
+        "catalog-json": run_here("catalog", "ws", "--json", cwd=tmp_path).stdout,
     }
     for form, data in documents.items():
         assert json_problems(data) == [], form
@@ -352,7 +352,7 @@ def test_every_error_line_has_a_code(
     place = arguments[1]
     if place.startswith("/") and "no/such" not in place and not os.path.exists(place):
         pytest.skip(f"{arguments[1]} does not exist here")
-    result = run_cli(*arguments)
+    result = run_here(*arguments)
     assert result.returncode == (2 if code == "usage_invalid" else 1)
     last = result.stderr.decode().splitlines()[-1]
     assert code in ERROR_CODES
@@ -397,7 +397,7 @@ def big_world(tmp_path_factory: pytest.TempPathFactory) -> Path:
             if index % 7
             else _SKILL.format(name=f"misnamed-{index}", description="y" * 150)
         )
-    made = run_cli("manifest", root / "ws", "-o", root / "m.json")
+    made = run_here("manifest", root / "ws", "-o", root / "m.json")
     assert made.returncode == 0, made.stderr
     return root
 

@@ -43,7 +43,8 @@ from a13n_harness.environment import LocalFileOperator, MemoryFileOperator
 from a13n_harness.environment.local import BlockingLocalFileOperator
 from a13n_harness.testing.discovery_strategies import skill_document
 from a13n_harness.testing.operator_trees import Tree, answers, on_disk
-from cli_run import cli_environment, command, run_cli
+from bounded import run_bounded
+from cli_run import cli_environment, command, run_here
 
 # --- the openat2 fast path and the lexical walk where links are crossed by ".." -------------------
 
@@ -437,12 +438,12 @@ def test_no_skills_found_is_reported_for_each_path_that_has_none(tmp_path: Path)
     empty_one.mkdir()
     empty_two.mkdir()
     for order in ((good, empty_one, empty_two), (empty_one, good, empty_two)):
-        result = run_cli("lint", *order, "--format", "json")
+        result = run_here("lint", *order, "--format", "json")
         assert result.returncode == 1, result.stderr
         findings = json.loads(result.stdout)["findings"]
         missing = sorted(f["path"] for f in findings if f["rule"] == "no_skills_found")
         assert missing == sorted([str(empty_one), str(empty_two)]), findings
-    alone = run_cli("lint", good, "--format", "json")  # control: the good path alone passes
+    alone = run_here("lint", good, "--format", "json")  # control: the good path alone passes
     assert alone.returncode == 0, alone.stdout
 
 
@@ -494,7 +495,7 @@ def _workspace(base: Path) -> Path:
 def test_the_sarif_base_uri_ends_with_a_slash(tmp_path: Path) -> None:
     workspace = _workspace(tmp_path / "ws")
     for cwd in (workspace, workspace / ".agents", Path("/")):
-        result = run_cli("lint", workspace, "--format", "sarif", cwd=cwd)
+        result = run_here("lint", workspace, "--format", "sarif", cwd=cwd)
         run = json.loads(result.stdout)["runs"][0]
         assert run["results"]  # control: there is a result whose uri the base resolves
         base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
@@ -513,16 +514,16 @@ def test_a_stderr_whose_writes_fail_changes_nothing_else(tmp_path: Path, command
         "lint-missing": ("lint", str(workspace / "nope")),
         "usage": ("catalog", str(workspace), "--budget-bytes", "x"),
     }[command_line]
-    normal = subprocess.run(
-        [*command(), *args], capture_output=True, env=cli_environment(), check=False
+    normal = run_bounded(
+        [*command(), *args], cpu_seconds=60, capture_output=True, env=cli_environment()
     )
     with open("/dev/full", "wb") as full:
-        failing = subprocess.run(
+        failing = run_bounded(
             [*command(), *args],
+            cpu_seconds=60,
             stdout=subprocess.PIPE,
             stderr=full,
             env=cli_environment(),
-            check=False,
         )
     assert normal.stderr  # control: these commands do write to stderr
     assert (failing.returncode, failing.stdout) == (normal.returncode, normal.stdout)
@@ -546,8 +547,13 @@ _ANSWER_CHANGING = (
 
 
 def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        [_GIT or "git", *args], cwd=cwd, check=True, capture_output=True, env=cli_environment()
+    run_bounded(
+        [_GIT or "git", *args],
+        cpu_seconds=60,
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        env=cli_environment(),
     )
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import importlib
 import inspect
 import math
@@ -151,67 +152,74 @@ def forged(cls: type, **fields: object) -> Any:
     return obj
 
 
+_ENTRY = CatalogEntry("alpha", "Does alpha.", "/s/alpha/SKILL.md")
+# Each forgery made afresh when drawn (a call may change a forged list), one at a time: making
+# all of them at every draw to keep one was a seventh of this module's CPU time.
+FORGERIES: tuple[Callable[[], object], ...] = (
+    lambda: forged(SkillCatalog, entries=(_ENTRY,), unlisted=0, roots=(5,)),
+    lambda: forged(SkillCatalog, entries=(_ENTRY,), unlisted=0, roots=None),
+    lambda: forged(SkillCatalog, entries=(_ENTRY,), unlisted=0, roots="/s"),
+    lambda: forged(SkillCatalog, entries=[_ENTRY], unlisted=0, roots=()),
+    lambda: forged(SkillCatalog, entries=None, unlisted=0, roots=()),
+    lambda: forged(SkillCatalog, entries=(_ENTRY,), unlisted=True, roots=()),
+    lambda: forged(SkillCatalog, entries=(_ENTRY,), unlisted=2**64, roots=()),
+    lambda: forged(SkillCatalog, entries=(5,), unlisted=0, roots=()),
+    lambda: forged(
+        SkillCatalog,
+        entries=(forged(CatalogEntry, name=5, description=None, file=b"x"),),
+        unlisted=0,
+        roots=(),
+    ),
+    lambda: forged(
+        SkillCatalog,
+        entries=(forged(CatalogEntry, name="a", description="\ud800", file="/x"),),
+        unlisted=0,
+        roots=("\ud800",),
+    ),
+    lambda: forged(CatalogEntry, name=None, description=5, file=[]),
+    lambda: forged(RenderedCatalog, text=None, form=5, listed="x", omitted=None, total=1.5),
+    lambda: forged(
+        CountedRendering,
+        text=5,
+        form=None,
+        listed=-1,
+        omitted=2**63,
+        total=None,
+        budget_tokens="x",
+        tokens=math.nan,
+    ),
+    lambda: forged(FrontmatterLimits, max_bytes="x", max_depth=None, max_nodes=-1),
+    lambda: forged(FrontmatterLimits, max_bytes=10**10, max_depth=10**10, max_nodes=10**10),
+    lambda: EnvironmentFacts(5, None, b"x", 1.5, ["UTC"], 7),  # type: ignore[arg-type]
+    lambda: EnvironmentFacts(
+        "/r",
+        "sh",
+        "os",
+        "d",
+        "z",
+        GitStatus(5, b"x", "1", None, -1, 1.5, [], 2**70, True),  # type: ignore[arg-type]
+    ),
+    lambda: forged(ContextManifest, environment=5, skill_catalog=None, version=1),
+    lambda: forged(SkillsPolicy, conflict=None, max_skills="x", invalid=5, frontmatter=None),
+    lambda: forged(
+        FileSkillSource, source_id=5, roots="/x", required=None, max_entries_per_root=-1
+    ),
+    lambda: forged(
+        EnvironmentPath,
+        path=5,
+        mount=None,
+        mount_id=b"x",
+        generation="1",
+        provider_path=None,
+        default_route="yes",
+    ),
+    lambda: forged(SkillCatalogItem, name=None, description=5, path=b"/", source_id=1, root=None),
+    lambda: forged(BoundSkillCatalog, items=None, diagnostics=5, roots="x"),
+)
+
+
 def _forgeries() -> list[object]:
-    entry = CatalogEntry("alpha", "Does alpha.", "/s/alpha/SKILL.md")
-    return [
-        forged(SkillCatalog, entries=(entry,), unlisted=0, roots=(5,)),
-        forged(SkillCatalog, entries=(entry,), unlisted=0, roots=None),
-        forged(SkillCatalog, entries=(entry,), unlisted=0, roots="/s"),
-        forged(SkillCatalog, entries=[entry], unlisted=0, roots=()),
-        forged(SkillCatalog, entries=None, unlisted=0, roots=()),
-        forged(SkillCatalog, entries=(entry,), unlisted=True, roots=()),
-        forged(SkillCatalog, entries=(entry,), unlisted=2**64, roots=()),
-        forged(SkillCatalog, entries=(5,), unlisted=0, roots=()),
-        forged(
-            SkillCatalog,
-            entries=(forged(CatalogEntry, name=5, description=None, file=b"x"),),
-            unlisted=0,
-            roots=(),
-        ),
-        forged(
-            SkillCatalog,
-            entries=(forged(CatalogEntry, name="a", description="\ud800", file="/x"),),
-            unlisted=0,
-            roots=("\ud800",),
-        ),
-        forged(CatalogEntry, name=None, description=5, file=[]),
-        forged(RenderedCatalog, text=None, form=5, listed="x", omitted=None, total=1.5),
-        forged(
-            CountedRendering,
-            text=5,
-            form=None,
-            listed=-1,
-            omitted=2**63,
-            total=None,
-            budget_tokens="x",
-            tokens=math.nan,
-        ),
-        forged(FrontmatterLimits, max_bytes="x", max_depth=None, max_nodes=-1),
-        forged(FrontmatterLimits, max_bytes=10**10, max_depth=10**10, max_nodes=10**10),
-        EnvironmentFacts(5, None, b"x", 1.5, ["UTC"], 7),  # type: ignore[arg-type]
-        EnvironmentFacts(
-            "/r",
-            "sh",
-            "os",
-            "d",
-            "z",
-            GitStatus(5, b"x", "1", None, -1, 1.5, [], 2**70, True),  # type: ignore[arg-type]
-        ),
-        forged(ContextManifest, environment=5, skill_catalog=None, version=1),
-        forged(SkillsPolicy, conflict=None, max_skills="x", invalid=5, frontmatter=None),
-        forged(FileSkillSource, source_id=5, roots="/x", required=None, max_entries_per_root=-1),
-        forged(
-            EnvironmentPath,
-            path=5,
-            mount=None,
-            mount_id=b"x",
-            generation="1",
-            provider_path=None,
-            default_route="yes",
-        ),
-        forged(SkillCatalogItem, name=None, description=5, path=b"/", source_id=1, root=None),
-        forged(BoundSkillCatalog, items=None, diagnostics=5, roots="x"),
-    ]
+    return [make() for make in FORGERIES]
 
 
 ATOMS: list[object] = [
@@ -259,9 +267,13 @@ ATOMS: list[object] = [
 ]
 
 
+@functools.cache
 def hostile() -> st.SearchStrategy[object]:
-    """A hostile argument: an atom, a forgery, or a container of them."""
-    leaf = st.one_of(st.sampled_from(ATOMS), st.builds(_forgeries).flatmap(st.sampled_from))
+    """A hostile argument: an atom, a forgery, or a container of them. One strategy object
+    for every draw: Hypothesis validates a strategy and works out its properties once per
+    object, which for a new one at each parameter of each example was most of this module's
+    CPU time."""
+    leaf = st.one_of(st.sampled_from(ATOMS), st.sampled_from(FORGERIES).map(lambda make: make()))
     return st.one_of(
         leaf,
         st.lists(leaf, max_size=3),
@@ -387,15 +399,31 @@ def instances(root: Path) -> dict[str, Callable[[], object]]:
 
 
 def _parameters(function: Callable[..., object]) -> list[inspect.Parameter]:
+    # inspect.signature is slow and asked for at every example: one reading per function
+    # (a bound method's is its function's, bound; the same for every instance).
+    key = (getattr(function, "__func__", function), inspect.ismethod(function))
+    try:
+        return list(_SIGNATURES[key])
+    except TypeError:  # an unhashable callable: read each time
+        return list(_read_parameters(function))
+    except KeyError:
+        found = _SIGNATURES[key] = _read_parameters(function)
+        return list(found)
+
+
+def _read_parameters(function: Callable[..., object]) -> tuple[inspect.Parameter, ...]:
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
-        return []
-    return [
+        return ()
+    return tuple(
         p
         for p in signature.parameters.values()
         if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name != "self"
-    ]
+    )
+
+
+_SIGNATURES: dict[tuple[object, bool], tuple[inspect.Parameter, ...]] = {}
 
 
 def draw_arguments(

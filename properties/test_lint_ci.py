@@ -25,7 +25,7 @@ from a13n_harness.cli._lint import Finding, LintResult, format_findings, run_lin
 from a13n_harness.cli._output import Progress, one_line
 from a13n_harness.cli._sarif import FINGERPRINT, sarif_document
 from a13n_harness.context.lint import RULES
-from cli_run import run_cli
+from cli_run import run_here
 
 GOOD = "---\nname: {name}\ndescription: Fill PDF forms.\n---\n# Body\n"
 
@@ -108,7 +108,7 @@ def test_github_format_of_a_run_problem_has_no_file(tmp_path: Path) -> None:
 
 def test_github_format_end_to_end(tmp_path: Path) -> None:
     skill(tmp_path, "a", "---\nname: b\ndescription: d\n---\n")
-    result = run_cli("lint", "--format", "github", tmp_path / "a", cwd=tmp_path)
+    result = run_here("lint", "--format", "github", tmp_path / "a", cwd=tmp_path)
     assert result.returncode == 1
     first = result.stdout.decode().splitlines()[0]
     assert first.startswith("::error file=a/SKILL.md,line=2,col=7,title=skill_name_mismatch::")
@@ -177,7 +177,7 @@ def test_sarif_uris_are_relative_to_the_repository_root(tmp_path: Path) -> None:
     (repository / ".git" / "refs").mkdir()
     (repository / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     folder = skill(repository / "skills", "a", "---\nname: b\ndescription: d\n---\n")
-    result = run_cli("lint", "--format", "sarif", "a", cwd=repository / "skills")
+    result = run_here("lint", "--format", "sarif", "a", cwd=repository / "skills")
     (sarif_run,) = json.loads(result.stdout)["runs"]
     (item,) = sarif_run["results"]
     artifact = item["locations"][0]["physicalLocation"]["artifactLocation"]
@@ -273,24 +273,24 @@ def test_config_flag_names_the_file_and_no_config_reads_none(tmp_path: Path) -> 
     other = tmp_path / "ci.toml"
     other.write_text('[lint]\nignore = ["skill_name_mismatch"]\n')
     (tmp_path / ".a13n-skills.toml").write_text("broken = [\n")
-    ok = run_cli("lint", "--config", other, tmp_path)
+    ok = run_here("lint", "--config", other, tmp_path)
     assert ok.returncode == 0, ok.stdout
-    bad = run_cli("lint", tmp_path)
+    bad = run_here("lint", tmp_path)
     assert bad.returncode == 1
     assert b"lint_config_invalid" in bad.stdout
-    plain = run_cli("lint", "--no-config", tmp_path)
+    plain = run_here("lint", "--no-config", tmp_path)
     assert b"skill_name_mismatch" in plain.stdout
-    both = run_cli("lint", "--no-config", "--config", other, tmp_path)
+    both = run_here("lint", "--no-config", "--config", other, tmp_path)
     assert both.returncode == 2
 
 
 def test_profile_flag_end_to_end(tmp_path: Path) -> None:
     skill(tmp_path, "a", "---\nname: a\ndescription: d\ndisable-model-invocation: true\n---\n")
-    assert b"skill_field_not_portable" in run_cli("lint", tmp_path / "a").stdout
-    clean = run_cli("lint", "--profile", "claude-code", tmp_path / "a")
+    assert b"skill_field_not_portable" in run_here("lint", tmp_path / "a").stdout
+    clean = run_here("lint", "--profile", "claude-code", tmp_path / "a")
     assert clean.returncode == 0
     assert clean.stdout.decode() == "0 errors, 0 warnings in 1 skill\n"
-    assert run_cli("lint", "--profile", "cursor", tmp_path / "a").returncode == 2
+    assert run_here("lint", "--profile", "cursor", tmp_path / "a").returncode == 2
     assert os.path.isdir(tmp_path / "a")
 
 

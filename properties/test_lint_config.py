@@ -30,7 +30,7 @@ from a13n_harness.cli import _lint_config
 from a13n_harness.cli._lint import LintResult, run_lint
 from a13n_harness.cli._lint_config import LintConfig
 from a13n_harness.cli._output import Progress
-from cli_run import run_cli
+from cli_run import run_here
 
 # A skill whose name differs from its folder (skill_name_mismatch) and that has an unknown
 # field (skill_field_unknown): two findings a configuration can act on.
@@ -88,7 +88,7 @@ def test_a_configuration_that_is_no_regular_file_is_a_finding_at_once(
     not opened (a FIFO opened for reading blocks until a writer comes)."""
     workspace = _workspace(tmp_path / "ws")
     _make(workspace / name, kind)
-    result = run_cli("lint", "--format", "json", workspace, cpu_seconds=30)
+    result = run_here("lint", "--format", "json", workspace, cpu_seconds=30)
     assert result.returncode == 1, result.stdout
     assert b"lint_config_invalid" in result.stdout
     assert str(workspace / name).encode() in result.stdout
@@ -100,7 +100,7 @@ def test_config_flag_naming_no_regular_file_is_a_finding_at_once(tmp_path: Path,
     workspace = _workspace(tmp_path / "ws")
     named = tmp_path / "c.toml"
     _make(named, kind)
-    result = run_cli("lint", "--format", "json", "--config", named, workspace, cpu_seconds=30)
+    result = run_here("lint", "--format", "json", "--config", named, workspace, cpu_seconds=30)
     assert result.returncode == 1, result.stdout
     (finding,) = json.loads(result.stdout)["findings"]
     assert finding["rule"] == "lint_config_invalid"
@@ -259,7 +259,7 @@ def test_deep_toml_is_a_finding_on_the_command_line_without_a_traceback(
 ) -> None:
     workspace = _workspace(tmp_path / "ws")
     (workspace / CONFIG).write_text("[lint]\n" + _SHAPES[shape][0])
-    result = run_cli("lint", workspace)  # run_cli fails on any traceback
+    result = run_here("lint", workspace)  # run_cli fails on any traceback
     assert result.returncode == 1
     assert b"lint_config_invalid" in result.stdout
 

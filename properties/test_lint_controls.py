@@ -30,7 +30,7 @@ from a13n_harness.cli._output import Progress
 from a13n_harness.context import _lint_suppressions as lint_suppressions
 from a13n_harness.context._lint_suppressions import find_suppressions, mask_directives
 from a13n_harness.context.lint import RULES
-from cli_run import run_cli
+from cli_run import run_here
 
 REPO = Path(__file__).resolve().parents[1]
 HEAD = "---\nname: demo\ndescription: A demo skill.\n---\n"
@@ -316,12 +316,12 @@ def test_exclude_must_be_a_list_of_globs(tmp_path: Path) -> None:
 
 def test_strict_fails_on_a_warning_and_never_on_a_note(tmp_path: Path) -> None:
     folder = _skill(tmp_path, "# Demo\n" + MISSING)
-    assert run_cli("lint", folder, cwd=tmp_path).returncode == 0
-    assert run_cli("lint", "--strict", folder, cwd=tmp_path).returncode == 1
+    assert run_here("lint", folder, cwd=tmp_path).returncode == 0
+    assert run_here("lint", "--strict", folder, cwd=tmp_path).returncode == 1
     (tmp_path / ".a13n-skills.toml").write_text(
         '[lint]\nseverity = { skill_reference_missing = "note" }\n'
     )
-    assert run_cli("lint", "--strict", folder, cwd=tmp_path).returncode == 0
+    assert run_here("lint", "--strict", folder, cwd=tmp_path).returncode == 0
 
 
 def test_the_actions_strict_flag_is_one_lint_accepts(tmp_path: Path) -> None:
@@ -329,6 +329,6 @@ def test_the_actions_strict_flag_is_one_lint_accepts(tmp_path: Path) -> None:
     text = (REPO / "action.yml").read_text(encoding="utf-8")
     assert "args+=(--strict)" in text
     folder = _skill(tmp_path, "# Demo\n" + MISSING)
-    done = run_cli("lint", "--format", "github", "--strict", folder, cwd=tmp_path)
+    done = run_here("lint", "--format", "github", "--strict", folder, cwd=tmp_path)
     assert done.returncode == 1
     assert b"usage" not in done.stderr

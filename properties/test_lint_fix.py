@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from a13n_harness.cli import _fix
 from a13n_harness.cli._fix import apply_fixes, fixed_text
-from cli_run import run_cli
+from cli_run import run_here
 
 
 def _skill(root: Path, folder: str, text: str) -> Path:
@@ -109,7 +109,7 @@ def test_negative_control_a_looser_name_match_is_caught(monkeypatch: pytest.Monk
 def test_fix_diff_shows_and_writes_nothing_fix_writes(tmp_path: Path) -> None:
     path = _skill(tmp_path, "pdf-tools", _doc("PDF_Tools", "Use\u200b it.\n"))
     before = path.read_bytes()
-    shown = run_cli("lint", "--fix", "--diff", "skills/pdf-tools", cwd=tmp_path)
+    shown = run_here("lint", "--fix", "--diff", "skills/pdf-tools", cwd=tmp_path)
     assert shown.returncode == 1
     diff = shown.stdout.decode()
     assert "-name: PDF_Tools\n+name: pdf-tools\n" in diff
@@ -118,20 +118,20 @@ def test_fix_diff_shows_and_writes_nothing_fix_writes(tmp_path: Path) -> None:
     assert path.read_bytes() == before
     inode = path.stat().st_ino
     path.chmod(0o640)
-    done = run_cli("lint", "--fix", "skills/pdf-tools", cwd=tmp_path)
+    done = run_here("lint", "--fix", "skills/pdf-tools", cwd=tmp_path)
     assert done.returncode == 0
     assert path.read_bytes() == _doc("pdf-tools", "Use it.\n").encode()
     assert done.stdout.decode().splitlines()[-1] == "0 errors, 0 warnings in 1 skill, 2 fixes made"
     assert path.stat().st_ino != inode  # replaced by a rename, not rewritten in place
     assert path.stat().st_mode & 0o777 == 0o640
     assert sorted(os.listdir(path.parent)) == ["SKILL.md"]  # no temporary file left
-    again = run_cli("lint", "--fix", "--diff", "skills/pdf-tools", cwd=tmp_path)
+    again = run_here("lint", "--fix", "--diff", "skills/pdf-tools", cwd=tmp_path)
     assert (again.returncode, again.stdout) == (0, b"")
 
 
 def test_diff_needs_fix(tmp_path: Path) -> None:
     _skill(tmp_path, "a", _doc("a"))
-    done = run_cli("lint", "--diff", "skills/a", cwd=tmp_path)
+    done = run_here("lint", "--diff", "skills/a", cwd=tmp_path)
     assert done.returncode == 2
     assert b"--fix --diff" in done.stderr
 

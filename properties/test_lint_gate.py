@@ -37,7 +37,7 @@ from a13n_harness.context.errors import DefinitionError
 from a13n_harness.environment import DirectoryEntry, FilePermissionDenied, LocalFileOperator
 from a13n_harness.environment.local import BlockingLocalFileOperator, run_blocking
 from a13n_harness.testing.controls import control_settings, property_fails
-from cli_run import run_cli
+from cli_run import run_here
 
 BIDI = "\u202e"
 
@@ -53,7 +53,7 @@ def skill(root: Path, folder: str, name: str | None = None, body: str = "Body.\n
 
 
 def lint_json(*args: str | os.PathLike[str], cwd: Path) -> tuple[int, dict, str]:  # type: ignore[type-arg]
-    result = run_cli("lint", "--format", "json", *args, cwd=cwd)
+    result = run_here("lint", "--format", "json", *args, cwd=cwd)
     return result.returncode, json.loads(result.stdout), result.stderr.decode()
 
 
@@ -103,7 +103,7 @@ def test_a_linked_agent_root_inside_the_workspace_is_followed(tmp_path: Path) ->
     code, document, _ = lint_json(cwd=tmp_path)
     assert (".agents/skills/hidden/SKILL.md", "skill_name_invalid") in rules_at(document)
     assert code == 1
-    catalog = run_cli("catalog", "--json", tmp_path)
+    catalog = run_here("catalog", "--json", tmp_path)
     assert catalog.returncode == 0  # catalog skips the bad name, and lint reported it
 
 
@@ -151,7 +151,7 @@ def test_two_skills_with_one_name_are_both_checked_and_conflict(tmp_path: Path) 
     assert conflict["line"] == 2  # the name key
     assert document["summary"]["skills"] == 2
     assert code == 1
-    alone = run_cli("lint", "--format", "json", tmp_path / "skills" / "b")  # the control
+    alone = run_here("lint", "--format", "json", tmp_path / "skills" / "b")  # the control
     assert "skill_name_mismatch" in alone.stdout.decode()
     assert alone.returncode == 1
 
@@ -204,7 +204,7 @@ def test_folders_past_the_depth_bound_are_an_error_not_a_silent_skip(tmp_path: P
     assert overflow[0]["path"] == "/".join(f"d{i}" for i in range(workspace_module.WALK_DEPTH + 1))
     assert "--root" in overflow[0]["message"]
     assert code == 1
-    catalog = run_cli("catalog", "--nested", tmp_path)  # catalog --nested warns the same
+    catalog = run_here("catalog", "--nested", tmp_path)  # catalog --nested warns the same
     assert b"warning: " in catalog.stderr
     assert b"skill_root_overflow" in catalog.stderr
 
@@ -302,13 +302,13 @@ def test_a_skill_md_inside_a_skill_folder_is_a_warning_naming_its_parent(tmp_pat
 )
 def test_every_documented_agent_root_is_linted_and_cataloged(tmp_path: Path, folder: str) -> None:
     skill(tmp_path / folder / "skills", "tool")
-    catalog = json.loads(run_cli("catalog", "--json", tmp_path).stdout)
+    catalog = json.loads(run_here("catalog", "--json", tmp_path).stdout)
     assert [s["name"] for s in catalog["skills"]] == ["tool"]
     skill(tmp_path / folder / "skills", "bad", name="Bad")
     code, document, _ = lint_json(cwd=tmp_path)
     assert (f"{folder}/skills/bad/SKILL.md", "skill_name_invalid") in rules_at(document)
     assert code == 1
-    nested = json.loads(run_cli("catalog", "--nested", "--json", tmp_path / "..").stdout)
+    nested = json.loads(run_here("catalog", "--nested", "--json", tmp_path / "..").stdout)
     assert f"{tmp_path.name}/{folder}/skills" in nested["roots"]
 
 
@@ -342,7 +342,7 @@ def test_every_format_writes_a_whole_document_whatever_happened(
     skill(outside, "outsider")
     arguments, code = _CASES[case]
     typed = [a.replace("{outside}", str(outside)) for a in arguments]
-    result = run_cli("lint", "--format", form, *typed, cwd=workspace)
+    result = run_here("lint", "--format", form, *typed, cwd=workspace)
     assert result.returncode == 1
     lines = result.stderr.decode().splitlines()
     assert any(line.startswith(f"a13n-skills: {code}: ") for line in lines), lines
@@ -384,7 +384,7 @@ def test_a_missing_path_does_not_stop_the_other_paths(tmp_path: Path) -> None:
 def test_github_format_places_a_configuration_error_at_its_file_and_line(tmp_path: Path) -> None:
     skill(tmp_path / "skills", "a")
     (tmp_path / ".a13n-skills.toml").write_text("[lint]\nbroken = [\n")
-    result = run_cli("lint", "--format", "github", cwd=tmp_path)
+    result = run_here("lint", "--format", "github", cwd=tmp_path)
     assert result.returncode == 1
     first = result.stdout.decode().splitlines()[0]
     assert first.startswith("::error file=.a13n-skills.toml,line="), first
@@ -405,7 +405,7 @@ def test_a_configuration_that_is_no_regular_file_is_placed_at_its_path(
     skill(tmp_path / "skills", "a")
     named = tmp_path / "c.toml"
     named.mkdir()
-    result = run_cli("lint", "--format", form, "--config", named, tmp_path)
+    result = run_here("lint", "--format", form, "--config", named, tmp_path)
     assert result.returncode == 1
     first = result.stdout.decode().splitlines()[0]
     if form == "text":
@@ -424,7 +424,7 @@ def test_a_root_typed_through_a_linked_working_directory(tmp_path: Path) -> None
     logical = str(tmp_path / "link")
     environment = {"PWD": logical}
     for command in (("catalog",), ("lint",)):
-        result = run_cli(
+        result = run_here(
             *command, "--root", f"{logical}/skills", cwd=tmp_path / "link", env=environment
         )
         assert b"skill_root_missing" not in result.stderr, result.stderr

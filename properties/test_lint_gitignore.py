@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from a13n_harness.cli import _gitignore
 from a13n_harness.cli._gitignore import GitIgnore, read_index
 from a13n_harness.cli._lint import LintResult, run_lint, summary
 from a13n_harness.cli._output import Progress
+from bounded import run_bounded
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git builds the fixtures' indexes")
@@ -31,8 +31,9 @@ DOC = "---\nname: {name}\ndescription: A demo.\n---\nSee [x](references/x.md).\n
 def _git(root: Path, *args: str) -> str:
     assert GIT is not None
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(root), "GIT_CONFIG_NOSYSTEM": "1"}
-    done = subprocess.run(
+    done = run_bounded(
         [GIT, "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cpu_seconds=60,
         cwd=root,
         env=env,
         capture_output=True,
@@ -177,11 +178,11 @@ def test_patterns_mean_what_git_says(tmp_path: Path, patterns: str, paths: list[
         frozenset(), lambda folder: (patterns + "\n") if folder == () else None, None
     )
     for path in paths:
-        done = subprocess.run(
+        done = run_bounded(
             [str(GIT), "check-ignore", "-q", "--no-index", path],
+            cpu_seconds=60,
             cwd=tmp_path,
             capture_output=True,
-            check=False,
         )
         assert done.returncode in (0, 1), done.stderr
         expected = done.returncode == 0

@@ -22,7 +22,7 @@ from a13n_harness.cli._lint import Finding, LintResult, format_findings, run_lin
 from a13n_harness.cli._output import Progress
 from a13n_harness.cli._sarif import FINGERPRINT, SECURITY_SEVERITY, sarif_document
 from a13n_harness.context.lint import RULES
-from cli_run import run_cli
+from cli_run import run_here
 
 HEAD = "---\nname: a\ndescription: Fill PDF forms.\n---\n"
 
@@ -219,7 +219,7 @@ def test_sarif_output_writes_the_log_beside_the_annotations(tmp_path: Path) -> N
     folder = _skill(tmp_path / "skills", "\u202e\n")
     out = tmp_path / "out" / "skills.sarif"
     out.parent.mkdir()
-    both = run_cli("lint", "--format", "github", "--sarif-output", out, folder, cwd=tmp_path)
+    both = run_here("lint", "--format", "github", "--sarif-output", out, folder, cwd=tmp_path)
     assert both.returncode == 1
     lines = both.stdout.decode().splitlines()
     assert lines[0].startswith("::error file=skills/a/SKILL.md,line=5,col=1,title=skill_bidi")
@@ -227,7 +227,7 @@ def test_sarif_output_writes_the_log_beside_the_annotations(tmp_path: Path) -> N
     document = json.loads(out.read_text(encoding="utf-8"))
     jsonschema.validate(document, _schema())
     # The same run's log, byte for byte what --format sarif prints.
-    alone = run_cli("lint", "--format", "sarif", folder, cwd=tmp_path)
+    alone = run_here("lint", "--format", "sarif", folder, cwd=tmp_path)
     assert alone.returncode == 1
     assert out.read_bytes() == alone.stdout
     ((rule, _, _),) = _results(document)
@@ -238,7 +238,7 @@ def test_sarif_output_with_every_format_and_a_clean_run(tmp_path: Path) -> None:
     folder = _skill(tmp_path, "# Body\n")
     out = tmp_path / "log.sarif"
     for form in ("text", "json", "sarif", "github"):
-        result = run_cli("lint", "--format", form, "--sarif-output", out, folder, cwd=tmp_path)
+        result = run_here("lint", "--format", form, "--sarif-output", out, folder, cwd=tmp_path)
         assert result.returncode == 0, result.stderr
         document = json.loads(out.read_text(encoding="utf-8"))
         assert document["runs"][0]["results"] == []
@@ -246,7 +246,7 @@ def test_sarif_output_with_every_format_and_a_clean_run(tmp_path: Path) -> None:
     # No skill found: the log still holds the run's problem, as --format sarif does.
     empty = tmp_path / "empty"
     empty.mkdir()
-    result = run_cli("lint", "--sarif-output", out, empty, cwd=tmp_path)
+    result = run_here("lint", "--sarif-output", out, empty, cwd=tmp_path)
     assert result.returncode == 1
     (notification,) = json.loads(out.read_text())["runs"][0]["invocations"][0][
         "toolExecutionNotifications"
@@ -260,7 +260,7 @@ def test_sarif_output_replaces_a_link_instead_of_writing_through_it(tmp_path: Pa
     victim.write_text("keep")
     link = tmp_path / "log.sarif"
     link.symlink_to(victim)
-    result = run_cli("lint", "--sarif-output", link, folder, cwd=tmp_path)
+    result = run_here("lint", "--sarif-output", link, folder, cwd=tmp_path)
     assert result.returncode == 0
     assert victim.read_text() == "keep"
     assert not link.is_symlink()
@@ -270,7 +270,7 @@ def test_sarif_output_replaces_a_link_instead_of_writing_through_it(tmp_path: Pa
 def test_sarif_output_that_cannot_be_written_is_a_coded_error(tmp_path: Path) -> None:
     folder = _skill(tmp_path, "# Body\n")
     target = tmp_path / "no-such-folder" / "log.sarif"
-    result = run_cli("lint", "--format", "github", "--sarif-output", target, folder, cwd=tmp_path)
+    result = run_here("lint", "--format", "github", "--sarif-output", target, folder, cwd=tmp_path)
     assert result.returncode == 1
     # The chosen format is still written whole, and the failure is one coded line.
     assert result.stdout.decode() == "0 errors, 0 warnings in 1 skill\n"

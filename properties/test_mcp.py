@@ -1,7 +1,8 @@
 """``a13n-skills mcp``: the certified skills over the Model Context Protocol (SPEC §10).
 
-Every test starts the server as a subprocess (``python -m a13n_harness.cli mcp WORKSPACE``)
-and drives it with the official SDK's own client over stdio. What is pinned: the catalog
+Every session starts the server as a subprocess (``python -m a13n_harness.cli mcp WORKSPACE``)
+and drives it with the official SDK's own client over stdio (what the command refuses before
+it serves, and the block it must serve, are run in process). What is pinned: the catalog
 resource and prompt are the certified block; hostile skills stay inert; a
 ``read_skill_resource`` path that leaves the skill's folder, a link, a FIFO, a folder or a
 missing file is a coded tool error, never a hang; a change of the checkout is rescanned and
@@ -35,7 +36,7 @@ from a13n_harness.cli import _mcp, build_parser  # noqa: E402
 from a13n_harness.context.errors import DefinitionError  # noqa: E402
 from a13n_harness.context.render import HEADER  # noqa: E402
 from bounded import await_bounded, run_bounded, until  # noqa: E402
-from cli_run import CORE  # noqa: E402
+from cli_run import CORE, run_here  # noqa: E402
 
 # CPU seconds of each session's whole exchange (this process and the server's; a session takes
 # about two): a server that spins or hangs fails the test instead of the suite, and a busy
@@ -161,16 +162,11 @@ def _code(result: Any) -> str:
 
 
 def _cli_catalog(workspace: Path, *options: str) -> str:
-    """What ``a13n-skills catalog WORKSPACE`` prints: the block the server must serve."""
-    result = run_bounded(
-        [sys.executable, "-m", "a13n_harness.cli", "catalog", str(workspace), *options],
-        env={**os.environ, "PYTHONPATH": str(CORE)},
-        capture_output=True,
-        text=True,
-        cpu_seconds=60,
-        check=True,
-    )
-    return result.stdout
+    """What ``a13n-skills catalog WORKSPACE`` prints: the block the server must serve (the
+    command run in this process, ``cli_run.run_here``)."""
+    result = run_here("catalog", str(workspace), *options)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.decode()
 
 
 def test_the_catalog_resource_and_prompt_are_the_certified_block(tmp_path: Path) -> None:
@@ -551,14 +547,16 @@ def test_the_command_refuses_what_it_cannot_serve(tmp_path: Path) -> None:
             stdin=subprocess.DEVNULL,
         )
 
-    missing = run(str(tmp_path / "missing"))
-    assert (missing.returncode, missing.stderr.splitlines()[-1].split(":")[1].strip()) == (
+    # Refused before anything is served: the command's decision, run in this process.
+    missing = run_here("mcp", str(tmp_path / "missing"))
+    assert (missing.returncode, missing.stderr.decode().splitlines()[-1].split(":")[1].strip()) == (
         1,
         "path_not_found",
     )
-    usage = run(str(tmp_path), "--budget-tokens", "100")
+    usage = run_here("mcp", str(tmp_path), "--budget-tokens", "100")
     assert usage.returncode == 2
-    assert "usage_invalid" in usage.stderr
+    assert b"usage_invalid" in usage.stderr
+    # Served over this child's own stdin and stdout.
     closed = run(str(_workspace(tmp_path)))  # stdin at its end: the session ends at once
     assert closed.returncode == 0, closed.stderr
     assert closed.stdout == ""

@@ -510,31 +510,38 @@ COMPACT_ORDER = ("listing", *render_module.COMPACT_FORMS)
 _CUT_ALPHABET = "ab &<>é€😀\u2028…"
 
 
+# Built once, drawn from at every example (a strategy built inside a composite is checked
+# again at every draw, which cost more CPU than the properties' own checks).
+_LENGTHS = st.one_of(
+    st.sampled_from([cap + delta for cap in CAPS for delta in (-1, 0, 1, 2)]),
+    st.integers(1, 1024),
+)
+_UNITS = st.text(alphabet=_CUT_ALPHABET, min_size=1, max_size=7)
+
+
 @st.composite
 def long_descriptions(draw: st.DrawFn) -> str:
     """Descriptions around each cap of the ladder (cap - 1 .. cap + 2) and anywhere to 1,024."""
-    length = draw(
-        st.one_of(
-            st.sampled_from([cap + delta for cap in CAPS for delta in (-1, 0, 1, 2)]),
-            st.integers(1, 1024),
-        )
-    )
-    unit = draw(st.text(alphabet=_CUT_ALPHABET, min_size=1, max_size=7))
+    length = draw(_LENGTHS)
+    unit = draw(_UNITS)
     return (unit * (length // len(unit) + 1))[:length]
+
+
+_NAME = st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True)
+_COMPACT_DESCRIPTION = st.one_of(long_descriptions(), st.sampled_from(["d", "xy"]))
+_ROOTS = st.sampled_from([(), ("/s",), ("/s", "/t/")])
 
 
 @st.composite
 def compact_catalogs(draw: st.DrawFn, max_entries: int = 8) -> SkillCatalog:
     """Catalogs whose descriptions reach the ladder's caps (and short or hostile ones)."""
-    names = draw(
-        st.lists(st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True), max_size=max_entries)
-    )
+    names = draw(st.lists(_NAME, max_size=max_entries))
     entries = []
     for name in sorted(set(names)):
-        description = draw(st.one_of(long_descriptions(), st.sampled_from(["d", "xy"])))
+        description = draw(_COMPACT_DESCRIPTION)
         entries.append(CatalogEntry(name, description, f"/s/{name}/SKILL.md"))
     unlisted = draw(st.sampled_from([0, 0, 1, 12, MAX_TOTAL - len(entries)]))
-    roots = draw(st.sampled_from([(), ("/s",), ("/s", "/t/")]))
+    roots = draw(_ROOTS)
     return SkillCatalog(tuple(entries), unlisted, roots)
 
 

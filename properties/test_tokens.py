@@ -635,18 +635,25 @@ def _plain_compact_rule(
     return text, form, tokens
 
 
+_LONG_NAMES = st.lists(st.sampled_from("abcdefgh"), max_size=6)
+_LONG_LENGTHS = st.sampled_from(
+    [cap + d for cap in DESCRIPTION_CAPS for d in (-1, 0, 1, 2)]
+) | st.integers(1, 700)
+_LONG_UNITS = st.sampled_from(["ab ", "é", "😀x", "&<", "word "])
+_LONG_UNLISTED = st.sampled_from([0, 0, 3])
+
+
 @st.composite
 def _long_catalogs(draw: st.DrawFn) -> SkillCatalog:
-    names = sorted(set(draw(st.lists(st.sampled_from("abcdefgh"), max_size=6))))
+    # The strategies above are built once: one built inside the composite is checked again
+    # at every draw.
+    names = sorted(set(draw(_LONG_NAMES)))
     entries = []
     for name in names:
-        length = draw(
-            st.sampled_from([cap + d for cap in DESCRIPTION_CAPS for d in (-1, 0, 1, 2)])
-            | st.integers(1, 700)
-        )
-        unit = draw(st.sampled_from(["ab ", "é", "😀x", "&<", "word "]))
+        length = draw(_LONG_LENGTHS)
+        unit = draw(_LONG_UNITS)
         entries.append(CatalogEntry(name, (unit * length)[:length], f"/r/{name}/SKILL.md"))
-    return SkillCatalog(tuple(entries), draw(st.sampled_from([0, 0, 3])), ("/r",))
+    return SkillCatalog(tuple(entries), draw(_LONG_UNLISTED), ("/r",))
 
 
 @given(

@@ -44,6 +44,7 @@ from a13n_harness.environment.facts import (
     collect_git_status,
 )
 from bounded import run_bounded, wait_bounded
+from cli_run import run_here
 from harness.scratch import bounded
 
 pytestmark = [
@@ -559,8 +560,12 @@ def _cli(
 
 @pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v.name)
 def test_env_command_runs_nothing_the_checkout_configures(tmp_path: Path, vector: Vector) -> None:
+    """The ``env`` command, run in this process with the vector's whole environment and working
+    directory (``cli_run.run_here``); the ``manifest`` command below runs each vector in a
+    child of its own."""
     box, environment, cwd = _prepared(tmp_path, vector)
-    result = _cli(box, environment, cwd, "env", box.repo, "--git-timeout", str(_TIMEOUT))
+    arguments = ("env", box.repo, "--git-timeout", str(_TIMEOUT))
+    result = run_here(*arguments, cwd=cwd, whole_env=environment, cpu_seconds=120)
     assert result.returncode == 0, result.stderr
     assert _canary(box) == "", f"{vector.name} ran: {_canary(box)[:300]!r}"
     assert b"<git_status>" in result.stdout

@@ -11,7 +11,8 @@ defect ``class``, a one-line ``why`` and the ``cpu_seconds`` its run may use
    ``fuzz/``, ``pyproject.toml``; ``corpus/`` linked) with the patch on disk,
    so tests that start subprocesses see it too:
    ``pytest -q -x <selection>`` with ``core/`` first on the path and
-   ``HYPOTHESIS_PROFILE=mutants`` (``ci`` without shrinking). Runs are forks of
+   ``HYPOTHESIS_PROFILE=mutants`` (``ci`` without shrinking). Each test's
+   outcome is read in the run itself (a plugin, no JUnit file). Runs are forks of
    a parent that has pytest and Hypothesis imported (``_gate.warm``),
    ``--workers`` at a time. Only exit code 1 (tests failed) is a kill; 0 is a
    survivor; 5 (nothing collected) is an empty selection; 2-4 (interrupted,
@@ -20,8 +21,13 @@ defect ``class``, a one-line ``why`` and the ``cpu_seconds`` its run may use
    CPU seconds, or made no progress (under one CPU second) for
    ``--stall-seconds`` of wall time: never for the machine's load.
 3. Every kill is confirmed on the clean tree: the tests that failed on the
-   mutants (JUnit) run once more, unpatched, and must pass; a kill by a test
-   that fails on the clean tree too is reported as an empty selection. With
+   mutants run once more, unpatched, and must pass there (a test that fails,
+   is skipped or does not run on the clean tree confirms nothing: the kill is
+   reported as an empty selection). A Hypothesis test that failed on an
+   example it generated is confirmed by replaying that example: each defect's
+   run keeps its failing example in an example database of its own, and the
+   clean tree runs only those examples (no generation); every one must run
+   and pass, else the test runs whole as the others do. With
    ``--passed-in JUNIT`` (the gate gives its properties step's), a killing
    test that file shows passing is confirmed already, when the file is newer
    than every source of the tree (a run of this tree, under the ``ci``

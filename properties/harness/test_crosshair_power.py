@@ -22,7 +22,7 @@ import pytest
 from harness.scratch import REPO, bounded
 
 sys.path.insert(0, str(REPO / "properties"))
-from _gate.steps import CONDITION_CPU, CONTRACTS
+from _gate.steps import CONTRACTS, QUICK_OPTIONS
 from crosshair_contracts import encode_contract
 
 ESCAPE = '.replace(">", "&gt;")'
@@ -58,7 +58,7 @@ def test_the_crosshair_step_refutes_the_encoder_leaving_a_bracket_raw(tmp_path: 
             "crosshair",
             "check",
             "--analysis_kind=PEP316",
-            f"--per_condition_timeout={CONDITION_CPU}",
+            *QUICK_OPTIONS,
             "--report_all",
             f"{CONTRACTS}:{line}",
         ],

@@ -143,6 +143,78 @@ def test_a_forked_run_loads_its_plugin_by_name_and_gives_tests_the_environment_b
     assert done.junit.ran == 1
 
 
+OUTCOMES_TESTS = """import pytest
+
+
+@pytest.fixture
+def broken_teardown():
+    yield
+    raise RuntimeError("teardown")
+
+
+def test_passes():
+    pass
+
+
+def test_fails():
+    assert False
+
+
+def test_fails_in_teardown(broken_teardown):
+    pass
+
+
+def test_skipped():
+    pytest.skip("not here")
+
+
+@pytest.mark.xfail(strict=True)
+def test_expected_to_fail():
+    assert False
+"""
+
+
+def test_a_forked_run_reads_each_tests_outcome_in_the_run(tmp_path: Path) -> None:
+    """A defect's run names its tests' outcomes itself (no JUnit file): a test failing in
+    any phase (its teardown too) is failed, a skipped or expected failure is skipped, and a
+    module that fails to import is a failed entry of its own; the run's exit code is
+    pytest's."""
+    from _gate import warm  # noqa: PLC0415
+
+    tree = tmp_path / "tree"
+    (tree / "core").mkdir(parents=True)
+    (tree / "test_outcomes.py").write_text(OUTCOMES_TESTS)
+    (tree / "test_broken.py").write_text("import no_such_module_here\n")
+    job = warm.Job(
+        "outcomes",
+        ("-p", "no:cacheprovider", "-q", "test_outcomes.py", "test_broken.py"),
+        lambda slot: tree,
+        tmp_path / "outcomes.log",
+        60,
+    )
+    (done,) = warm.run_jobs([job], 1)
+    log = (tmp_path / "outcomes.log").read_text()
+    assert done.exit_code == 2, log  # interrupted: a module failed to import
+    assert done.junit.readable
+    assert set(done.junit.failed) == {"test_broken.py"}, log
+    job = warm.Job(
+        "outcomes",
+        ("-p", "no:cacheprovider", "-q", "test_outcomes.py"),
+        lambda slot: tree,
+        tmp_path / "outcomes.log",
+        60,
+    )
+    (done,) = warm.run_jobs([job], 1)
+    log = (tmp_path / "outcomes.log").read_text()
+    assert done.exit_code == 1, log
+    assert set(done.junit.failed) == {
+        "test_outcomes.py::test_fails",
+        "test_outcomes.py::test_fails_in_teardown",
+    }, log
+    assert done.junit.passed == ("test_outcomes.py::test_passes",), log
+    assert (done.junit.tests, done.junit.skipped, done.junit.ran) == (5, 2, 3)
+
+
 def test_the_property_steps_cache_bytecode_outside_the_tree(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

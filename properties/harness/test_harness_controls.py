@@ -179,6 +179,115 @@ def test_control_a_kill_the_properties_run_confirmed_is_not_run_again_unless_sta
     assert "fails on the clean tree too" in stale.stdout
 
 
+# The defect plants MUTATED in the encoder; a property sees it on large numbers only.
+PLANTED = ("def is_escaped(", "MUTATED = True\n\n\ndef is_escaped(")
+REPLAYED_PROPERTIES = '''"""Properties that see the planted flag on numbers of 500 and more."""
+from hypothesis import assume, given, strategies as st
+
+from a13n_harness.context import encoder
+
+
+def planted() -> bool:
+    return getattr(encoder, "MUTATED", False)
+
+
+@given(st.integers(0, 1000))
+def test_sees_the_flag(n: int) -> None:
+    assert n < 500 or not planted()
+
+
+@given(st.integers(0, 1000))
+def test_fails_on_large_numbers_anyway(n: int) -> None:
+    assert n < 500
+
+
+@given(st.integers(0, 1000))
+def test_refuses_the_failing_example_on_the_clean_tree(n: int) -> None:
+    assume(n < 500 or planted())
+    assert n < 500 or not planted()
+'''
+
+
+def replay_phases(stdout: str) -> tuple[int, int]:
+    """The replayed and the wholly rerun killing tests of a verifier's phases line."""
+    found = re.search(r"'replayed_tests': (\d+).*'whole_tests': (\d+)", stdout)
+    assert found, stdout
+    return int(found[1]), int(found[2])
+
+
+def test_a_hypothesis_kill_is_confirmed_by_replaying_its_example_on_the_clean_tree(
+    tree: Scratch,
+) -> None:
+    """A property that failed on a defect's example is confirmed by that example passing on
+    the clean tree (the example replayed, nothing generated), not by a whole second run."""
+    (tree.root / "properties" / "test_replayed.py").write_text(REPLAYED_PROPERTIES)
+    tree.mutant(*PLANTED, ["properties/test_replayed.py::test_sees_the_flag"])
+    result = tree.verify_mutants("--workers", "1")
+    assert result.returncode == 0, result.stdout
+    assert "1 killed" in result.stdout
+    assert replay_phases(result.stdout) == (1, 0)
+
+
+def test_control_a_replayed_example_failing_on_the_clean_tree_is_no_kill(tree: Scratch) -> None:
+    """The replay can fail: a property failing on the defect's example on the clean tree too
+    is rerun whole, fails again and confirms nothing."""
+    (tree.root / "properties" / "test_replayed.py").write_text(REPLAYED_PROPERTIES)
+    tree.mutant(*PLANTED, ["properties/test_replayed.py::test_fails_on_large_numbers_anyway"])
+    result = tree.verify_mutants("--workers", "1")
+    assert result.returncode == 1, result.stdout
+    assert "fails on the clean tree too" in result.stdout
+    assert replay_phases(result.stdout) == (0, 1)
+
+
+def test_control_a_replayed_example_the_clean_tree_refuses_confirms_nothing(
+    tree: Scratch,
+) -> None:
+    """A replay confirms a kill only when the example ran and passed: an example the clean
+    tree's property refuses (``assume``) proves nothing, and the property runs whole."""
+    (tree.root / "properties" / "test_replayed.py").write_text(REPLAYED_PROPERTIES)
+    tree.mutant(
+        *PLANTED,
+        ["properties/test_replayed.py::test_refuses_the_failing_example_on_the_clean_tree"],
+    )
+    result = tree.verify_mutants("--workers", "1")
+    assert result.returncode == 0, result.stdout
+    assert "1 killed" in result.stdout
+    assert replay_phases(result.stdout) == (0, 1)
+
+
+SKIPPED_ON_THE_CLEAN_TREE = '''"""One test fails on the planted flag, one is skipped without it."""
+import pytest
+
+from a13n_harness.context import encoder
+
+
+def test_fails_on_the_flag() -> None:
+    assert not getattr(encoder, "MUTATED", False)
+
+
+def test_skipped_on_the_clean_tree() -> None:
+    if not getattr(encoder, "MUTATED", False):
+        pytest.skip("nothing to see on the clean tree")
+    raise AssertionError("the flag is planted")
+'''
+
+
+def test_control_a_killing_test_skipped_on_the_clean_tree_confirms_nothing(
+    tree: Scratch,
+) -> None:
+    """A kill is confirmed by its test passing on the clean tree: one skipped there (beside a
+    test that passes in the same run) is an empty selection, not a kill."""
+    (tree.root / "properties" / "test_skipping.py").write_text(SKIPPED_ON_THE_CLEAN_TREE)
+    tree.mutant(*PLANTED, ["properties/test_skipping.py::test_fails_on_the_flag"], name="900_a")
+    tree.mutant(
+        *PLANTED, ["properties/test_skipping.py::test_skipped_on_the_clean_tree"], name="901_b"
+    )
+    result = tree.verify_mutants("--workers", "1")
+    assert result.returncode == 1, result.stdout
+    assert "2 mutants: 1 killed" in result.stdout
+    assert re.search(r"901_b\s+empty", result.stdout), result.stdout
+
+
 @pytest.mark.parametrize("only", ["properties (ci)"])
 def test_control_step_selecting_nothing_fails_the_gate(tree: Scratch, only: str) -> None:
     # The properties step finds only a test module that collects nothing.

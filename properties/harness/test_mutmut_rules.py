@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import resource
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -288,13 +287,10 @@ def _checks_run(tmp_path: Path, selection: list[str]) -> int:
     shutil.copytree(REPO / "core" / "a13n_harness", source / "a13n_harness")
     catalog = source / "a13n_harness" / "context" / "catalog.py"
     catalog.write_text(catalog.read_text(encoding="utf-8") + MUTMUT_LIKE_COPIES, encoding="utf-8")
-    return subprocess.run(
+    return bounded(
         [sys.executable, "-m", "pytest", "-q", "-x", "properties/test_checks.py", *selection],
         cwd=REPO,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(source), "HYPOTHESIS_PROFILE": "ci"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        check=False,
     ).returncode
 
 

@@ -5,8 +5,9 @@ exactly once, its defective ``replace``, the pytest ``selection`` expected to ki
 defect ``class``, a one-line ``why`` and the ``cpu_seconds`` its run may use (older files
 spell it ``deadline``: read the same way, as CPU seconds, docs/harness-conventions.md).
 ``load`` reads them, ``verify`` runs them (each in a scratch copy of the tree, forked from a
-warm parent by ``_gate.warm``) and confirms every kill on the clean tree, ``summary`` and
-``report`` say what happened.
+warm parent by ``_gate.warm``) and confirms every kill on the clean tree (a Hypothesis kill by
+replaying the failing example the defect's run saved), ``summary`` and ``report`` say what
+happened.
 
 Each defect runs only its ``selection``: the tests that can see it, named by whoever wrote
 it (a node id or a ``-k`` expression inside its module), never the whole suite.
@@ -202,36 +203,61 @@ class SlotTrees:
 def mutant_job(
     slots: SlotTrees, mutant: Mutant, index: int, stall: float = STALL_SECONDS
 ) -> warm.Job:
-    """The pytest run of ``mutant``: a scratch copy of the tree with its patch on disk."""
+    """The pytest run of ``mutant``: a scratch copy of the tree with its patch on disk, its
+    Hypothesis tests saving their failing example in a database of its own."""
     return warm.Job(
         mutant.ident,
-        ("-p", "no:cacheprovider", "-q", "-x", *mutant.selection),
+        # One line a failure (--tb=line): a killed defect's traceback is never shown, and
+        # formatting it cost a twentieth of a CPU second a kill.
+        ("-p", "no:cacheprovider", "-q", "-x", "--tb=line", *mutant.selection),
         lambda slot: slots.mutated(slot, mutant, index),
         slots.scratch / "logs" / f"{mutant.ident}.log",
         mutant.cpu_seconds,
         stall_seconds=stall,
+        database=str(slots.scratch / "examples" / mutant.ident),
     )
 
 
 def clean_jobs(
-    slots: SlotTrees, tests: dict[str, float], workers: int, stall: float = STALL_SECONDS
+    slots: SlotTrees,
+    tests: dict[str, float],
+    workers: int,
+    stall: float = STALL_SECONDS,
+    *,
+    replay: Path | None = None,
 ) -> list[warm.Job]:
-    """Runs of ``tests`` (node id -> CPU seconds) on the clean tree, about one per worker."""
-    groups: list[list[str]] = [[] for _ in range(max(1, min(workers, len(tests))))]
-    for index, test in enumerate(sorted(tests)):
-        groups[index % len(groups)].append(test)
+    """Runs of ``tests`` (node id -> CPU seconds) on the clean tree, about one per worker,
+    each a run of neighbouring tests (a test module is imported by one run, not by each);
+    with ``replay``, runs of only the examples that example database holds for them."""
+    ordered = sorted(tests)
+    count = max(1, min(workers, len(ordered)))
+    groups = [
+        ordered[len(ordered) * n // count : len(ordered) * (n + 1) // count] for n in range(count)
+    ]
+    kind = "replay" if replay is not None else "clean"
     return [
         warm.Job(
-            f"clean-{number}",
+            f"{kind}-{number}",
             ("-p", "no:cacheprovider", "-q", *group),
             slots.clean,
-            slots.scratch / "logs" / f"clean-{number}.log",
+            slots.scratch / "logs" / f"{kind}-{number}.log",
             sum(tests[test] for test in group),
             stall_seconds=stall,
+            database="" if replay is None else str(replay),
+            replay=replay is not None,
         )
         for number, group in enumerate(groups)
         if group
     ]
+
+
+def merge_examples(folders: list[Path], into: Path) -> None:
+    """One example database holding every entry of ``folders`` (Hypothesis's directory
+    layout: a folder per key, a file per example, both named by hashes)."""
+    into.mkdir(parents=True, exist_ok=True)
+    for folder in folders:
+        if folder.is_dir():
+            shutil.copytree(folder, into, dirs_exist_ok=True)
 
 
 def _tail(log: Path) -> str:
@@ -295,7 +321,7 @@ def verify(
     # Bytecode of the scratch trees is cached across runs (each slot's path is reused, and
     # a mutated file's time is its own), so no run recompiles pytest, Hypothesis or the core.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    warm.preload()
+    warm.preload(warm.preloads_for(mutant.selection[0].split("::")[0] for mutant in runnable))
     with tempfile.TemporaryDirectory(prefix="a13n-mutants-") as name:
         scratch = Path(name)
         (scratch / "logs").mkdir()
@@ -310,25 +336,52 @@ def verify(
         slots = SlotTrees(root, scratch)
         jobs = [mutant_job(slots, mutant, index, stall) for index, mutant in enumerate(order)]
         phases["start"] = round(time.monotonic() - started, 1)
-        first = [judge(by_ident[done.job.key], done) for done in warm.run_jobs(jobs, workers)]
+        first: list[Outcome] = []
+        saved: dict[str, frozenset[str]] = {}
+        for done in warm.run_jobs(jobs, workers):
+            first.append(judge(by_ident[done.job.key], done))
+            saved[done.job.key] = done.saved
         phases["mutants"] = round(time.monotonic() - started - phases["start"], 1)
         killers: dict[str, float] = {}
+        # A killing test whose every kill saved its failing example (a Hypothesis test
+        # failing on an example it generated): the clean tree replays those examples.
+        replayable: dict[str, bool] = {}
         for outcome in first:
             for test in outcome.killed_by:
                 killers[test] = killers.get(test, 0.0) + by_ident[outcome.ident].cpu_seconds
-        clean_failures: set[str] = set()
+                kept = test in saved.get(outcome.ident, frozenset())
+                replayable[test] = replayable.get(test, True) and kept
         confirmation_cpu = 0.0
         phases["confirmed_by_the_properties"] = len(set(killers) & passed)
         to_confirm = {test: cpu for test, cpu in killers.items() if test not in passed}
-        for done in warm.run_jobs(clean_jobs(slots, to_confirm, workers, stall), workers):
+        # A kill is confirmed by its test on the clean tree: passing there (named as passed
+        # by a run: a test that failed, was skipped or never ran, its module failed to
+        # import, is not), or, for a replayable test, passing on every failing example the
+        # defects' runs saved for it, each of which ran and passed there. A replayable test
+        # not confirmed by its replay runs whole, as every other test does.
+        confirmed = set(killers) & passed
+        to_replay = {test: cpu for test, cpu in to_confirm.items() if replayable[test]}
+        examples = scratch / "examples-all"
+        merge_examples(
+            [scratch / "examples" / outcome.ident for outcome in first if outcome.killed_by],
+            examples,
+        )
+        for done in warm.run_jobs(
+            clean_jobs(slots, to_replay, workers, stall, replay=examples), workers
+        ):
             confirmation_cpu += done.cpu_seconds
-            if done.exit_code != Exit.OK or done.junit.ran == 0:
-                failed = set(done.junit.failed) or set(done.job.arguments)
-                clean_failures |= failed & set(killers)
+            confirmed |= set(done.junit.passed) & done.replayed & set(to_replay)
+        phases["replayed_tests"] = len(confirmed & set(to_replay))
+        whole = {test: cpu for test, cpu in to_confirm.items() if test not in confirmed}
+        for done in warm.run_jobs(clean_jobs(slots, whole, workers, stall), workers):
+            confirmation_cpu += done.cpu_seconds
+            confirmed |= set(done.junit.passed) & set(whole)
+        clean_failures = set(killers) - confirmed
         phases["confirmation"] = round(
             time.monotonic() - started - phases["start"] - phases["mutants"], 1
         )
         phases["confirmed_tests"] = len(to_confirm)
+        phases["whole_tests"] = len(whole)
         phases["tree_copies"] = slots.copies
         phases["confirmation_cpu"] = round(confirmation_cpu, 1)
         for outcome in first:

@@ -18,6 +18,7 @@ import contextlib
 import gc
 import importlib
 import importlib.util
+import json
 import os
 import signal
 import sys
@@ -27,10 +28,12 @@ import types
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
+
+import pytest
 
 from _gate import process, versions
-from _gate.pytest_results import Exit, JUnit, read_junit
+from _gate.pytest_results import Exit, JUnit
 
 # Imported once by the parent; a fork finds them in sys.modules. Only third-party and
 # standard modules: the package under test and the tests are imported by each fork from
@@ -48,6 +51,29 @@ PRELOAD = (
     "xml.etree.ElementTree",
     "jsonschema",  # lint's SARIF and CI tests: a fifth of a CPU second a run
 )
+# Third-party modules that one test module imports, preloaded only when a run of that module
+# is coming: the LangChain middleware's tests import two CPU seconds of LangChain and
+# pydantic in every run, the MCP tests a CPU second of mcp, anyio and starlette.
+PRELOAD_FOR = {
+    "properties/test_langchain_middleware.py": (
+        "langchain.agents",
+        "langchain.agents.middleware",
+        "langchain_core.language_models.fake_chat_models",
+        "langchain_core.messages",
+        "langchain_core.outputs",
+        "langchain_core.tools",
+        "pydantic",
+    ),
+    "properties/test_mcp.py": (
+        "anyio",
+        "mcp",
+        "mcp.shared.exceptions",
+        "mcp.server.lowlevel",
+        "mcp.server.stdio",
+        "mcp.server.subscriptions",
+        "mcp_types",
+    ),
+}
 # pytest would rewrite the asserts of Hypothesis's modules (a plugin's distribution) and warns
 # that it cannot, the parent having imported them; the tests' own asserts are still rewritten.
 QUIET = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
@@ -76,9 +102,18 @@ class _AutoloadBack:
             os.environ[AUTOLOAD] = self.previous
 
 
+# The Hypothesis profile a run with an example database loads: the conftest's, with the database
+# (and, to replay, only the reuse phase).
+GATE_PROFILE = "a13n-gate-run"
 # How often the parent looks for finished forks (seconds); their CPU time is read every
 # process.SAMPLE_SECONDS.
 POLL = 0.02
+
+
+def preloads_for(test_files: Iterable[str]) -> tuple[str, ...]:
+    """:data:`PRELOAD` and the modules :data:`PRELOAD_FOR` names for ``test_files``."""
+    extra = [name for file in sorted(set(test_files)) for name in PRELOAD_FOR.get(file, ())]
+    return (*PRELOAD, *extra)
 
 
 def preload(modules: Iterable[str] = PRELOAD) -> list[str]:
@@ -112,6 +147,144 @@ def _forget_the_gate() -> None:
     sys.modules["__main__"] = types.ModuleType("__main__")
 
 
+class _Outcomes:
+    """Each test's outcome as pytest reports it, written to ``path`` as JSON once the session
+    has finished; the run then ends there (``os._exit`` with the session's exit status):
+    what pytest does after it (plugins' unconfigure, a full garbage collection to find
+    unraisable exceptions, the JUnit writer this replaces) costs a twentieth of a CPU second a
+    run and can change no outcome the file holds.
+
+    A test is failed when any of its phases failed (setup, call or teardown), skipped when
+    its setup or call was skipped (an expected failure included) and did not fail, passed
+    otherwise; a collector that failed (an import error) is a failed entry under its own
+    node id.
+
+    With ``job.database`` the run's Hypothesis tests keep their failing examples in that
+    example database (a directory), and ``saved`` names each failed test whose failing
+    example is in it. With ``job.replay`` too, Hypothesis generates nothing: each test runs
+    the examples the database holds for it, and ``replayed`` names each test that ran at
+    least one and saw every one pass (none failed, none was invalid)."""
+
+    def __init__(self, path: Path, job: Job) -> None:
+        self.path = path
+        self.job = job
+        self.outcomes: dict[str, str] = {}
+        self.status: int | None = None
+        self.database: Any = None
+        self.saved: list[str] = []
+        self.current = ""
+        self.observed: dict[str, list[str]] = {}
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self) -> None:
+        if not self.job.database:
+            return
+        # The conftest has loaded its profile (an initial conftest); no test module, whose
+        # tests take the profile when they are defined, is imported yet.
+        from hypothesis import Phase, settings  # noqa: PLC0415 - preloaded
+        from hypothesis.database import DirectoryBasedExampleDatabase  # noqa: PLC0415
+
+        self.database = DirectoryBasedExampleDatabase(self.job.database)
+        changes: dict[str, Any] = {"database": self.database}
+        if self.job.replay:
+            changes["phases"] = (Phase.reuse,)
+            from hypothesis.internal import observability  # noqa: PLC0415
+
+            # Observations without the coverage Hypothesis would trace for them (a tracer
+            # slows the replayed examples down and is nothing the replay reads).
+            observability.OBSERVABILITY_COLLECT_COVERAGE = False
+            observability.add_observability_callback(self._observe, all_threads=True)
+        settings.register_profile(GATE_PROFILE, settings.default, **changes)
+        settings.load_profile(GATE_PROFILE)
+
+    def _observe(self, observation: Any, thread: int) -> None:
+        if observation.type == "test_case" and observation.metadata.phase == "reuse":
+            self.observed.setdefault(self.current, []).append(observation.status)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: Any) -> Any:
+        self.current = item.nodeid
+        try:
+            return (yield)
+        finally:
+            self.current = ""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: Any) -> Any:
+        report = yield
+        handle = getattr(getattr(item, "obj", None), "hypothesis", None)
+        if report.failed and self.database is not None and handle is not None:
+            from hypothesis.internal.reflection import function_digest  # noqa: PLC0415
+
+            # Hypothesis's key for the test (its digest of the test and its parameters).
+            if next(iter(self.database.fetch(function_digest(handle.inner_test))), None):
+                self.saved.append(report.nodeid)
+        return report
+
+    def pytest_collectreport(self, report: Any) -> None:
+        if report.failed:
+            self.outcomes[report.nodeid] = "failed"
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        now = self.outcomes.get(report.nodeid, "passed")
+        if report.failed:
+            now = "failed"
+        elif report.skipped and now != "failed":
+            now = "skipped"
+        self.outcomes[report.nodeid] = now
+
+    def pytest_sessionfinish(self, exitstatus: int) -> None:
+        self.status = int(exitstatus)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_unconfigure(self) -> None:
+        if self.status is None:  # no session ran (a usage error): pytest ends as it does
+            return
+        replayed = [
+            node
+            for node, statuses in self.observed.items()
+            if node and statuses and all(status == "passed" for status in statuses)
+        ]
+        record = {"outcomes": self.outcomes, "saved": self.saved, "replayed": replayed}
+        self.path.write_text(json.dumps(record), encoding="utf-8")
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(self.status)
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """What an :class:`_Outcomes` file says: the totals, and the tests whose failing example
+    the run saved and whose saved examples it replayed."""
+
+    junit: JUnit = field(default_factory=JUnit)
+    saved: frozenset[str] = frozenset()
+    replayed: frozenset[str] = frozenset()
+
+
+def read_outcomes(path: Path) -> Outcomes:
+    """The :class:`_Outcomes` file at ``path`` (all zero, not readable, when it is missing or
+    malformed: a run that wrote none ended before its session did)."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        outcomes = {str(node): str(state) for node, state in record["outcomes"].items()}
+        saved = frozenset(str(node) for node in record["saved"])
+        replayed = frozenset(str(node) for node in record["replayed"])
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return Outcomes()
+    states = list(outcomes.values())
+    junit = JUnit(
+        tests=len(states),
+        failures=states.count("failed"),
+        skipped=states.count("skipped"),
+        failed=tuple(node for node, state in outcomes.items() if state == "failed"),
+        readable=True,
+        passed=tuple(node for node, state in outcomes.items() if state == "passed"),
+    )
+    return Outcomes(junit, saved, replayed)
+
+
 @dataclass(frozen=True)
 class Job:
     """One pytest run: ``prepare(slot)`` builds its tree in worker slot ``slot`` (in the
@@ -124,6 +297,8 @@ class Job:
     cpu_seconds: float  # the CPU its process tree may use (process.Limits)
     env: Mapping[str, str] = field(default_factory=dict)
     stall_seconds: float = process.STALL_SECONDS  # no progress for this long: stopped
+    database: str = ""  # Hypothesis's example database for the run (a folder), if any
+    replay: bool = False  # run only the examples the database holds (_Outcomes)
 
     @property
     def limits(self) -> process.Limits:
@@ -143,13 +318,15 @@ class Done:
     tree: Path
     problem: str = ""  # the tree could not be prepared
     stopped: str = ""  # "cpu" or "stall" when the runner killed it (process.Limits)
+    saved: frozenset[str] = frozenset()  # failed tests whose failing example is saved
+    replayed: frozenset[str] = frozenset()  # tests whose saved examples ran and passed
 
     @property
     def timed_out(self) -> bool:
         return bool(self.stopped)
 
 
-def _child(job: Job, tree: Path, junit: Path) -> NoReturn:
+def _child(job: Job, tree: Path, results: Path) -> NoReturn:
     code = int(Exit.INTERNAL_ERROR)
     try:
         os.setsid()  # its own process group: a stop kills the tests' subprocesses too
@@ -182,8 +359,9 @@ def _child(job: Job, tree: Path, junit: Path) -> NoReturn:
 
         previous = os.environ.get(AUTOLOAD)
         os.environ[AUTOLOAD] = "1"
-        arguments = [*QUIET, *NO_XDIST, *PLUGINS, *job.arguments, f"--junitxml={junit}"]
-        code = int(pytest.main(arguments, plugins=[_AutoloadBack(previous)]))
+        arguments = [*QUIET, *NO_XDIST, *PLUGINS, *job.arguments]
+        plugins = [_AutoloadBack(previous), _Outcomes(results, job)]
+        code = int(pytest.main(arguments, plugins=plugins))
     except BaseException:  # a harness error is reported as pytest's internal error
         traceback.print_exc()
     finally:
@@ -214,15 +392,15 @@ def run_jobs(jobs: Iterable[Job], workers: int) -> list[Done]:
                 )
                 free.append(slot)
                 continue
-            junit = job.log.with_suffix(".junit.xml")
-            junit.unlink(missing_ok=True)
+            results = job.log.with_suffix(".outcomes.json")
+            results.unlink(missing_ok=True)
             sys.stdout.flush()
             sys.stderr.flush()
             gc.freeze()  # what the parent has made is never collected in a fork: no scan of it
             pid = os.fork()
             if pid == 0:
-                _child(job, tree, junit)
-            running[pid] = (job, slot, tree, junit, time.monotonic())
+                _child(job, tree, results)
+            running[pid] = (job, slot, tree, results, time.monotonic())
             watches[pid] = process.Watch(job.limits)
         if not running:
             continue
@@ -233,22 +411,25 @@ def run_jobs(jobs: Iterable[Job], workers: int) -> list[Done]:
                 _stop_spent(running, watches, stopped)
             time.sleep(POLL)
             continue
-        job, slot, tree, junit, started = running.pop(pid)
+        job, slot, tree, results, started = running.pop(pid)
         with contextlib.suppress(ProcessLookupError):  # subprocesses the tests left behind
             os.killpg(pid, signal.SIGKILL)
         free.append(slot)
         watches.pop(pid, None)
         reason = stopped.pop(pid, "")
         code = -1 if reason else os.waitstatus_to_exitcode(status)
+        outcomes = read_outcomes(results)
         done.append(
             Done(
                 job,
                 code,
                 time.monotonic() - started,
                 usage.ru_utime + usage.ru_stime,
-                read_junit(junit, tree),
+                outcomes.junit,
                 tree,
                 stopped=reason,
+                saved=outcomes.saved,
+                replayed=outcomes.replayed,
             )
         )
     return done

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from a13n_harness.context.render import framed_candidate
 from a13n_harness.context.tokens import LINE_START_EXCLUDED, TokenCounter, declares
 from a13n_harness.testing.controls import control_settings
-from a13n_harness.testing.strategies import hostile_text, skill_catalogs
+from a13n_harness.testing.strategies import _built_once, hostile_text, skill_catalogs
 
 __all__ = [
     "check_byte_bounded",
@@ -39,6 +39,11 @@ _CATALOG_ALPHABET = " \n-:ab.()&;<>/1"
 
 def texts(samples: Sequence[str] = ()) -> st.SearchStrategy[str]:
     """Hostile text, catalog-shaped text and slices of ``samples``."""
+    return _texts(tuple(samples))
+
+
+@_built_once
+def _texts(samples: tuple[str, ...]) -> st.SearchStrategy[str]:
     choices = [
         hostile_text(surrogates=False, max_size=200),
         st.text(alphabet=_CATALOG_ALPHABET, max_size=80),
@@ -81,6 +86,9 @@ def _starts_a_line(text: str) -> bool:
     return not text or not (text[0].isspace() or text[0] in LINE_START_EXCLUDED)
 
 
+_LINE_STARTS = st.characters(codec="utf-8").filter(_starts_a_line)
+
+
 @st.composite
 def line_pairs(draw: st.DrawFn, samples: Sequence[str] = ()) -> tuple[str, str]:
     """``(a, b)`` meeting ``line_additive``'s precondition.
@@ -112,7 +120,7 @@ def line_pairs(draw: st.DrawFn, samples: Sequence[str] = ()) -> tuple[str, str]:
         return a, rest[start:]
     a = draw(texts()) + "\n"
     b = draw(texts())
-    first = draw(st.characters(codec="utf-8").filter(_starts_a_line))
+    first = draw(_LINE_STARTS)
     return a, (first + b) if b else b
 
 

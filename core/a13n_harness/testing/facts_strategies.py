@@ -17,6 +17,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from a13n_harness.context.facts import MAX_GIT_COUNT, EnvironmentFacts, GitStatus
+from a13n_harness.testing.strategies import _built_once
 
 __all__ = [
     "FIRST_LOCAL_SECOND",
@@ -57,6 +58,7 @@ _HOSTILE_PIECES = (
 )
 
 
+@_built_once
 def local_instants() -> st.SearchStrategy[tuple[int, int]]:
     """``(epoch_seconds, offset)`` with the local second in years 1..9999."""
     local = st.one_of(
@@ -72,16 +74,19 @@ def local_instants() -> st.SearchStrategy[tuple[int, int]]:
     return st.tuples(local, offset).map(lambda pair: (pair[0] - pair[1], pair[1]))
 
 
+@_built_once
 def hostile_text(min_size: int = 0) -> st.SearchStrategy[str]:
     """Arbitrary text (lone surrogates included) salted with framing breakers."""
     piece = st.one_of(st.text(), st.sampled_from(_HOSTILE_PIECES))
     return st.lists(piece, max_size=6).map("".join).filter(lambda s: len(s) >= min_size)
 
 
+@_built_once
 def _counts() -> st.SearchStrategy[int]:
     return st.one_of(st.integers(0, 10), st.integers(0, MAX_GIT_COUNT))
 
 
+@_built_once
 def git_statuses() -> st.SearchStrategy[GitStatus]:
     """Any :class:`GitStatus`: hostile names, counts up to ``2**64 - 1``."""
     return st.builds(
@@ -98,6 +103,7 @@ def git_statuses() -> st.SearchStrategy[GitStatus]:
     )
 
 
+@_built_once
 def environment_facts() -> st.SearchStrategy[EnvironmentFacts]:
     """Any :class:`EnvironmentFacts`, every text field hostile."""
     return st.builds(
@@ -111,6 +117,7 @@ def environment_facts() -> st.SearchStrategy[EnvironmentFacts]:
     )
 
 
+@_built_once
 def git_paths() -> st.SearchStrategy[bytes]:
     """A non-empty path as git prints it under ``-z``: any bytes but NUL."""
     hostile = st.sampled_from(
@@ -126,8 +133,10 @@ _XY_LETTERS = ".MTADRCU"
 @st.composite
 def porcelain_outputs(draw: st.DrawFn) -> tuple[bytes, GitStatus]:
     """Well-formed porcelain v2 output and the status it must parse to."""
-    branch = draw(st.none() | st.binary(min_size=1, max_size=10).filter(_header_value_ok))
-    upstream = draw(st.none() | st.binary(min_size=1, max_size=10).filter(_header_value_ok))
+    # The strategies drawn from are built once (``_PORCELAIN``), not at every draw.
+    header, record_count, kinds, xys = _PORCELAIN
+    branch = draw(header)
+    upstream = draw(header)
     ahead = behind = 0
     records = [b"# branch.oid " + _OID.encode()]
     records.append(b"# branch.head " + (b"(detached)" if branch is None else branch))
@@ -137,11 +146,11 @@ def porcelain_outputs(draw: st.DrawFn) -> tuple[bytes, GitStatus]:
             ahead, behind = draw(_counts()), draw(_counts())
             records.append(f"# branch.ab +{ahead} -{behind}".encode())
     staged = unstaged = untracked = conflicted = renamed = 0
-    for _ in range(draw(st.integers(0, 8))):
-        kind = draw(st.sampled_from("12u?!"))
+    for _ in range(draw(record_count)):
+        kind = draw(kinds)
         path = draw(git_paths())
         if kind in "12":
-            xy = draw(st.text(_XY_LETTERS, min_size=2, max_size=2))
+            xy = draw(xys)
             staged += xy[0] != "."
             unstaged += xy[1] != "."
             head = f"{kind} {xy} N... 100644 100644 100644 {_OID} {_OID} "
@@ -174,3 +183,11 @@ def porcelain_outputs(draw: st.DrawFn) -> tuple[bytes, GitStatus]:
 
 def _header_value_ok(value: bytes) -> bool:
     return b"\0" not in value and value != b"(detached)"
+
+
+_PORCELAIN = (
+    st.none() | st.binary(min_size=1, max_size=10).filter(_header_value_ok),
+    st.integers(0, 8),
+    st.sampled_from("12u?!"),
+    st.text(_XY_LETTERS, min_size=2, max_size=2),
+)

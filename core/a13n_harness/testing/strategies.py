@@ -7,6 +7,10 @@ closing tags) on purpose and often.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
 from hypothesis import strategies as st
 
 from a13n_harness.context.catalog import MAX_TOTAL, CatalogEntry, SkillCatalog
@@ -57,12 +61,34 @@ _HOSTILE_PIECES = (
     "é",
     "😀",
 )
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def _built_once(build: Callable[_P, _T]) -> Callable[_P, _T]:
+    """``build``, returning one strategy object for each set of arguments, however often it is
+    asked for (a composite asks at every draw): Hypothesis checks a strategy and works out its
+    properties once per object, which for a new object at each draw cost the properties more
+    CPU time than their own checks. The strategy drawn from is the same either way."""
+    cached: Callable[_P, _T] = functools.cache(build)  # type: ignore[assignment]
+
+    @functools.wraps(build)
+    def strategy(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        try:
+            return cached(*args, **kwargs)
+        except TypeError:  # an unhashable argument: built afresh, and Hypothesis judges it
+            return build(*args, **kwargs)
+
+    return strategy
+
+
 _ESCAPED_CHARS = st.one_of(*(st.integers(lo, hi).map(chr) for lo, hi in ESCAPED_RANGES))
 _ESCAPED_NON_SURROGATES = st.one_of(
     *(st.integers(lo, hi).map(chr) for lo, hi in ESCAPED_RANGES if lo != 0xD800)
 )
 
 
+@_built_once
 def hostile_text(
     *, surrogates: bool = True, min_size: int = 0, max_size: int = 40
 ) -> st.SearchStrategy[str]:
@@ -86,12 +112,14 @@ def hostile_text(
     )
 
 
+@_built_once
 def skill_names() -> st.SearchStrategy[str]:
     """Valid skill names: ``[a-z0-9]+(-[a-z0-9]+)*``, at most 64 characters."""
     word = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=10)
     return st.lists(word, min_size=1, max_size=6).map("-".join).filter(lambda s: len(s) <= 64)
 
 
+@_built_once
 def descriptions(max_size: int = 80) -> st.SearchStrategy[str]:
     """Valid catalog descriptions: non-empty, no lone surrogate, hostile content allowed."""
     return hostile_text(surrogates=False, min_size=1, max_size=max_size).filter(
@@ -99,6 +127,7 @@ def descriptions(max_size: int = 80) -> st.SearchStrategy[str]:
     )
 
 
+@_built_once
 def paths() -> st.SearchStrategy[str]:
     """Valid catalog ``file`` values: non-empty, no lone surrogate."""
     return st.one_of(
@@ -107,6 +136,7 @@ def paths() -> st.SearchStrategy[str]:
     )
 
 
+@_built_once
 def catalog_entries(*, tiny: bool = False) -> st.SearchStrategy[CatalogEntry]:
     """Valid :class:`CatalogEntry` values: hostile ones, and tiny ones.
 
@@ -122,6 +152,7 @@ def catalog_entries(*, tiny: bool = False) -> st.SearchStrategy[CatalogEntry]:
     return st.one_of(small, st.builds(CatalogEntry, skill_names(), descriptions(), paths()))
 
 
+@_built_once
 def unlisted_counts(listed: int = 0) -> st.SearchStrategy[int]:
     """Unlisted counts from 0 to the u64 boundary for ``listed`` entries."""
     top = MAX_TOTAL - listed
@@ -133,6 +164,27 @@ def unlisted_counts(listed: int = 0) -> st.SearchStrategy[int]:
     )
 
 
+@_built_once
+def _entry_lists(max_entries: int, tiny: bool) -> st.SearchStrategy[list[CatalogEntry]]:
+    return st.lists(catalog_entries(tiny=tiny), max_size=max_entries, unique_by=lambda e: e.name)
+
+
+@_built_once
+def _unlisted(listed: int, tiny: bool) -> st.SearchStrategy[int]:
+    return st.sampled_from([0, 0, 1]) if tiny else unlisted_counts(listed)
+
+
+@_built_once
+def _root_lists() -> st.SearchStrategy[list[str]]:
+    return st.lists(
+        st.one_of(
+            st.sampled_from(["/.agents/skills", "/.claude/skills/", "/workspace/.agents/skills"]),
+            hostile_text(surrogates=False, min_size=1, max_size=20),
+        ),
+        max_size=3,
+    )
+
+
 @st.composite
 def skill_catalogs(draw: st.DrawFn, max_entries: int = 12, *, tiny: bool = False) -> SkillCatalog:
     """Valid catalogs: sorted unique names, counts up to the u64 boundary, hostile roots.
@@ -140,25 +192,15 @@ def skill_catalogs(draw: st.DrawFn, max_entries: int = 12, *, tiny: bool = False
     ``tiny=True`` draws short entries and often no unlisted skill: the
     region where the framed size is not monotone in the number listed.
     """
-    entries = draw(
-        st.lists(catalog_entries(tiny=tiny), max_size=max_entries, unique_by=lambda e: e.name)
-    )
+    # The inner strategies are built once (``_built_once``), not at every catalog drawn.
+    entries = draw(_entry_lists(max_entries, tiny))
     entries.sort(key=lambda e: e.name)
-    unlisted = draw(st.sampled_from([0, 0, 1]) if tiny else unlisted_counts(len(entries)))
-    roots = draw(
-        st.lists(
-            st.one_of(
-                st.sampled_from(
-                    ["/.agents/skills", "/.claude/skills/", "/workspace/.agents/skills"]
-                ),
-                hostile_text(surrogates=False, min_size=1, max_size=20),
-            ),
-            max_size=3,
-        )
-    )
+    unlisted = draw(_unlisted(len(entries), tiny))
+    roots = draw(_root_lists())
     return SkillCatalog(tuple(entries), unlisted, tuple(roots))
 
 
+@_built_once
 def budgets(max_budget: int = 8192) -> st.SearchStrategy[int]:
     """Budgets from several ranges at once: below one entry, around the framing, up to a listing."""
     return st.one_of(
@@ -168,6 +210,7 @@ def budgets(max_budget: int = 8192) -> st.SearchStrategy[int]:
     )
 
 
+@_built_once
 def git_statuses() -> st.SearchStrategy[GitStatus]:
     """Any :class:`GitStatus` with u64 counts and hostile branch names."""
     count = st.one_of(st.integers(0, 5), st.integers(0, MAX_TOTAL))
@@ -175,6 +218,7 @@ def git_statuses() -> st.SearchStrategy[GitStatus]:
     return st.builds(GitStatus, name, name, count, count, count, count, count, count, count)
 
 
+@_built_once
 def environment_facts() -> st.SearchStrategy[EnvironmentFacts]:
     """Any :class:`EnvironmentFacts` whose strings are valid UTF-8 (hostile content allowed)."""
     text = hostile_text(surrogates=False, max_size=30)
