@@ -340,6 +340,8 @@ def test_the_edit_distance_is_the_plain_one_within_its_bound() -> None:
         ("descrptio", "description"),  # two edits of a long field
         ("nxmx", None),  # two edits of a short one (name) are too many
         ("nxme", "name"),  # one is not
+        ("mxdxl", "model"),  # five characters is long: two edits
+        ("hxoxs", "hooks"),
         ("dxallowed-tools", "allowed-tools"),  # two edits from both: the first field wins
         ("dsallowed-tools", "disallowed-tools"),  # the nearer field wins, wherever it is
         ("dallowed-tools", "allowed-tools"),
