@@ -323,11 +323,13 @@ def injected_defects(plan: Plan) -> Iterator[Step]:
         [
             sys.executable,
             "scripts/verify_mutants.py",
-            # Two at a time although the step counts as one core: a third of its wall time
-            # is defects waiting on their tests' timeouts (a blocking read, a hanging git),
-            # and the second worker fills it.
+            # Three at a time although the step counts as one core: four defects (a blocking
+            # read, a hanging git, a stale MCP scan) spend 20-35 s each waiting on their tests'
+            # no-progress stops at no CPU, 116 of the step's 255 worker-seconds; the other
+            # workers fill that time (quiet: 133 s wall at two beside the other steps, 99 at
+            # three alone).
             "--workers",
-            "2",
+            "3",
             "--json",
             plan.shown(summary),
             "--logs",
