@@ -5,7 +5,7 @@ its values as YAML delivers them, and in the body."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Set
+from collections.abc import Iterable, Iterator, Set
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -41,12 +41,16 @@ def _subtract(
     ranges: tuple[tuple[int, int], ...], removed: tuple[tuple[int, int], ...]
 ) -> tuple[tuple[int, int], ...]:
     """``ranges`` less every code point of ``removed`` (both inclusive range lists)."""
-    points = sorted(
+    return _runs(
         {p for lo, hi in ranges for p in range(lo, hi + 1)}
         - {p for lo, hi in removed for p in range(lo, hi + 1)}
     )
+
+
+def _runs(points: Iterable[int]) -> tuple[tuple[int, int], ...]:
+    """The code points ``points`` as inclusive ranges of consecutive ones, in order."""
     result: list[tuple[int, int]] = []
-    for point in points:
+    for point in sorted(points):
         if result and result[-1][1] == point - 1:
             result[-1] = (result[-1][0], point)
         else:
@@ -194,14 +198,8 @@ def _printable_hidden() -> re.Pattern[str]:
     """One character class of :func:`printable_escaped` (this Python's, so built on first
     use): the engine tests each character against it in C, where ``frozenset.isdisjoint``
     makes a string object of every character of the text."""
-    points = sorted(map(ord, printable_escaped()))
-    ranges: list[tuple[int, int]] = []
-    for point in points:
-        if ranges and ranges[-1][1] == point - 1:
-            ranges[-1] = (ranges[-1][0], point)
-        else:
-            ranges.append((point, point))
-    return re.compile(f"[{_class(tuple(ranges))}]" if ranges else "(?!)")
+    ranges = _runs(map(ord, printable_escaped()))
+    return re.compile(f"[{_class(ranges)}]" if ranges else "(?!)")
 
 
 # The ASCII characters that are text: tab, line ends and the printable ones.
