@@ -25,22 +25,41 @@ import tomllib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-mcp = pytest.importorskip("mcp", reason="the mcp extra (pip install -e '.[dev]')")
+from a13n_harness.cli import build_parser
+from a13n_harness.context.errors import DefinitionError
+from a13n_harness.context.render import HEADER
+from bounded import await_bounded, call_bounded, run_bounded, until
+from cli_run import CORE, run_here
 
-import anyio  # noqa: E402
-from mcp import Client, StdioServerParameters  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
-from mcp.shared.memory import create_client_server_memory_streams  # noqa: E402
+if TYPE_CHECKING:
+    import anyio
+    from mcp import Client, StdioServerParameters
+    from mcp.shared.exceptions import MCPError
+    from mcp.shared.memory import create_client_server_memory_streams
 
-from a13n_harness.cli import _mcp, build_parser  # noqa: E402
-from a13n_harness.context.errors import DefinitionError  # noqa: E402
-from a13n_harness.context.render import HEADER  # noqa: E402
-from bounded import await_bounded, call_bounded, run_bounded, until  # noqa: E402
-from cli_run import CORE, run_here  # noqa: E402
+    from a13n_harness.cli import _mcp
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _sdk() -> None:
+    """The MCP SDK and the command's server (which imports it), imported when this module's
+    first test runs, not at collection: every pytest-xdist worker collects every module, and
+    the SDK is 57 MB and a CPU second to import (three on a fresh clone, compiling it) in the
+    workers that never run these tests. Skipped without the extra."""
+    global anyio, Client, StdioServerParameters, MCPError  # noqa: PLW0603 - see above
+    global create_client_server_memory_streams, _mcp  # noqa: PLW0603
+    pytest.importorskip("mcp", reason="the mcp extra (pip install -e '.[dev]')")
+    import anyio  # noqa: PLC0415
+    from mcp import Client, StdioServerParameters  # noqa: PLC0415
+    from mcp.shared.exceptions import MCPError  # noqa: PLC0415
+    from mcp.shared.memory import create_client_server_memory_streams  # noqa: PLC0415
+
+    from a13n_harness.cli import _mcp  # noqa: PLC0415
+
 
 # CPU seconds of each session's whole exchange (this process and the server's; a session takes
 # about two): a server that spins or hangs fails the test instead of the suite, and a busy
