@@ -273,6 +273,61 @@ def test_the_properties_run_once_spread_by_xdist_and_the_corpus_replay_apart() -
     assert "-n" not in alone.command  # one worker: plain pytest, no xdist start-up
 
 
+# Holds both cores until the beside step has run: it waits (bounded) for that step's file.
+HOLDER = """
+import os, sys, time
+for _ in range(1200):
+    if os.path.exists(sys.argv[1]):
+        print("held", flush=True)
+        sys.exit(0)
+    time.sleep(0.05)
+sys.exit(1)
+"""
+# Says its niceness and leaves the file the holder waits for.
+BESIDE = """
+import os, sys
+print("nice", os.nice(0), flush=True)
+open(sys.argv[1], "w").close()
+"""
+
+
+def _gate_step(name: str, code: str, argument: Path, **kw: object) -> object:
+    from _gate.gate import Step  # noqa: PLC0415 - scripts/ is on the path above
+
+    return Step(
+        name,
+        [sys.executable, "-c", code, str(argument)],
+        60,
+        lambda outcome: 1,
+        "module:pytest",
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_a_short_check_runs_niced_beside_a_step_that_holds_every_core(tmp_path: Path) -> None:
+    """While a two-core step runs, the beside lane starts a step marked ``beside`` at
+    BESIDE_NICE more than the gate's niceness, and no other: the holder ends only once the
+    beside step has run, so a scheduler without the lane (or one that put the unmarked step
+    in it first) leaves it waiting until it gives up and fails."""
+    from _gate import gate  # noqa: PLC0415 - scripts/ is on the path above
+
+    done = tmp_path / "beside.done"
+    plain_done = tmp_path / "plain.done"
+    steps = [
+        _gate_step("holder", HOLDER, done, cores=2, estimate=100),
+        _gate_step("plain", BESIDE, plain_done, estimate=50),
+        _gate_step("short", BESIDE, done, estimate=10, beside=True),
+    ]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    results = gate.run_steps(steps, tmp_path, logs, 2)  # type: ignore[arg-type]
+    assert [r.status for r in results] == ["passed"] * 3, [r.note for r in results]
+    ours = os.nice(0)
+    said = {name: (logs / f"{name}.log").read_text(encoding="utf-8") for name in ("plain", "short")}
+    assert f"nice {min(19, ours + gate.BESIDE_NICE)}\n" in said["short"]
+    assert f"nice {ours}\n" in said["plain"]  # a normal slot: the gate's own priority
+
+
 HANGING_TEST = '''"""Hangs, with a subprocess of its own, whatever the code does."""
 import os
 import shutil

@@ -28,6 +28,12 @@ TAIL_LINES = 30
 STATIC = 0  # lint, format, types, import contracts, workflow schema: seconds each
 PREPARE = 1  # what the checks run against (the built wheel, in the wheel mode)
 CHECKS = 2  # properties, corpus, defects, fuzzing, CrossHair, mutmut
+# The beside lane's niceness. The properties keep about 1.6 of two cores busy (their tests wait
+# on children, on git, on deliberate stalls): a step at this niceness takes that idle CPU and
+# little else (a tenth of the weight of a normal process), while its own CPU budget and
+# progress backstop still hold (ten normal processes on two cores leave it about 6 CPU s in
+# five minutes, six times the backstop's one).
+BESIDE_NICE = 10
 
 
 @dataclass
@@ -60,6 +66,9 @@ class Step:
     junit: Path | None = None  # pytest's JUnit file: counts and the failed tests come from it
     estimate: float = 10.0  # expected seconds on two cores, to start the longest first
     cores: int = 1  # cores the step keeps busy (a step using two runs alone)
+    # A short single-core check that may also run in the beside lane: at BESIDE_NICE, next to
+    # steps that hold every core, taking the CPU they leave idle (a test waiting on a child).
+    beside: bool = False
     stage: int = 2  # STATIC, PREPARE or CHECKS: a stage starts when the one before it ended
     # The tree's core/ first on PYTHONPATH; False for a run against the installed wheel.
     source_tree: bool = True
@@ -159,9 +168,10 @@ def _read_tail(path: Path, lines: int) -> list[str]:
     return text.rstrip("\n").splitlines()[-lines:]
 
 
-def run_step(step: Step, root: Path, logs: Path) -> Result:
-    """Run one step with its output in its log; fail it on a missing tool, a spent CPU budget,
-    no progress, a non-zero exit, zero work or a problem its check reports."""
+def run_step(step: Step, root: Path, logs: Path, nice: int = 0) -> Result:
+    """Run one step with its output in its log (at niceness ``nice``); fail it on a missing
+    tool, a spent CPU budget, no progress, a non-zero exit, zero work or a problem its check
+    reports."""
     log = logs / f"{slug(step.name)}.log"
     rerun = rerun_command(step, root)
     shown_log = relative(str(log), root)
@@ -185,6 +195,7 @@ def run_step(step: Step, root: Path, logs: Path) -> Result:
                 "PYTEST_DEBUG_TEMPROOT": str(temp_root(root, step.name)),
             },
             log=sink,
+            nice=nice,
         )
         if finished.error:
             sink.write(f"could not start: {finished.error}\n")
@@ -272,24 +283,30 @@ def _run_stage(
     steps: list[Step], order: list[int], root: Path, logs: Path, jobs: int, *, stop_early: bool
 ) -> dict[int, Result]:
     """Run the steps at ``order`` (that order of starting) on ``jobs`` cores; with
-    ``stop_early`` nothing more starts once one failed (those left are reported not run)."""
+    ``stop_early`` nothing more starts once one failed (those left are reported not run).
+
+    Beside the ``jobs`` cores runs one more lane, for steps marked ``beside`` only, at
+    :data:`BESIDE_NICE`: while the properties hold both cores it takes the CPU their waits
+    leave, so the short checks are done by the time the cores are free again."""
     results: dict[int, Result] = {}
     free = jobs
+    beside_free = 1
     lock = threading.Condition()
     threads = []
     first_failure: list[str] = []
 
-    def work(index: int, cores: int) -> None:
-        nonlocal free
+    def work(index: int, cores: int, nice: int) -> None:
+        nonlocal free, beside_free
         step = steps[index]
-        print(f"[{_stamp()}] start  {step.name}", flush=True)
+        shown = f"{step.name} (beside)" if nice else step.name
+        print(f"[{_stamp()}] start  {shown}", flush=True)
         try:
-            result = run_step(step, root, logs)
+            result = run_step(step, root, logs, nice)
         except Exception as error:  # a harness bug must fail the step, not hang the gate
             result = Result(step.name, "failed", 0.0, 0, f"harness error: {error!r}", {})
         extra = f"  ({result.note})" if result.note else ""
         print(
-            f"[{_stamp()}] {result.status:<6} {step.name}  {result.seconds:.1f}s  "
+            f"[{_stamp()}] {result.status:<6} {shown}  {result.seconds:.1f}s  "
             f"count {result.count}{extra}",
             flush=True,
         )
@@ -297,7 +314,10 @@ def _run_stage(
             results[index] = result
             if result.status == "failed" and not first_failure:
                 first_failure.append(step.name)
-            free += cores
+            if nice:
+                beside_free += 1
+            else:
+                free += cores
             lock.notify_all()
 
     with lock:
@@ -308,13 +328,20 @@ def _run_stage(
                     results[index] = not_run(steps[index], first_failure[0])
                 break
             chosen = next((i for i in pending if min(steps[i].cores, jobs) <= free), None)
+            nice = 0
+            if chosen is None and beside_free:
+                chosen = next((i for i in pending if steps[i].beside), None)
+                nice = BESIDE_NICE
             if chosen is None:
                 lock.wait()
                 continue
             pending.remove(chosen)
             cores = min(steps[chosen].cores, jobs)
-            free -= cores
-            thread = threading.Thread(target=work, args=(chosen, cores))
+            if nice:
+                beside_free -= 1
+            else:
+                free -= cores
+            thread = threading.Thread(target=work, args=(chosen, cores, nice))
             thread.start()
             threads.append(thread)
     for thread in threads:
