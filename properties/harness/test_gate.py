@@ -431,6 +431,49 @@ def test_forked_runs_keep_their_bytecode_in_the_verifiers_prefix(bare: Scratch) 
     assert list(prefix.rglob("test_prefix*.pyc")), "nothing compiled into the prefix"
 
 
+FAILING_PROPERTY = """
+from hypothesis import given, strategies as st
+
+
+@given(st.integers(0, 1000))
+def test_small(n):
+    assert n < 500
+"""
+PATCH_RUN = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from _gate import warm
+tree = Path(sys.argv[2])
+if sys.argv[3] == "with-patches":  # the control: Hypothesis's plugin left to write its patch
+    class Nothing:
+        pass
+    warm._NoPatch = Nothing
+job = warm.Job("patch", ("-q", "-p", "no:cacheprovider", "properties/test_failing.py"),
+               lambda slot: tree, tree / "run.log", 60, database=str(tree / "examples"))
+(done,) = warm.run_jobs([job], 1)
+print(done.exit_code, sorted(done.junit.failed), sorted(done.saved))
+"""
+
+
+@pytest.mark.parametrize("plugin", ["dropped", "with-patches"])
+def test_forked_runs_write_no_hypothesis_patch_and_keep_the_failing_example(
+    bare: Scratch, plugin: str
+) -> None:
+    """A Hypothesis test failing in a forked run fails as before, its example saved for the
+    replay, but Hypothesis's plugin writes no source patch for it (libcst's import and parse
+    of the test module, a quarter CPU second a kill and more). The control: with the plugin
+    that drops the example replaced by one doing nothing, the patch is written, so the check
+    can see it."""
+    (bare.root / "properties" / "test_failing.py").write_text(FAILING_PROPERTY, encoding="utf-8")
+    result = bare.run("-c", PATCH_RUN, str(REPO / "scripts"), str(bare.root), plugin)
+    node = "properties/test_failing.py::test_small"
+    log = (bare.root / "run.log").read_text(encoding="utf-8")
+    assert result.stdout.strip() == f"1 ['{node}'] ['{node}']", result.stdout + result.stderr + log
+    patches = list(Path(f"{bare.root}.hypothesis").rglob("*.patch"))
+    assert bool(patches) == (plugin == "with-patches"), patches
+
+
 def test_an_untested_series_of_a_private_api_stops_with_a_clear_message() -> None:
     """The harness patches mutmut's private API and calls a Hypothesis internal: another
     series ends the script with a message naming the version, the uses and the fix."""
