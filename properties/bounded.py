@@ -51,7 +51,8 @@ T = TypeVar("T")
 # CPU-bound one still gets three CPU seconds of it at load 20 on two cores (six in the gate
 # beside eight busy loops). Short, because a hang is how many injected defects show: it fails
 # the test (a kill) in half a minute, well under the defect verifier's two-minute stop of a
-# run it takes for hung (scripts/_gate/defects.py STALL_SECONDS), which is no kill.
+# run it takes for hung (scripts/_gate/defects.py STALL_SECONDS), which is no kill. A blocked
+# tree (nothing runs at all) is stopped sooner still, by IDLE_SECONDS.
 STALL_SECONDS = 30.0
 # No task of the waited-on tree ran at all in this much wall time: stopped (``idle``). Healthy
 # waits sleep at most 3 s (a harness control's nap; the library's git timeouts in tests are
