@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from bounded import wait_bounded
 from harness.scratch import REPO, Scratch, bounded
 
 if str(REPO / "scripts") not in sys.path:
@@ -206,6 +208,33 @@ def test_the_looks_at_a_tree_see_a_task_run_and_leave_out_the_looking_thread() -
     finally:
         stop.set()
         gate.release()
+
+
+def test_a_look_at_a_spinning_child_sees_it_runnable_and_at_a_sleeping_one_does_not() -> None:
+    """A process in an endless loop is running or waiting for a core whenever it is looked at
+    (state R): ``tree_activity`` says busy, so the idle stop never counts its time, however
+    few turns the machine gives it. A sleeping one is not busy."""
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        looks = [process.tree_activity([spinner.pid]) for _ in range(5)]
+        if looks[0] is None:
+            pytest.skip("no /proc schedstat here: the idle stop is off")
+        assert all(look is not None and look[1] for look in looks)
+        never = threading.Event()
+
+        def asleep(seconds: float) -> bool:  # once its start-up is over
+            quiet = process.tree_activity([sleeper.pid])
+            if quiet is not None and not quiet[1]:
+                return True
+            never.wait(seconds)
+            return False
+
+        assert wait_bounded(asleep, cpu_seconds=10) == ""
+    finally:
+        for child in (spinner, sleeper):
+            child.kill()
+            child.wait()
 
 
 def test_crosshair_budgets_each_condition_in_cpu_seconds() -> None:

@@ -154,13 +154,20 @@ def preload(modules: Iterable[str] = PRELOAD) -> list[str]:
     return loaded
 
 
+# The folder the parent found ``_gate`` in (the verifier's ``scripts/``, first on its path).
+_SCRIPTS = Path(__file__).resolve().parent.parent
+
+
 def _forget_the_gate() -> None:
-    """Leave in ``sys.modules`` what ``python -m pytest`` would have: Hypothesis draws
-    constants from the project's own loaded modules, and the gate's are not the project's."""
+    """Leave in ``sys.modules`` and ``sys.path`` what ``python -m pytest`` would have:
+    Hypothesis draws constants from the project's own loaded modules, and the gate's are not
+    the project's; a test that imports the gate (``scripts/`` put on the path by the test)
+    gets the run's tree's copy, with a defect planted in it, not the parent's."""
     for name in list(sys.modules):
         if name == "_gate" or name.startswith("_gate."):
             del sys.modules[name]
     sys.modules["__main__"] = types.ModuleType("__main__")
+    sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _SCRIPTS]
 
 
 class _Outcomes:
