@@ -390,9 +390,10 @@ def test_catalog_of_the_demo_workspace() -> None:
 
 
 def test_catalog_equals_rendering_the_demo_manifest() -> None:
+    """Two commands' decisions compared, in this process (``run_here``): twelve runs."""
     for budget in ("0", "60", "400", "700", "2183", "2184"):
-        catalog = run("catalog", DEMO, "--budget-bytes", budget)
-        rendered = run("render-manifest", DEMO_MANIFEST, "--budget-bytes", budget)
+        catalog = run_here("catalog", DEMO, "--budget-bytes", budget)
+        rendered = run_here("render-manifest", DEMO_MANIFEST, "--budget-bytes", budget)
         assert catalog.stdout == rendered.stdout
         assert catalog.stderr.splitlines()[-1] == rendered.stderr.splitlines()[-1]
 

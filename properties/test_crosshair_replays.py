@@ -9,17 +9,47 @@ matter most are checked here directly through the same wrapper functions and con
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import re
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from a13n_harness.context.catalog import MAX_TOTAL
 
-# Beside this file, not a package: pytest puts properties/ on sys.path.
-contracts = importlib.import_module("crosshair_contracts")
-core = importlib.import_module("crosshair_core")
+# The two contract modules, imported by this module's first test, not at collection: they
+# import CrossHair and z3 (40 MB, a third of a CPU second; three on a fresh clone, compiling
+# them), which every pytest-xdist worker would import for tests one of them runs.
+contracts: ModuleType
+core: ModuleType
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _contract_modules() -> None:
+    global contracts, core  # noqa: PLW0603 - see above
+    # Beside this file, not a package: pytest puts properties/ on sys.path.
+    contracts = importlib.import_module("crosshair_contracts")
+    core = importlib.import_module("crosshair_core")
+
+
+def _table_lengths(*names: str) -> dict[str, int]:
+    """How many values each of ``crosshair_core``'s tuples ``names`` holds, read from its
+    source (the boundary inputs below index those tables, and are listed at collection)."""
+    source = (Path(__file__).resolve().parent / "crosshair_core.py").read_text(encoding="utf-8")
+    found = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = ast.unparse(node.targets[0])
+            if target in names and isinstance(node.value, ast.Tuple):
+                found[target] = len(node.value.elts)
+    assert set(found) == set(names), f"crosshair_core.py's tables moved: {found}"
+    return found
+
+
+TABLES = _table_lengths("CWDS", "AHEADS", "NAMES")
 
 # (function name, positional arguments) of each counterexample CrossHair reported.
 REPLAYS: list[tuple[str, tuple[object, ...]]] = []
@@ -76,7 +106,7 @@ CORE_BOUNDARY: list[tuple[str, tuple[object, ...]]] = [
     *[("verify_contract", (5, 30, b, f)) for b in (0, 250, 600) for f in (False, True)],
     *[("counted_contract", (5, 30, 2, b)) for b in range(0, 601, 100)],
     *[("declares_contract", (c,)) for c in range(5)],
-    *[("facts_contract", (c, a)) for c in range(len(core.CWDS)) for a in range(len(core.AHEADS))],
+    *[("facts_contract", (c, a)) for c in range(TABLES["CWDS"]) for a in range(TABLES["AHEADS"])],
     *[("git_status_contract", (d,)) for d in (b"", b"\x00", b"# branch.head main\x00")],
     *[("parse_contract", (d,)) for d in (b"", b"---\n", b"---\nname: a\n---\n", b"\xff---")],
     *[("span_contract", (d,)) for d in (b"", b"---\n---", b"\xef\xbb\xbf---\nx\n---\nb", b"---")],
@@ -84,12 +114,12 @@ CORE_BOUNDARY: list[tuple[str, tuple[object, ...]]] = [
     *[("check_document_contract", (d,)) for d in (b"", b"---\nname: alpha\n---\n", b"\xfe")],
     *[("rule_contract", (c,)) for c in ("", "yaml_syntax", "skill_frontmatter_invalid")],
     ("rules_document_contract", ()),
-    *[("manifest_contract", (0, 3, 2, c)) for c in range(len(core.CWDS))],
+    *[("manifest_contract", (0, 3, 2, c)) for c in range(TABLES["CWDS"])],
     *[("publish_contract", (5, 20, m)) for m in range(0, 701, 50)],
     *[("body_codec_contract", (b,)) for b in ("", "a<b&c\r\n", "\ud800\u2028\t\n", "\r\r\n")],
     *[("activation_body_contract", (b, c)) for b in ("", "a\nb", "a\r\nb\n") for c in (0, 1)],
     *[("activation_contract", ("x\ny", b)) for b in range(0, 401, 40)],
-    *[("repeat_contract", (c,)) for c in range(len(core.NAMES))],
+    *[("repeat_contract", (c,)) for c in range(TABLES["NAMES"])],
 ]
 
 
@@ -142,3 +172,9 @@ def test_contract_holds(name: str, args: tuple[object, ...]) -> None:
     assert posts
     for condition in posts:
         assert eval(condition, scope), condition
+
+
+def test_the_boundary_inputs_index_the_tables_the_contracts_use() -> None:
+    """The lengths read from the source at collection are the modules' own tables'."""
+    for name, length in TABLES.items():
+        assert length == len(getattr(core, name)), name

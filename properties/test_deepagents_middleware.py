@@ -20,15 +20,10 @@ from langchain_core.messages import AIMessage
 
 from a13n_harness.context.errors import DefinitionError
 from a13n_harness.integrations.langchain import SkillsMiddleware
-from test_langchain_middleware import (
-    _Run,
-    _system_text,
-    fake_model,
-    run,
-    workspace,
-)
+from langchain_agent import fake_model, system_text
+from test_langchain_middleware import _langchain, _Run, run, workspace
 
-__all__ = ["run", "workspace"]  # fixtures, imported for pytest
+__all__ = ["_langchain", "run", "workspace"]  # fixtures, imported for pytest
 
 
 def _deep_agent(model: Any, run: _Run) -> Any:
@@ -42,7 +37,7 @@ def test_the_block_is_in_the_deep_agent_prompt(run: _Run) -> None:
     model = fake_model(AIMessage(content="done"))
     _deep_agent(model, run).invoke({"messages": [("user", "Review.")]})
     assert run.prepared is not None
-    assert run.prepared.instructions in _system_text(model.calls[0])
+    assert run.prepared.instructions in system_text(model.calls[0])
 
 
 def _route_change(run: _Run) -> tuple[str | None, int]:

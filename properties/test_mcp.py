@@ -1,8 +1,12 @@
 """``a13n-skills mcp``: the certified skills over the Model Context Protocol (SPEC §10).
 
-Every session starts the server as a subprocess (``python -m a13n_harness.cli mcp WORKSPACE``)
-and drives it with the official SDK's own client over stdio (what the command refuses before
-it serves, and the block it must serve, are run in process). What is pinned: the catalog
+Each session serves the state ``a13n-skills mcp WORKSPACE OPTIONS`` builds (the command run in
+this process up to where it would serve) through the command's own ``serve`` on in-memory
+streams, driven by the official SDK's own client over JSON-RPC: the same messages stdio
+carries, without an interpreter started (and the SDK imported again) for each session. The
+process boundary keeps sessions of its own: the certified-block test's first session runs
+``python -m a13n_harness.cli mcp`` and talks to it over its stdin and stdout, and the command
+ends when its stdin does. What is pinned: the catalog
 resource and prompt are the certified block; hostile skills stay inert; a
 ``read_skill_resource`` path that leaves the skill's folder, a link, a FIFO, a folder or a
 missing file is a coded tool error, never a hang; a change of the checkout is rescanned and
@@ -17,26 +21,45 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 import tomllib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-mcp = pytest.importorskip("mcp", reason="the mcp extra (pip install -e '.[dev]')")
+from a13n_harness.cli import build_parser
+from a13n_harness.context.errors import DefinitionError
+from a13n_harness.context.render import HEADER
+from bounded import await_bounded, call_bounded, run_bounded, until
+from cli_run import CORE, run_here
 
-import anyio  # noqa: E402
-from mcp import Client, StdioServerParameters  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
+if TYPE_CHECKING:
+    import anyio
+    from mcp import Client, StdioServerParameters
+    from mcp.shared.exceptions import MCPError
+    from mcp.shared.memory import create_client_server_memory_streams
 
-from a13n_harness.cli import _mcp, build_parser  # noqa: E402
-from a13n_harness.context.errors import DefinitionError  # noqa: E402
-from a13n_harness.context.render import HEADER  # noqa: E402
-from bounded import await_bounded, run_bounded, until  # noqa: E402
-from cli_run import CORE, run_here  # noqa: E402
+    from a13n_harness.cli import _mcp
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _sdk() -> None:
+    """The MCP SDK and the command's server (which imports it), imported when this module's
+    first test runs, not at collection: every pytest-xdist worker collects every module, and
+    the SDK is 57 MB and a CPU second to import (three on a fresh clone, compiling it) in the
+    workers that never run these tests. Skipped without the extra."""
+    global anyio, Client, StdioServerParameters, MCPError  # noqa: PLW0603 - see above
+    global create_client_server_memory_streams, _mcp  # noqa: PLW0603
+    pytest.importorskip("mcp", reason="the mcp extra (pip install -e '.[dev]')")
+    import anyio  # noqa: PLC0415
+    from mcp import Client, StdioServerParameters  # noqa: PLC0415
+    from mcp.shared.exceptions import MCPError  # noqa: PLC0415
+    from mcp.shared.memory import create_client_server_memory_streams  # noqa: PLC0415
+
+    from a13n_harness.cli import _mcp  # noqa: PLC0415
+
 
 # CPU seconds of each session's whole exchange (this process and the server's; a session takes
 # about two): a server that spins or hangs fails the test instead of the suite, and a busy
@@ -67,26 +90,34 @@ def _workspace(base: Path) -> Path:
 
 
 # A server that keeps its first scan forever: the negative control of the stale checks.
-STALE_SERVER = textwrap.dedent(
-    """
-    import sys
-    from a13n_harness.cli import _mcp, main
+def _keep_first_scan(state: _mcp.SkillsServer) -> None:
+    original = state.refresh
 
-    original = _mcp.SkillsServer.refresh
+    async def first_scan_forever() -> _mcp.Scan:
+        if state._scan.number:
+            return state._scan
+        return await original()
 
-    async def first_scan_forever(self):
-        if self._scan.number:
-            return self._scan
-        return await original(self)
-
-    async def nothing_moved(self, scan):
+    async def nothing_moved(scan: object) -> None:
         return None
 
-    _mcp.SkillsServer.refresh = first_scan_forever
-    _mcp.SkillsServer._require_unchanged = nothing_moved
-    raise SystemExit(main(["mcp", *sys.argv[1:]]))
-    """
-)
+    state.refresh = first_scan_forever  # type: ignore[method-assign]
+    state._require_unchanged = nothing_moved  # type: ignore[method-assign]
+
+
+def _served_state(workspace: Path, options: tuple[str, ...]) -> _mcp.SkillsServer:
+    """The state ``a13n-skills mcp WORKSPACE OPTIONS`` would serve: the command run in this
+    process (``cli_run.run_here``) with its last step, serving on stdin and stdout, held."""
+    held: list[_mcp.SkillsServer] = []
+    original = _mcp.run
+    _mcp.run = held.append  # type: ignore[assignment]
+    try:
+        result = run_here("mcp", str(workspace), *options)
+    finally:
+        _mcp.run = original
+    assert result.returncode == 0, result.stderr
+    (state,) = held
+    return state
 
 
 class Session:
@@ -116,8 +147,15 @@ class Session:
 
 @asynccontextmanager
 async def _session(
-    workspace: Path, *, stale: bool = False, mode: str = "legacy", options: tuple[str, ...] = ()
+    workspace: Path,
+    *,
+    stale: bool = False,
+    mode: str = "legacy",
+    options: tuple[str, ...] = (),
+    process: bool = False,
 ) -> AsyncIterator[Session]:
+    """A client session with the server of ``a13n-skills mcp WORKSPACE OPTIONS``: in this
+    process on in-memory streams, or (``process``) the command in a child over stdio."""
     notes: list[str] = []
 
     async def on_message(message: object) -> None:
@@ -126,23 +164,46 @@ async def _session(
         if isinstance(method, str):
             notes.append(method)
 
-    args = ["-c", STALE_SERVER] if stale else ["-m", "a13n_harness.cli", "mcp"]
-    parameters = StdioServerParameters(
-        command=sys.executable,
-        args=[*args, str(workspace), *options],
-        env={**os.environ, "PYTHONPATH": str(CORE)},
-    )
-    client = Client(parameters, mode=mode, message_handler=on_message, cache=None)
-    async with client:
-        yield Session(client, notes)
+    if process:
+        assert not stale, "the stale server is patched in this process"
+        parameters = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "a13n_harness.cli", "mcp", str(workspace), *options],
+            env={**os.environ, "PYTHONPATH": str(CORE)},
+        )
+        async with Client(parameters, mode=mode, message_handler=on_message, cache=None) as client:
+            yield Session(client, notes)
+        return
+    state = _served_state(workspace, options)
+    if stale:
+        _keep_first_scan(state)
+
+    @asynccontextmanager
+    async def given(streams: Any) -> AsyncIterator[Any]:
+        yield streams
+
+    streams = create_client_server_memory_streams()
+    async with streams as (mine, its), anyio.create_task_group() as server:
+        server.start_soon(_mcp.serve, state, lambda: given(its))
+        client = Client(given(mine), mode=mode, message_handler=on_message, cache=None)
+        async with client:
+            yield Session(client, notes)
+        # The client's end closed, as a host closes the command's stdin: the server's run
+        # ends on it, and ``serve`` stops its watch and returns.
+        await mine[1].aclose()
 
 
 def _run(scenario: Callable[[], Awaitable[None]]) -> None:
     async def bounded() -> None:
         await await_bounded(scenario(), cpu_seconds=SESSION_CPU, what="the MCP session")
 
-    try:
+    def in_a_loop() -> None:
         anyio.run(bounded)
+
+    try:
+        # In a thread under a CPU budget of its own as well: the server shares the test's
+        # event loop, so a handler that never yields would keep await_bounded from looking.
+        call_bounded(in_a_loop, cpu_seconds=SESSION_CPU + 10, what="the MCP session's loop")
     except BaseExceptionGroup as group:  # the client's task groups wrap what the test raised
         leaf: BaseException = group
         while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
@@ -180,7 +241,7 @@ def test_the_catalog_resource_and_prompt_are_the_certified_block(tmp_path: Path)
     assert small != block
 
     async def scenario() -> None:
-        async with _session(workspace) as session:
+        async with _session(workspace, process=True) as session:  # the command over stdio
             assert await session.catalog() == block
             prompt = await session.client.get_prompt(_mcp.CATALOG_PROMPT)
             assert prompt.messages[0].content.text == block  # type: ignore[union-attr]

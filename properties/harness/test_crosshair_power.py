@@ -23,7 +23,6 @@ from harness.scratch import REPO, bounded
 
 sys.path.insert(0, str(REPO / "properties"))
 from _gate.steps import CONTRACTS, QUICK_OPTIONS
-from crosshair_contracts import encode_contract
 
 ESCAPE = '.replace(">", "&gt;")'
 # CPU s: CrossHair's start, and the contract's conditions at the step's budget each.
@@ -44,6 +43,10 @@ def broken_core(tmp_path: Path) -> Path:
 @pytest.mark.environment  # CrossHair's search run for real (17 CPU s): --full runs it
 def test_the_crosshair_step_refutes_the_encoder_leaving_a_bracket_raw(tmp_path: Path) -> None:
     pytest.importorskip("crosshair")
+    # Here, not at collection: the contracts import CrossHair (and z3), which every
+    # pytest-xdist worker would import for this one test of --full.
+    from crosshair_contracts import encode_contract  # noqa: PLC0415
+
     core = broken_core(tmp_path)
     line = inspect.getsourcelines(encode_contract)[1]
     environment = {

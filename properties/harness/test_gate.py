@@ -382,6 +382,115 @@ def test_the_properties_run_once_spread_by_xdist_and_the_corpus_replay_apart() -
     assert "-n" not in alone.command  # one worker: plain pytest, no xdist start-up
 
 
+# Holds both cores until the beside step has run: it waits (bounded) for that step's file.
+HOLDER = """
+import os, sys, time
+for _ in range(1200):
+    if os.path.exists(sys.argv[1]):
+        print("held", flush=True)
+        sys.exit(0)
+    time.sleep(0.05)
+sys.exit(1)
+"""
+# Says its niceness and leaves the file the holder waits for.
+BESIDE = """
+import os, sys
+print("nice", os.nice(0), flush=True)
+open(sys.argv[1], "w").close()
+"""
+
+
+def _gate_step(name: str, code: str, argument: Path, **kw: object) -> object:
+    from _gate.gate import Step  # noqa: PLC0415 - scripts/ is on the path above
+
+    return Step(
+        name,
+        [sys.executable, "-c", code, str(argument)],
+        60,
+        lambda outcome: 1,
+        "module:pytest",
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_a_short_check_runs_niced_beside_a_step_that_holds_every_core(tmp_path: Path) -> None:
+    """While a two-core step runs, the beside lane starts a step marked ``beside`` at
+    BESIDE_NICE more than the gate's niceness, and no other: the holder ends only once the
+    beside step has run, so a scheduler without the lane (or one that put the unmarked step
+    in it first) leaves it waiting until it gives up and fails."""
+    from _gate import gate  # noqa: PLC0415 - scripts/ is on the path above
+
+    done = tmp_path / "beside.done"
+    plain_done = tmp_path / "plain.done"
+    steps = [
+        _gate_step("holder", HOLDER, done, cores=2, estimate=100),
+        _gate_step("plain", BESIDE, plain_done, estimate=50),
+        _gate_step("short", BESIDE, done, estimate=10, beside=True),
+    ]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    results = gate.run_steps(steps, tmp_path, logs, 2)  # type: ignore[arg-type]
+    assert [r.status for r in results] == ["passed"] * 3, [r.note for r in results]
+    ours = os.nice(0)
+    said = {name: (logs / f"{name}.log").read_text(encoding="utf-8") for name in ("plain", "short")}
+    assert f"nice {min(19, ours + gate.BESIDE_NICE)}\n" in said["short"]
+    assert f"nice {ours}\n" in said["plain"]  # a normal slot: the gate's own priority
+
+
+# A static step that waits (bounded) for the early check's file, then fails when a check
+# that is not early has run already.
+SLOW_STATIC = """
+import os, sys, time
+for _ in range(1200):
+    if os.path.exists(sys.argv[1]):
+        sys.exit(1 if os.path.exists(sys.argv[1] + ".late") else 0)
+    time.sleep(0.05)
+sys.exit(1)
+"""
+# Leaves its file, then exits with the code its name's last character says.
+MARKER = """
+import os, sys
+print("nice", os.nice(0), flush=True)
+open(sys.argv[1], "w").close()
+sys.exit(int(sys.argv[2]))
+"""
+
+
+@pytest.mark.parametrize("early_exit", [0, 1])
+def test_an_early_check_runs_beside_the_static_stage_and_its_failure_is_a_checks(
+    tmp_path: Path, early_exit: int
+) -> None:
+    """A check marked ``early`` runs in the beside lane while a slow static step runs (the
+    static step waits for it), a check that is not early only after the static stage (the
+    static step fails if that one ran first); an early check that fails is a failed check,
+    it does not stop the gate before its checks."""
+    from _gate import gate  # noqa: PLC0415 - scripts/ is on the path above
+
+    done = tmp_path / "early.done"
+
+    def marker(name: str, path: Path, code: int, **kw: object) -> object:
+        made = _gate_step(name, MARKER, path, **kw)
+        made.command.append(str(code))  # type: ignore[attr-defined]
+        return made
+
+    steps = [
+        _gate_step("types", SLOW_STATIC, done, stage=gate.STATIC, estimate=20),
+        marker("style", tmp_path / "style.done", 0, stage=gate.STATIC, estimate=1),
+        marker("late", tmp_path / "early.done.late", 0, estimate=50, beside=True),
+        marker("smoke", done, early_exit, estimate=4, beside=True, early=True),
+    ]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    results = gate.run_steps(steps, tmp_path, logs, 2)  # type: ignore[arg-type]
+    statuses = [r.status for r in results]
+    assert statuses == ["passed", "passed", "passed", ["passed", "failed"][early_exit]], [
+        r.note for r in results
+    ]
+    ours = os.nice(0)
+    smoke = (logs / "smoke.log").read_text(encoding="utf-8")
+    assert f"nice {min(19, ours + gate.BESIDE_NICE)}\n" in smoke
+
+
 HANGING_TEST = '''"""Hangs, with a subprocess of its own, whatever the code does."""
 import os
 import shutil

@@ -11,7 +11,7 @@ import shlex
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +28,12 @@ TAIL_LINES = 30
 STATIC = 0  # lint, format, types, import contracts, workflow schema: seconds each
 PREPARE = 1  # what the checks run against (the built wheel, in the wheel mode)
 CHECKS = 2  # properties, corpus, defects, fuzzing, CrossHair, mutmut
+# The beside lane's niceness. The properties keep about 1.6 of two cores busy (their tests wait
+# on children, on git, on deliberate stalls): a step at this niceness takes that idle CPU and
+# little else (a tenth of the weight of a normal process), while its own CPU budget and
+# progress backstop still hold (ten normal processes on two cores leave it about 6 CPU s in
+# five minutes, six times the backstop's one).
+BESIDE_NICE = 10
 
 
 @dataclass
@@ -60,6 +66,12 @@ class Step:
     junit: Path | None = None  # pytest's JUnit file: counts and the failed tests come from it
     estimate: float = 10.0  # expected seconds on two cores, to start the longest first
     cores: int = 1  # cores the step keeps busy (a step using two runs alone)
+    # A short single-core check that may also run in the beside lane: at BESIDE_NICE, next to
+    # steps that hold every core, taking the CPU they leave idle (a test waiting on a child).
+    beside: bool = False
+    # Seconds long and needing nothing the static stage checks (a fuzz smoke, the wheel's
+    # build): may take the beside lane already during the static stage, on the core mypy leaves.
+    early: bool = False
     stage: int = 2  # STATIC, PREPARE or CHECKS: a stage starts when the one before it ended
     # The tree's core/ first on PYTHONPATH; False for a run against the installed wheel.
     source_tree: bool = True
@@ -159,9 +171,10 @@ def _read_tail(path: Path, lines: int) -> list[str]:
     return text.rstrip("\n").splitlines()[-lines:]
 
 
-def run_step(step: Step, root: Path, logs: Path) -> Result:
-    """Run one step with its output in its log; fail it on a missing tool, a spent CPU budget,
-    no progress, a non-zero exit, zero work or a problem its check reports."""
+def run_step(step: Step, root: Path, logs: Path, nice: int = 0) -> Result:
+    """Run one step with its output in its log (at niceness ``nice``); fail it on a missing
+    tool, a spent CPU budget, no progress, a non-zero exit, zero work or a problem its check
+    reports."""
     log = logs / f"{slug(step.name)}.log"
     rerun = rerun_command(step, root)
     shown_log = relative(str(log), root)
@@ -185,6 +198,7 @@ def run_step(step: Step, root: Path, logs: Path) -> Result:
                 "PYTEST_DEBUG_TEMPROOT": str(temp_root(root, step.name)),
             },
             log=sink,
+            nice=nice,
         )
         if finished.error:
             sink.write(f"could not start: {finished.error}\n")
@@ -248,12 +262,19 @@ def run_steps(
     The static stage starts its quickest steps first and starts nothing more once one has
     failed; a failed step in any stage before ``CHECKS`` ends the gate when that stage ends,
     and the steps not started are reported as not run. The checks start the longest
-    estimate first and all run. ``keep_going`` runs every step whatever fails.
+    estimate first and all run. ``keep_going`` runs every step whatever fails. Steps marked
+    ``early`` (seconds each) may run in the static stage's beside lane, the one the stages'
+    order puts first first; a failure of one is a check's, it does not end the gate early.
     """
     results: dict[int, Result] = {}
     failed: list[str] = []
-    for stage in sorted({step.stage for step in steps}):
-        indices = [index for index, step in enumerate(steps) if step.stage == stage]
+    stages = sorted({step.stage for step in steps})
+    for stage in stages:
+        indices = [
+            index
+            for index, step in enumerate(steps)
+            if step.stage == stage and index not in results
+        ]
         if failed and not keep_going:
             for index in indices:
                 results[index] = not_run(steps[index], failed[0])
@@ -261,60 +282,108 @@ def run_steps(
         sign = 1 if stage == STATIC else -1
         order = sorted(indices, key=lambda index: sign * steps[index].estimate)
         stop_early = stage == STATIC and not keep_going
-        stage_results = _run_stage(steps, order, root, logs, jobs, stop_early=stop_early)
+        early = [
+            index
+            for later in stages
+            if stage == STATIC and later > stage
+            for index, step in enumerate(steps)
+            if step.stage == later and step.early
+        ]
+        stage_results = _run_stage(
+            steps, order, root, logs, jobs, stop_early=stop_early, early=early
+        )
         results.update(stage_results)
         if stage < CHECKS:
-            failed += [r.name for r in stage_results.values() if r.status == "failed"]
+            failed += [
+                result.name
+                for index, result in stage_results.items()
+                if result.status == "failed" and steps[index].stage < CHECKS
+            ]
     return [results[index] for index in range(len(steps))]
 
 
 def _run_stage(
-    steps: list[Step], order: list[int], root: Path, logs: Path, jobs: int, *, stop_early: bool
+    steps: list[Step],
+    order: list[int],
+    root: Path,
+    logs: Path,
+    jobs: int,
+    *,
+    stop_early: bool,
+    early: Sequence[int] = (),
 ) -> dict[int, Result]:
     """Run the steps at ``order`` (that order of starting) on ``jobs`` cores; with
-    ``stop_early`` nothing more starts once one failed (those left are reported not run)."""
+    ``stop_early`` nothing more starts once one failed (those left are reported not run).
+
+    Beside the ``jobs`` cores runs one more lane, for steps marked ``beside`` only, at
+    :data:`BESIDE_NICE`: while the properties hold both cores it takes the CPU their waits
+    leave, so the short checks are done by the time the cores are free again. Once every step
+    of the stage has started and none failed, the lane takes the next of ``early`` (a later
+    stage's steps, run now only beside the stage's: one not started is left to its stage)."""
     results: dict[int, Result] = {}
     free = jobs
+    beside_free = 1
     lock = threading.Condition()
     threads = []
     first_failure: list[str] = []
+    running = 0
 
-    def work(index: int, cores: int) -> None:
-        nonlocal free
+    def work(index: int, cores: int, nice: int) -> None:
+        nonlocal free, beside_free, running
         step = steps[index]
-        print(f"[{_stamp()}] start  {step.name}", flush=True)
+        shown = f"{step.name} (beside)" if nice else step.name
+        print(f"[{_stamp()}] start  {shown}", flush=True)
         try:
-            result = run_step(step, root, logs)
+            result = run_step(step, root, logs, nice)
         except Exception as error:  # a harness bug must fail the step, not hang the gate
             result = Result(step.name, "failed", 0.0, 0, f"harness error: {error!r}", {})
         extra = f"  ({result.note})" if result.note else ""
         print(
-            f"[{_stamp()}] {result.status:<6} {step.name}  {result.seconds:.1f}s  "
+            f"[{_stamp()}] {result.status:<6} {shown}  {result.seconds:.1f}s  "
             f"count {result.count}{extra}",
             flush=True,
         )
         with lock:
             results[index] = result
-            if result.status == "failed" and not first_failure:
-                first_failure.append(step.name)
-            free += cores
+            if result.status == "failed" and not first_failure and index in order:
+                first_failure.append(step.name)  # the stage's own: an early step's is a check's
+            if nice:
+                beside_free += 1
+            else:
+                free += cores
+            running -= 1
             lock.notify_all()
 
+    early_left = [index for index in early if index not in order]
     with lock:
         pending = list(order)
-        while pending:
+        # An early step starts only beside the stage's own steps, never after them.
+        while pending or (early_left and running and not first_failure):
             if stop_early and first_failure:
                 for index in pending:
                     results[index] = not_run(steps[index], first_failure[0])
                 break
             chosen = next((i for i in pending if min(steps[i].cores, jobs) <= free), None)
+            nice = 0
+            if chosen is None and beside_free:
+                chosen = next((i for i in pending if steps[i].beside), None)
+                # Once every step of the stage has started (the static stage's quick ones
+                # passed, mypy running): a failure of theirs still starts nothing more.
+                if chosen is None and early_left and not first_failure and not pending:
+                    chosen = early_left.pop(0)
+                    pending.append(chosen)
+                nice = BESIDE_NICE
             if chosen is None:
                 lock.wait()
                 continue
             pending.remove(chosen)
             cores = min(steps[chosen].cores, jobs)
-            free -= cores
-            thread = threading.Thread(target=work, args=(chosen, cores))
+            if nice:
+                beside_free -= 1
+            else:
+                free -= cores
+            running += 1
+            thread = threading.Thread(target=work, args=(chosen, cores, nice))
             thread.start()
             threads.append(thread)
     for thread in threads:

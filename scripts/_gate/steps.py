@@ -277,6 +277,7 @@ def wheel(plan: Plan) -> Iterator[Step]:
         estimate=10,
         stage=PREPARE,
         source_tree=False,
+        early=True,  # built beside mypy, on the core it leaves
     )
 
 
@@ -312,6 +313,7 @@ def corpus_replay(plan: Plan) -> Iterator[Step]:
     )
     replay.count = lambda out: corpus_files(plan.root) if out.junit.ran else 0
     replay.tool = "module:pytest"
+    replay.beside = True
     yield replay
 
 
@@ -427,6 +429,10 @@ def fuzz_detail(outcome: Outcome) -> dict[str, Any]:
     return {"runs": runs, "exec_per_second": last_int(r"exec/s: (\d+)", outcome.output)}
 
 
+# The longest fuzzing, in seconds, that still counts as a smoke run (the beside lane's).
+SMOKE_SECONDS = 10
+
+
 def fuzz_step(plan: Plan, target: str, seconds: int) -> Step:
     """A libFuzzer run of one target: scratch corpus, seeds read-only, artifacts kept."""
     root = plan.root
@@ -486,6 +492,10 @@ def fuzz_step(plan: Plan, target: str, seconds: int) -> Step:
         prepare=prepare,
         check=check,
         estimate=seconds + 3,
+        # A smoke of a few seconds takes the beside lane; the build box's fuzzing (300 s of
+        # mutation, wall time) runs at full priority.
+        beside=seconds <= SMOKE_SECONDS,
+        early=seconds <= SMOKE_SECONDS,
     )
 
 
@@ -530,6 +540,7 @@ def clusterfuzzlite(plan: Plan) -> Iterator[Step]:
         lambda out: last_int(r"(\d+) packaged targets? ran", out.output),
         "module:PyInstaller",
         estimate=170 if every else 16,
+        beside=not every,
     )
 
 
@@ -586,7 +597,9 @@ def condition_budgets(source: str) -> dict[str, tuple[int, float]]:
     return found
 
 
-def crosshair_step(name: str, arguments: list[str], cpu_seconds: float, estimate: float) -> Step:
+def crosshair_step(
+    name: str, arguments: list[str], cpu_seconds: float, estimate: float, *, beside: bool = False
+) -> Step:
     """``crosshair check`` (PEP 316 contracts) with a line per condition analysed."""
     return Step(
         name,
@@ -596,6 +609,7 @@ def crosshair_step(name: str, arguments: list[str], cpu_seconds: float, estimate
         lambda out: sum(1 for line in out.output.splitlines() if re.search(r":\d+: ", line)),
         "module:crosshair",
         estimate=estimate,
+        beside=beside,
     )
 
 
@@ -606,6 +620,7 @@ def crosshair(plan: Plan) -> Iterator[Step]:
         [*QUICK_OPTIONS, "--report_all", CONTRACTS],
         crosshair_cpu(plan.root),
         50,  # seventeen conditions, each to its 4 CPU s budget or its saturation
+        beside=True,
     )
 
 

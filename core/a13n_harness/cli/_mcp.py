@@ -46,7 +46,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -657,8 +657,14 @@ async def _entered(state: SkillsServer) -> AsyncIterator[SkillsServer]:
         yield state
 
 
-async def serve(state: SkillsServer) -> None:
-    """Serve ``state`` over stdin and stdout until the client closes stdin."""
+async def serve(
+    state: SkillsServer,
+    streams: Callable[[], contextlib.AbstractAsyncContextManager[tuple[Any, Any]]] = stdio_server,
+) -> None:
+    """Serve ``state`` over stdin and stdout until the client closes stdin.
+
+    ``streams`` gives the (read, write) pair to serve on instead: the tests' in-memory
+    streams, so that a session needs no interpreter of its own."""
     async with _entered(state):
         first = await state.refresh()
         first.require()  # a workspace that cannot be scanned at all is the command's error
@@ -666,7 +672,7 @@ async def serve(state: SkillsServer) -> None:
         options = server.create_initialization_options(
             NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True)
         )
-        async with stdio_server() as (read, write), anyio.create_task_group() as tasks:
+        async with streams() as (read, write), anyio.create_task_group() as tasks:
             tasks.start_soon(state.watch)
             await server.run(read, write, options)
             tasks.cancel_scope.cancel()
