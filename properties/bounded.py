@@ -8,6 +8,13 @@ because a busy machine was slow. Each wait here ends for one of two reasons, rep
 - ``stall``: it made no progress: its process tree's CPU time grew by under ``STALL_CPU``
   seconds in ``STALL_SECONDS`` of wall time (a read that never returns, a lock nobody
   releases). This is the only wall-clock limit, and a healthy wait never meets it.
+- ``idle``: no progress at all, sooner: for ``IDLE_SECONDS`` no thread of what is waited on
+  ran for a nanosecond, none started or ended and none was runnable or in a disk wait when
+  looked at (``process.tree_activity``); the looking thread itself is left out. A child blocked
+  in ``open()`` on a FIFO, a thread blocked in a read of a pipe nobody writes, meet that at
+  once; a busy machine delays a runnable thread, which is seen runnable or runs, so never.
+  The event-loop waits (``until``, ``await_bounded``) look from the thread that does the work
+  they wait for, so they keep to ``stall`` alone.
 
 The budget's rules and the process-tree reading are the gate's own (``scripts/_gate/process.py``):
 one definition of "CPU time of a tree" and of "no progress" for the gate and its tests.
@@ -44,8 +51,13 @@ T = TypeVar("T")
 # CPU-bound one still gets three CPU seconds of it at load 20 on two cores (six in the gate
 # beside eight busy loops). Short, because a hang is how many injected defects show: it fails
 # the test (a kill) in half a minute, well under the defect verifier's two-minute stop of a
-# run it takes for hung (scripts/_gate/defects.py STALL_SECONDS), which is no kill.
+# run it takes for hung (scripts/_gate/defects.py STALL_SECONDS), which is no kill. A blocked
+# tree (nothing runs at all) is stopped sooner still, by IDLE_SECONDS.
 STALL_SECONDS = 30.0
+# No task of the waited-on tree ran at all in this much wall time: stopped (``idle``). Healthy
+# waits sleep at most 3 s (a harness control's nap; the library's git timeouts in tests are
+# half a second); a hang shows in five seconds instead of STALL_SECONDS.
+IDLE_SECONDS = 5.0
 # How often a wait reads its tree's CPU time (one pass over /proc, about two milliseconds);
 # a wait that is over sooner never reads it.
 SAMPLE_SECONDS = 1.0
@@ -78,6 +90,7 @@ def run_bounded(
     capture_output: bool = False,
     check: bool = False,
     stall_seconds: float = STALL_SECONDS,
+    idle_seconds: float | None = IDLE_SECONDS,
     **popen: Any,
 ) -> subprocess.CompletedProcess[str]: ...
 
@@ -93,6 +106,7 @@ def run_bounded(
     capture_output: bool = False,
     check: bool = False,
     stall_seconds: float = STALL_SECONDS,
+    idle_seconds: float | None = IDLE_SECONDS,
     **popen: Any,
 ) -> subprocess.CompletedProcess[bytes]: ...
 
@@ -107,6 +121,7 @@ def run_bounded(
     capture_output: bool = False,
     check: bool = False,
     stall_seconds: float = STALL_SECONDS,
+    idle_seconds: float | None = IDLE_SECONDS,
     **popen: Any,
 ) -> subprocess.CompletedProcess[str] | subprocess.CompletedProcess[bytes]:
     """``subprocess.run(args, ...)`` with a CPU budget for the child's whole process tree in
@@ -117,16 +132,20 @@ def run_bounded(
     if input is not None:
         popen["stdin"] = subprocess.PIPE
     command = [os.fspath(arg) for arg in args]
-    limits = process.Limits(cpu_seconds, stall_seconds=stall_seconds)
+    limits = process.Limits(cpu_seconds, stall_seconds, idle_seconds)
     child = subprocess.Popen(command, start_new_session=True, text=text, **popen)
     done = threading.Event()
     stopped: list[str] = []
 
     def watch() -> None:
         budget = process.Watch(limits)
+        # The child's tree and this process (the caller feeding and draining the child's
+        # pipes, any thread of the test serving it), the watching thread left out.
+        looked_at, watcher = [child.pid, os.getpid()], {threading.get_native_id()}
         while not done.wait(SAMPLE_SECONDS):  # a sampling interval, not a limit
             totals = process.tree_cpu([child.pid])
-            reason = budget.sample(None if totals is None else totals[child.pid])
+            activity = process.tree_activity(looked_at, watcher) if idle_seconds else None
+            reason = budget.sample(None if totals is None else totals[child.pid], None, activity)
             if reason:
                 stopped.append(reason)
                 process.stop_tree(child.pid)
@@ -158,16 +177,21 @@ def wait_bounded(
     *,
     cpu_seconds: float,
     stall_seconds: float = STALL_SECONDS,
+    idle_seconds: float | None = IDLE_SECONDS,
 ) -> str:
     """Wait in this process until ``ready(seconds)`` (which waits up to ``seconds`` for the
     condition, e.g. ``event.wait``) says True; "" then, else why the wait was given up (this
     process and its children spent ``cpu_seconds`` meanwhile, or made no progress). The
-    caller releases what it waited on and fails."""
-    limits = process.Limits(cpu_seconds, stall_seconds=stall_seconds)
+    caller releases what it waited on and fails. What ``ready`` does runs in the waiting
+    thread, which the ``idle`` stop leaves out: it looks, the other threads and the children
+    work."""
+    limits = process.Limits(cpu_seconds, stall_seconds, idle_seconds)
     budget = process.Watch(limits)
     start = _own_cpu()
+    looked_at, waiter = [os.getpid()], {threading.get_native_id()}
     while not ready(SAMPLE_SECONDS):
-        reason = budget.sample(_own_cpu() - start)
+        activity = process.tree_activity(looked_at, waiter) if idle_seconds else None
+        reason = budget.sample(_own_cpu() - start, None, activity)
         if reason:
             return limits.describe(reason)
     return ""
@@ -179,6 +203,7 @@ def join_bounded(
     cpu_seconds: float,
     what: str,
     stall_seconds: float = STALL_SECONDS,
+    idle_seconds: float | None = IDLE_SECONDS,
 ) -> None:
     """``thread.join()``, failing the test when the wait is given up (``wait_bounded``)."""
 
@@ -186,7 +211,9 @@ def join_bounded(
         thread.join(seconds)
         return not thread.is_alive()
 
-    reason = wait_bounded(joined, cpu_seconds=cpu_seconds, stall_seconds=stall_seconds)
+    reason = wait_bounded(
+        joined, cpu_seconds=cpu_seconds, stall_seconds=stall_seconds, idle_seconds=idle_seconds
+    )
     if reason:
         pytest.fail(f"{what}: stopped, {reason}", pytrace=False)
 

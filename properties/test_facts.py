@@ -6,10 +6,12 @@ Git status is checked against real ``git`` output from repositories built in
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import re
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -39,7 +41,7 @@ from a13n_harness.testing.facts_strategies import (
     local_instants,
     porcelain_outputs,
 )
-from bounded import run_bounded
+from bounded import call_bounded, run_bounded
 
 _EPOCH = datetime.datetime(1970, 1, 1)
 
@@ -571,19 +573,27 @@ def _repository_skeleton(path: Path) -> Path:
 def test_collector_kills_a_hanging_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A git that hangs is killed with its whole process group at the timeout.
 
-    No clock is read: the fake git's child holds git's stdout and writes a marker after
-    20 s. A collector without a timeout waits for the pipe to close, so the marker is there
-    when it returns; one that killed git alone waits the same; the group killed at 0.5 s
-    leaves no marker, however busy the machine.
+    No clock is read: the fake git, and a child of it holding git's stdout, sleep for ten
+    minutes. A collector without a timeout waits for the pipe to close, and so does one that
+    killed git alone (the child still holds it): either blocks, and the bounded call gives it
+    up as no progress (``bounded.call_bounded``), however busy the machine. The group killed
+    at 0.5 s returns at once. Whatever the collector left asleep is killed on the way out.
     """
     sleep = shutil.which("sleep")
     assert sleep is not None
-    marker = tmp_path / "slept"
-    _fake_git(tmp_path / "bin", f"({sleep} 20 && : > {marker}) &\nexec {sleep} 20")
+    group = tmp_path / "group"  # git's process id, the id of the group it leads
+    _fake_git(tmp_path / "bin", f"echo $$ > {group}\n{sleep} 600 &\nexec {sleep} 600")
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     checkout = _repository_skeleton(tmp_path / "checkout")
-    assert collect_git_status(checkout, timeout=0.5) is None
-    assert not marker.exists(), "the collector waited for git instead of killing it"
+    try:
+        status = call_bounded(
+            lambda: collect_git_status(checkout, timeout=0.5), cpu_seconds=30, what="a hung git"
+        )
+        assert status is None
+    finally:
+        if group.is_file():
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.killpg(int(group.read_text()), signal.SIGKILL)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell script stands in for git")

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import os
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +32,11 @@ from bounded import (
     wait_bounded,
 )
 from harness.scratch import REPO
+
+if str(REPO / "scripts") not in sys.path:
+    sys.path.append(str(REPO / "scripts"))  # the gate's package, _gate
+
+from _gate import process
 
 SPIN = [sys.executable, "-c", "while True: pass"]
 # A child that starts a spinning grandchild and waits for it: the budget is the tree's.
@@ -103,6 +110,76 @@ def test_a_thread_that_waits_forever_is_given_up_as_no_progress() -> None:
     finally:
         never.set()
         worker.join()
+
+
+def test_a_child_blocked_on_a_fifo_is_stopped_as_idle_long_before_the_stall_window(
+    tmp_path: Path,
+) -> None:
+    """A child blocked in ``open()`` on a FIFO runs not at all: stopped as idle, named so,
+    though its stall window (ten minutes) is far off."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = [sys.executable, "-c", "import sys; open(sys.argv[1]).read()", str(fifo)]
+    with pytest.raises(pytest.fail.Exception, match="reader: stopped, no progress: no task ran"):
+        run_bounded(reader, cpu_seconds=600, what="reader", stall_seconds=600, idle_seconds=1)
+
+
+def test_a_thread_blocked_for_good_is_given_up_as_idle_whatever_the_waiter_does() -> None:
+    """A thread blocked on a lock nobody releases: ``join_bounded`` gives it up as idle, and so
+    does ``wait_bounded`` whose own looking works on every call (the waiting thread is left
+    out: what it does is looking, not progress)."""
+    gate = threading.Lock()
+    gate.acquire()
+    worker = threading.Thread(target=gate.acquire, daemon=True)
+    worker.start()
+
+    def busy_look(seconds: float) -> bool:
+        sum(range(100_000))  # the waiter's own work on each look
+        worker.join(seconds)
+        return not worker.is_alive()
+
+    try:
+        with pytest.raises(pytest.fail.Exception, match="stuck: stopped, no progress: no task"):
+            join_bounded(worker, cpu_seconds=60, what="stuck", stall_seconds=600, idle_seconds=1)
+        reason = wait_bounded(busy_look, cpu_seconds=60, stall_seconds=600, idle_seconds=1)
+        assert reason == "no progress: no task ran at all in 1s"
+    finally:
+        gate.release()
+
+
+# A child that works a little every twentieth of a second for three seconds: about a
+# hundredth of a CPU second in all, never idle (its run time grows between any two looks).
+TRICKLE = [
+    sys.executable,
+    "-c",
+    "import time\nfor _ in range(60):\n    time.sleep(0.05)\n    sum(range(2000))\nprint('done')",
+]
+
+
+def test_control_a_tree_that_runs_a_little_is_never_idle() -> None:
+    """The idle stop's negative control: what runs at all, however little, is progress. The
+    child above, and a thread doing the same, outlive a 1-second idle window three times over."""
+    result = run_bounded(TRICKLE, cpu_seconds=30, capture_output=True, idle_seconds=1)
+    assert result.stdout == b"done\n"
+
+    def trickle() -> int:
+        for _ in range(60):
+            time.sleep(0.05)
+            sum(range(2000))
+        return 7
+
+    assert call_bounded(trickle, cpu_seconds=30, what="trickle") == 7
+
+
+def test_control_the_idle_stop_fails_a_trickle_when_it_cannot_see_it_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The control above can fail: with looks that never see a task run (a broken
+    ``tree_activity``), the same trickling child is stopped as idle."""
+    blind: process.Activity = (frozenset({(1, 0)}), False)
+    monkeypatch.setattr(process, "tree_activity", lambda *_: blind)
+    with pytest.raises(pytest.fail.Exception, match="no progress: no task ran at all in 1s"):
+        run_bounded(TRICKLE, cpu_seconds=30, capture_output=True, idle_seconds=1)
 
 
 def test_control_a_thread_that_ends_is_joined_and_its_outcome_handed_over() -> None:

@@ -13,12 +13,15 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from bounded import wait_bounded
 from harness.scratch import REPO, Scratch, bounded
 
 if str(REPO / "scripts") not in sys.path:
@@ -126,6 +129,112 @@ def test_the_budget_never_stops_a_step_slowed_by_load_and_stops_a_spent_or_stall
     assert stalled.sample(5.0, stalled.started + 10) == ""
     assert stalled.sample(5.5, stalled.started + 200) == ""
     assert stalled.sample(5.9, stalled.started + 311) == "stall"  # < 1 CPU s in 301 s
+
+
+def test_the_idle_stop_needs_a_tree_where_nothing_ran_and_nothing_was_runnable() -> None:
+    """``Watch`` with ``idle_seconds``, on recorded looks (``tree_activity``): a tree whose
+    tasks' run times and members stay the same, none runnable, is stopped once the window is
+    over, and only then. Negative controls: a tree one task of which ran a nanosecond, one
+    seen runnable (a busy machine's starved task: it did not run, it waited for a core), one
+    that started or ended a task, none of them stopped; and without ``idle_seconds`` (the
+    gate's own steps) or without a look (no ``/proc``), the idle stop is off."""
+    limits = process.Limits(cpu_seconds=90, stall_seconds=300, idle_seconds=5)
+    asleep: process.Activity = (frozenset({(11, 500), (12, 7)}), False)
+    still = process.Watch(limits)
+    start = still.started
+    assert [still.sample(0.3, start + second, asleep) for second in (1, 3, 6, 6.5)] == [
+        "",
+        "",
+        "",
+        "idle",
+    ]
+    ran = (frozenset({(11, 501), (12, 7)}), False)
+    runnable = (asleep[0], True)
+    grown = (asleep[0] | {(13, 0)}, False)
+    for change in (ran, runnable, grown):
+        watch = process.Watch(limits)
+        looks = [asleep, asleep, change, asleep, asleep]
+        verdicts = [watch.sample(0.3, start + 2 * n, look) for n, look in enumerate(looks, 1)]
+        assert verdicts == ["", "", "", "", ""], change  # 4 s still at most, not 5
+    # Starved for the whole window (seen runnable at every look): never idle.
+    starved = process.Watch(limits)
+    assert {starved.sample(0.3, start + second, runnable) for second in range(1, 100)} == {""}
+    off = ((process.Watch(process.Limits(90, 300)), asleep), (process.Watch(limits), None))
+    for watch, look in off:
+        assert {watch.sample(0.3, start + second, look) for second in range(1, 100)} == {""}
+    assert limits.describe("idle") == "no progress: no task ran at all in 5s"
+
+
+def test_the_looks_at_a_tree_see_a_task_run_and_leave_out_the_looking_thread() -> None:
+    """``tree_activity`` of this process: a thread that computes changes the look, one blocked
+    on a lock does not; the looking thread, left out, changes nothing however much it does."""
+    me = [os.getpid()]
+    looker = {threading.get_native_id()}
+    gate = threading.Lock()
+    gate.acquire()
+    stop = threading.Event()
+    turns = [0]  # the worker's counted work: a look after it grew saw the worker run
+
+    def work() -> None:
+        while not stop.is_set():
+            turns[0] += 1
+
+    def after_more_turns() -> None:
+        seen = turns[0]
+        while turns[0] < seen + 1000:  # the looking thread waits, counting the worker's work
+            pass
+
+    blocked = threading.Thread(target=gate.acquire, daemon=True)
+    blocked.start()
+    try:
+        first = process.tree_activity(me, looker)
+        if first is None:
+            pytest.skip("no /proc schedstat here: the idle stop is off")
+        sum(range(200_000))  # the looking thread works: left out
+        assert process.tree_activity(me, looker) == first
+        assert process.tree_activity(me) != first  # counted when not left out
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        after_more_turns()
+        seen = process.tree_activity(me, looker)
+        assert seen is not None
+        assert {tid for tid, _ in seen[0]} == {tid for tid, _ in first[0]} | {worker.native_id}
+        for _ in range(3):  # it keeps running: each look differs from the one before
+            after_more_turns()
+            later = process.tree_activity(me, looker)
+            assert later is not None
+            assert later != seen
+            seen = later
+    finally:
+        stop.set()
+        gate.release()
+
+
+def test_a_look_at_a_spinning_child_sees_it_runnable_and_at_a_sleeping_one_does_not() -> None:
+    """A process in an endless loop is running or waiting for a core whenever it is looked at
+    (state R): ``tree_activity`` says busy, so the idle stop never counts its time, however
+    few turns the machine gives it. A sleeping one is not busy."""
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        looks = [process.tree_activity([spinner.pid]) for _ in range(5)]
+        if looks[0] is None:
+            pytest.skip("no /proc schedstat here: the idle stop is off")
+        assert all(look is not None and look[1] for look in looks)
+        never = threading.Event()
+
+        def asleep(seconds: float) -> bool:  # once its start-up is over
+            quiet = process.tree_activity([sleeper.pid])
+            if quiet is not None and not quiet[1]:
+                return True
+            never.wait(seconds)
+            return False
+
+        assert wait_bounded(asleep, cpu_seconds=10) == ""
+    finally:
+        for child in (spinner, sleeper):
+            child.kill()
+            child.wait()
 
 
 def test_crosshair_budgets_each_condition_in_cpu_seconds() -> None:
@@ -458,6 +567,49 @@ def test_forked_runs_keep_their_bytecode_in_the_verifiers_prefix(bare: Scratch) 
     log = (bare.root / "run.log").read_text(encoding="utf-8")
     assert result.stdout.strip() == "0", result.stdout + result.stderr + log
     assert list(prefix.rglob("test_prefix*.pyc")), "nothing compiled into the prefix"
+
+
+FAILING_PROPERTY = """
+from hypothesis import given, strategies as st
+
+
+@given(st.integers(0, 1000))
+def test_small(n):
+    assert n < 500
+"""
+PATCH_RUN = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from _gate import warm
+tree = Path(sys.argv[2])
+if sys.argv[3] == "with-patches":  # the control: Hypothesis's plugin left to write its patch
+    class Nothing:
+        pass
+    warm._NoPatch = Nothing
+job = warm.Job("patch", ("-q", "-p", "no:cacheprovider", "properties/test_failing.py"),
+               lambda slot: tree, tree / "run.log", 60, database=str(tree / "examples"))
+(done,) = warm.run_jobs([job], 1)
+print(done.exit_code, sorted(done.junit.failed), sorted(done.saved))
+"""
+
+
+@pytest.mark.parametrize("plugin", ["dropped", "with-patches"])
+def test_forked_runs_write_no_hypothesis_patch_and_keep_the_failing_example(
+    bare: Scratch, plugin: str
+) -> None:
+    """A Hypothesis test failing in a forked run fails as before, its example saved for the
+    replay, but Hypothesis's plugin writes no source patch for it (libcst's import and parse
+    of the test module, a quarter CPU second a kill and more). The control: with the plugin
+    that drops the example replaced by one doing nothing, the patch is written, so the check
+    can see it."""
+    (bare.root / "properties" / "test_failing.py").write_text(FAILING_PROPERTY, encoding="utf-8")
+    result = bare.run("-c", PATCH_RUN, str(REPO / "scripts"), str(bare.root), plugin)
+    node = "properties/test_failing.py::test_small"
+    log = (bare.root / "run.log").read_text(encoding="utf-8")
+    assert result.stdout.strip() == f"1 ['{node}'] ['{node}']", result.stdout + result.stderr + log
+    patches = list(Path(f"{bare.root}.hypothesis").rglob("*.patch"))
+    assert bool(patches) == (plugin == "with-patches"), patches
 
 
 def test_an_untested_series_of_a_private_api_stops_with_a_clear_message() -> None:

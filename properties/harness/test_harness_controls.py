@@ -288,6 +288,44 @@ def test_control_a_killing_test_skipped_on_the_clean_tree_confirms_nothing(
     assert re.search(r"901_b\s+empty", result.stdout), result.stdout
 
 
+GATE_SEEN_BY_A_TEST = '''"""A test of the gate's own code, on the path as harness tests put it."""
+import sys
+from pathlib import Path
+
+sys.path.append(str(Path(__file__).resolve().parent.parent / "scripts"))
+
+from _gate import planted
+
+
+def test_the_gate_holds_no_planted_flag() -> None:
+    assert not planted.MUTATED
+'''
+
+
+def test_a_defect_planted_in_the_gates_own_code_is_seen_by_the_tests_that_import_it(
+    tree: Scratch,
+) -> None:
+    """A defect in ``scripts/_gate`` reaches the test importing it: each run imports the gate
+    from its own tree, not from the verifier's ``scripts/``, which comes first on the path of
+    the parent its runs are forked from (there, this gate has no ``planted`` module: the run
+    is an import error, and the defect no kill)."""
+    gate = tree.root / "scripts" / "_gate"
+    gate.mkdir(parents=True)
+    (gate / "__init__.py").write_text("", encoding="utf-8")
+    (gate / "planted.py").write_text("MUTATED = False\n", encoding="utf-8")
+    (tree.root / "properties" / "test_gate_code.py").write_text(GATE_SEEN_BY_A_TEST)
+    (tree.root / "mutants").mkdir(exist_ok=True)
+    (tree.root / "mutants" / "900_gate.toml").write_text(
+        'file = "scripts/_gate/planted.py"\nfind = "MUTATED = False"\nreplace = "MUTATED = True"\n'
+        'selection = ["properties/test_gate_code.py::test_the_gate_holds_no_planted_flag"]\n'
+        'class = "control"\nwhy = "a defect of the gate"\ncpu_seconds = 60\n',
+        encoding="utf-8",
+    )
+    result = tree.verify_mutants("--workers", "1")
+    assert result.returncode == 0, result.stdout
+    assert "1 mutants: 1 killed" in result.stdout
+
+
 @pytest.mark.parametrize("only", ["properties (ci)"])
 def test_control_step_selecting_nothing_fails_the_gate(tree: Scratch, only: str) -> None:
     # The properties step finds only a test module that collects nothing.

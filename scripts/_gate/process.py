@@ -12,6 +12,12 @@ No limit here is wall time. A run is stopped for one of two reasons:
   lock nobody releases). This is the only wall-clock limit, and a healthy run never meets it:
   at load 20 on two cores a CPU-bound run still gets about a tenth of a core, 30 CPU seconds
   per 300-second window, thirty times ``STALL_CPU``.
+- ``idle`` (only where a caller asks for it, with ``Limits.idle_seconds``): no progress at
+  all, sooner. Over ``idle_seconds`` of wall time no task (thread) of the tree ran for a single
+  nanosecond (``/proc/<pid>/task/<tid>/schedstat``), none started or ended, and none was
+  runnable or in a disk wait whenever it was looked at. A task blocked in ``open()`` on a FIFO,
+  in a read of a pipe nobody writes, or asleep, meets that; a runnable one never does, however
+  busy the machine (it is seen runnable, or it runs), so this too is never the machine's load.
 
 The tree's CPU time is read from ``/proc`` (Linux). Where there is no ``/proc`` the wall time
 stands in for it: the budget then ends a run no later than its CPU would have.
@@ -52,11 +58,15 @@ class Limits:
 
     cpu_seconds: float
     stall_seconds: float = STALL_SECONDS
+    idle_seconds: float | None = None  # no task ran at all for this long: stopped (``idle``)
 
     def describe(self, stopped: str) -> str:
-        """Why a run stopped for ``stopped`` (``cpu`` or ``stall``), in a note's words."""
+        """Why a run stopped for ``stopped`` (``cpu``, ``stall`` or ``idle``), in a note's
+        words."""
         if stopped == "cpu":
             return f"CPU budget {self.cpu_seconds:.0f}s spent"
+        if stopped == "idle":
+            return f"no progress: no task ran at all in {self.idle_seconds:g}s"
         return f"no progress: under {STALL_CPU:.0f} CPU s in {self.stall_seconds:.0f}s"
 
 
@@ -148,6 +158,45 @@ def tree_cpu(leaders: Collection[int]) -> dict[int, float] | None:
     return totals
 
 
+# What a look at a tree's tasks found: each task's id and nanoseconds on a CPU, and whether one
+# of them was runnable or in a disk wait (state R or D) when looked at.
+Activity = tuple[frozenset[tuple[int, int]], bool]
+
+
+def tree_activity(leaders: Collection[int], skip: Collection[int] = ()) -> Activity | None:
+    """The tasks (threads) of every leader's tree (``_owners``) but those in ``skip`` (the
+    looking thread's own), each with its time on a CPU; None where ``/proc`` or its per-task
+    ``schedstat`` is missing. Two equal looks with nothing runnable mean no task ran between
+    them, none started and none ended."""
+    stats = _read_stats()
+    if stats is None or not (_PROC / "self" / "schedstat").is_file():
+        return None
+    tasks: set[tuple[int, int]] = set()
+    busy = False
+    for pid, owner in _owners(stats, leaders).items():
+        if owner is None:
+            continue
+        try:
+            entries = list(os.scandir(f"/proc/{pid}/task"))
+        except OSError:  # ended since the listing: a change, which the next look sees
+            continue
+        for entry in entries:
+            tid = int(entry.name)
+            if tid in skip:
+                continue
+            try:
+                with open(f"{entry.path}/schedstat", "rb") as handle:
+                    ran = int(handle.read().split()[0])
+                with open(f"{entry.path}/stat", "rb") as handle:
+                    text = handle.read()
+            except (OSError, ValueError, IndexError):
+                continue
+            state = text[text.rindex(b")") + 2 : text.rindex(b")") + 3]
+            busy = busy or state in (b"R", b"D")
+            tasks.add((tid, ran))
+    return frozenset(tasks), busy
+
+
 def stop_tree(leader: int) -> None:
     """Kill the leader's process group and every process of its tree outside it (a child that
     started a session of its own), every other member before the leader: once the leader is gone,
@@ -164,7 +213,8 @@ def stop_tree(leader: int) -> None:
 
 class Watch:
     """The budget of one running tree: ``sample`` is given its CPU seconds (or None, then the
-    wall time stands in) and answers why to stop it ("" to let it run)."""
+    wall time stands in) and, for ``Limits.idle_seconds``, its ``tree_activity`` (None: not
+    known, no idle stop), and answers why to stop it ("" to let it run)."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
@@ -172,14 +222,24 @@ class Watch:
         self.cpu = 0.0  # the most seen: a child reaped outside the tree takes its time along
         self.progress_at = self.started
         self.progress_cpu = 0.0
+        self.tasks: frozenset[tuple[int, int]] | None = None  # the last look that changed
+        self.still_since = self.started
 
-    def sample(self, cpu: float | None, now: float | None = None) -> str:
+    def sample(
+        self, cpu: float | None, now: float | None = None, activity: Activity | None = None
+    ) -> str:
         now = time.monotonic() if now is None else now
         if cpu is None:
             cpu = now - self.started
         self.cpu = max(self.cpu, cpu)
         if self.cpu > self.limits.cpu_seconds:
             return "cpu"
+        if self.limits.idle_seconds is not None and activity is not None:
+            tasks, busy = activity
+            if busy or tasks != self.tasks:
+                self.tasks, self.still_since = tasks, now
+            elif now - self.still_since > self.limits.idle_seconds:
+                return "idle"
         if self.cpu - self.progress_cpu >= STALL_CPU:
             self.progress_at, self.progress_cpu = now, self.cpu
         elif now - self.progress_at > self.limits.stall_seconds:

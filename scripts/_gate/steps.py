@@ -325,11 +325,12 @@ def injected_defects(plan: Plan) -> Iterator[Step]:
         [
             sys.executable,
             "scripts/verify_mutants.py",
-            # Three at a time although the step counts as one core: four defects (a blocking
-            # read, a hanging git, a stale MCP scan) spend 20-35 s each waiting on their tests'
-            # no-progress stops at no CPU, 116 of the step's 255 worker-seconds; the other
-            # workers fill that time (quiet: 133 s wall at two beside the other steps, 99 at
-            # three alone).
+            # Three at a time although the step counts as one core: runs wait on what their
+            # tests start (git, the CLI, an MCP server) part of their time. The four hang
+            # defects (a blocking read, a hanging git, a stale MCP scan) once spent 20-35 s each
+            # at no CPU; the bounded waits' idle stop (and 418's first test) make that about
+            # 6 s each (quiet: 133 s wall at two beside the other steps, 99 at three alone,
+            # before that).
             "--workers",
             "3",
             "--json",

@@ -20,7 +20,8 @@ PRIVATE_API = {
     ),
     "hypothesis": (
         "6",
-        "scripts/_gate/warm.py calls hypothesis.internal.constants_ast.is_local_module_file",
+        "scripts/_gate/warm.py calls hypothesis.internal.constants_ast.is_local_module_file "
+        "and drops the _hypothesis_failing_examples of a test item its pytest plugin reads",
     ),
 }
 

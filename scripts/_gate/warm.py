@@ -50,6 +50,22 @@ PRELOAD = (
     "tiktoken",
     "xml.etree.ElementTree",
     "jsonschema",  # lint's SARIF and CI tests: a fifth of a CPU second a run
+    # What every run imported itself, about 0.03 CPU s a run: the plugins pytest registers by
+    # default and Hypothesis's (pdb, readline and faulthandler come with them), the modules
+    # tmp_path (getpass, termios) and the JSON escapes (encodings.unicode_escape) need.
+    *(f"_pytest.{name}" for name in ("config", "debugging", "faulthandler", "helpconfig")),
+    *(f"_pytest.{name}" for name in ("pastebin", "setuponly", "setupplan", "skipping")),
+    *(f"_pytest.{name}" for name in ("stepwise", "threadexception", "tmpdir", "unittest")),
+    *(f"_pytest.{name}" for name in ("unraisableexception", "warnings", "_argcomplete")),
+    "_hypothesis_pytestplugin",
+    "pdb",
+    "readline",
+    "faulthandler",
+    "getpass",
+    "termios",
+    "encodings.unicode_escape",
+    "ctypes",
+    "tracemalloc",
 )
 # Third-party modules that one test module imports, preloaded only when a run of that module
 # is coming: the LangChain middleware's tests import two CPU seconds of LangChain and
@@ -138,13 +154,20 @@ def preload(modules: Iterable[str] = PRELOAD) -> list[str]:
     return loaded
 
 
+# The folder the parent found ``_gate`` in (the verifier's ``scripts/``, first on its path).
+_SCRIPTS = Path(__file__).resolve().parent.parent
+
+
 def _forget_the_gate() -> None:
-    """Leave in ``sys.modules`` what ``python -m pytest`` would have: Hypothesis draws
-    constants from the project's own loaded modules, and the gate's are not the project's."""
+    """Leave in ``sys.modules`` and ``sys.path`` what ``python -m pytest`` would have:
+    Hypothesis draws constants from the project's own loaded modules, and the gate's are not
+    the project's; a test that imports the gate (``scripts/`` put on the path by the test)
+    gets the run's tree's copy, with a defect planted in it, not the parent's."""
     for name in list(sys.modules):
         if name == "_gate" or name.startswith("_gate."):
             del sys.modules[name]
     sys.modules["__main__"] = types.ModuleType("__main__")
+    sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _SCRIPTS]
 
 
 class _Outcomes:
@@ -251,6 +274,23 @@ class _Outcomes:
             sys.stdout.flush()
             sys.stderr.flush()
         os._exit(self.status)
+
+
+class _NoPatch:
+    """Hypothesis's pytest plugin turns each failing example into a source patch for the
+    terminal summary (``.hypothesis/patches``): it imports libcst and parses the whole test
+    module with it, a quarter to half a CPU second a Hypothesis kill, for a file nobody reads.
+    The example is dropped from the test item before that plugin looks (a private attribute:
+    the tested series, ``versions.require``); the failure, the saved example and the replay
+    are unchanged."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_makereport(self, item: Any) -> None:
+        item.__dict__.pop(FAILING_EXAMPLES, None)
+
+
+# Where Hypothesis's plugin finds the failing examples of a test item (_NoPatch).
+FAILING_EXAMPLES = "_hypothesis_failing_examples"
 
 
 @dataclass(frozen=True)
@@ -360,7 +400,7 @@ def _child(job: Job, tree: Path, results: Path) -> NoReturn:
         previous = os.environ.get(AUTOLOAD)
         os.environ[AUTOLOAD] = "1"
         arguments = [*QUIET, *NO_XDIST, *PLUGINS, *job.arguments]
-        plugins = [_AutoloadBack(previous), _Outcomes(results, job)]
+        plugins = [_AutoloadBack(previous), _Outcomes(results, job), _NoPatch()]
         code = int(pytest.main(arguments, plugins=plugins))
     except BaseException:  # a harness error is reported as pytest's internal error
         traceback.print_exc()
