@@ -63,7 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--passed-in",
         type=Path,
-        help="a JUnit file of this tree's properties: the tests it passed need no confirmation",
+        action="append",
+        default=[],
+        help="a JUnit file of this tree's properties: the tests it passed need no confirmation "
+        "(repeat it for each such file)",
     )
     parser.add_argument(
         "--stall-seconds",
@@ -77,12 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     mutants, broken = defects.load(args.mutants or root / "mutants", args.pattern)
     phases: dict[str, float] = {}
     passed: frozenset[str] = frozenset()
-    if args.passed_in is not None:
-        passed, why = defects.passed_on(root, args.passed_in.resolve())
-        print(
-            f"{len(passed)} tests passed in {args.passed_in}"
-            + (f" (not used: {why})" if why else "")
-        )
+    for junit in args.passed_in:
+        taken, why = defects.passed_on(root, junit.resolve())
+        passed |= taken
+        print(f"{len(taken)} tests passed in {junit}" + (f" (not used: {why})" if why else ""))
     outcomes = sorted(
         broken
         + defects.verify(

@@ -361,7 +361,8 @@ def test_exit_codes_are_named_as_pytest_names_them() -> None:
 
 def test_the_properties_run_once_spread_by_xdist_and_the_corpus_replay_apart() -> None:
     """One properties step runs the whole ``properties/`` folder (the harness's own tests in
-    ``properties/harness/`` too) but the corpus replay, which is its own step, with
+    ``properties/harness/`` too) but the corpus replay and the harness's timing tests, each
+    its own step, with
     pytest-xdist's work stealing on as many workers as the cores it is given."""
     from _gate.steps import Plan, build_steps  # noqa: PLC0415 - scripts/ is on the path above
 
@@ -372,8 +373,17 @@ def test_the_properties_run_once_spread_by_xdist_and_the_corpus_replay_apart() -
     assert command[command.index("--dist") + 1] == "worksteal"
     assert "properties" in command
     assert [part for part in command if part.startswith("--ignore")] == [
-        "--ignore=properties/test_corpus.py"
+        "--ignore=properties/test_corpus.py",
+        "--ignore=properties/harness/test_bounded.py",
+        "--ignore=properties/harness/test_gate.py",
     ]
+    # The harness's timing tests: their own step, in the beside lane at full priority.
+    (timing,) = [s for s in steps if s.name == "harness timing"]
+    assert [p for p in timing.command if p.startswith("properties/")] == [
+        "properties/harness/test_bounded.py",
+        "properties/harness/test_gate.py",
+    ]
+    assert (timing.beside, timing.lane_nice, timing.cores) == (True, 0, 1)
     assert properties.cores == min(2, os.cpu_count() or 1)
     (replay,) = [s for s in steps if s.name == "corpus replay"]
     assert "properties/test_corpus.py" in replay.command

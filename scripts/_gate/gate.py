@@ -69,6 +69,9 @@ class Step:
     # A short single-core check that may also run in the beside lane: at BESIDE_NICE, next to
     # steps that hold every core, taking the CPU they leave idle (a test waiting on a child).
     beside: bool = False
+    # The niceness it takes in that lane: 0 for a step whose tests time children against
+    # windows of their own (it waits far more than it runs, so it takes little from the others).
+    lane_nice: int = BESIDE_NICE
     # Seconds long and needing nothing the static stage checks (a fuzz smoke, the wheel's
     # build): may take the beside lane already during the static stage, on the core mypy leaves.
     early: bool = False
@@ -315,11 +318,12 @@ def _run_stage(
     """Run the steps at ``order`` (that order of starting) on ``jobs`` cores; with
     ``stop_early`` nothing more starts once one failed (those left are reported not run).
 
-    Beside the ``jobs`` cores runs one more lane, for steps marked ``beside`` only, at
-    :data:`BESIDE_NICE`: while the properties hold both cores it takes the CPU their waits
-    leave, so the short checks are done by the time the cores are free again. Once every step
-    of the stage has started and none failed, the lane takes the next of ``early`` (a later
-    stage's steps, run now only beside the stage's: one not started is left to its stage)."""
+    Beside the ``jobs`` cores runs one more lane, for steps marked ``beside`` only, at their
+    ``lane_nice`` (:data:`BESIDE_NICE` unless the step says otherwise): while the properties
+    hold both cores it takes the CPU their waits leave, so the short checks are done by the
+    time the cores are free again. Once every step of the stage has started and none failed,
+    the lane takes the next of ``early`` (a later stage's steps, run now only beside the
+    stage's: one not started is left to its stage)."""
     results: dict[int, Result] = {}
     free = jobs
     beside_free = 1
@@ -328,13 +332,13 @@ def _run_stage(
     first_failure: list[str] = []
     running = 0
 
-    def work(index: int, cores: int, nice: int) -> None:
+    def work(index: int, cores: int, in_lane: bool) -> None:
         nonlocal free, beside_free, running
         step = steps[index]
-        shown = f"{step.name} (beside)" if nice else step.name
+        shown = f"{step.name} (beside)" if in_lane else step.name
         print(f"[{_stamp()}] start  {shown}", flush=True)
         try:
-            result = run_step(step, root, logs, nice)
+            result = run_step(step, root, logs, step.lane_nice if in_lane else 0)
         except Exception as error:  # a harness bug must fail the step, not hang the gate
             result = Result(step.name, "failed", 0.0, 0, f"harness error: {error!r}", {})
         extra = f"  ({result.note})" if result.note else ""
@@ -347,7 +351,7 @@ def _run_stage(
             results[index] = result
             if result.status == "failed" and not first_failure and index in order:
                 first_failure.append(step.name)  # the stage's own: an early step's is a check's
-            if nice:
+            if in_lane:
                 beside_free += 1
             else:
                 free += cores
@@ -364,7 +368,7 @@ def _run_stage(
                     results[index] = not_run(steps[index], first_failure[0])
                 break
             chosen = next((i for i in pending if min(steps[i].cores, jobs) <= free), None)
-            nice = 0
+            in_lane = False
             if chosen is None and beside_free:
                 chosen = next((i for i in pending if steps[i].beside), None)
                 # Once every step of the stage has started (the static stage's quick ones
@@ -372,18 +376,18 @@ def _run_stage(
                 if chosen is None and early_left and not first_failure and not pending:
                     chosen = early_left.pop(0)
                     pending.append(chosen)
-                nice = BESIDE_NICE
+                in_lane = chosen is not None
             if chosen is None:
                 lock.wait()
                 continue
             pending.remove(chosen)
             cores = min(steps[chosen].cores, jobs)
-            if nice:
+            if in_lane:
                 beside_free -= 1
             else:
                 free -= cores
             running += 1
-            thread = threading.Thread(target=work, args=(chosen, cores, nice))
+            thread = threading.Thread(target=work, args=(chosen, cores, in_lane))
             thread.start()
             threads.append(thread)
     for thread in threads:

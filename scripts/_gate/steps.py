@@ -341,6 +341,8 @@ def injected_defects(plan: Plan) -> Iterator[Step]:
             # (the properties start first, the longest step, and take the cores they have).
             "--passed-in",
             plan.shown(plan.logs / f"{slug(PROPERTIES_CI)}.junit.xml"),
+            "--passed-in",
+            plan.shown(plan.logs / f"{slug(HARNESS_TIMING)}.junit.xml"),
         ],
         # CPU s: about half a CPU second a defect with its confirmation (190 for 361 at load
         # 7, 290 before the confirmation replayed examples); room for many times as many.
@@ -377,7 +379,12 @@ def properties(plan: Plan) -> Iterator[Step]:
     yield pytest_step(
         plan,
         PROPERTIES_CI,
-        ["properties", "--ignore=properties/test_corpus.py", *quick_selection(plan)],
+        [
+            "properties",
+            "--ignore=properties/test_corpus.py",
+            *(f"--ignore={path}" for path in TIMING_FILES),
+            *quick_selection(plan),
+        ],
         # CPU s: about 340 for the suite on two cores; room for it to double.
         cpu_seconds=1200,
         profile="ci",
@@ -385,6 +392,32 @@ def properties(plan: Plan) -> Iterator[Step]:
         workers=workers,
         cache_bytecode=True,
     )
+
+
+# The harness's own timing tests: its runner and bounded waits proved against children that
+# sleep, block or trickle (a CPU budget spent, no progress, an idle tree, a slow run let finish).
+# They wait far more than they run (62 s of a worker's wall time, under 10 CPU s, in a quiet
+# run), so they are a step of their own in the beside lane, at full priority: their windows
+# time children, and a niced child on a busy machine must not look stalled. The properties'
+# two workers no longer sit in those waits.
+TIMING_FILES = ("properties/harness/test_bounded.py", "properties/harness/test_gate.py")
+HARNESS_TIMING = "harness timing"
+
+
+@step
+def harness_timing(plan: Plan) -> Iterator[Step]:
+    timing = pytest_step(
+        plan,
+        HARNESS_TIMING,
+        [*TIMING_FILES, *quick_selection(plan)],
+        cpu_seconds=300,  # CPU s: under 10 for both files
+        profile="ci",
+        estimate=60,  # first in the lane: its waits, then the short checks behind them
+        cache_bytecode=True,
+    )
+    timing.beside = True
+    timing.lane_nice = 0
+    yield timing
 
 
 # libFuzzer's -timeout (seconds per input) is wall time, so a busy machine can turn a healthy
